@@ -1,0 +1,18 @@
+"""The CPU backend: NumPy kernels registered under the CPU dispatch key through ``openreg.library``.
+
+>>> import openreg
+>>> openreg.ops.aten.abs.default(openreg.tensor([-1.5])).tolist()
+[1.5]
+"""
+from openreg.aten import register_structured
+from openreg.library import Library
+
+from . import compute, kernels
+
+_lib = Library("aten", "IMPL", "CPU")
+_inductor = Library("inductor", "IMPL", "CPU")
+register_structured(_lib, "cpu", compute.COMPUTE, "CPU")
+for _name, _fn in kernels.KERNELS.items():
+    _lib.impl(_name, _fn, "CPU")
+for _name, _fn in kernels.INDUCTOR_KERNELS.items():
+    _inductor.impl(_name, _fn, "CPU")

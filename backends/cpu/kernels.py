@@ -1,0 +1,60 @@
+"""CPU kernels that are not structured: copies between layouts and dtypes, and the fused mm-plus-mm.
+
+>>> import openreg
+>>> a = openreg.zeros(2, 2)
+>>> a.copy_(openreg.tensor([1, 2])).tolist()
+[[1.0, 2.0], [1.0, 2.0]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from openreg._array_bridge import from_compute, to_compute
+from openreg.aten.meta_rules import broadcast_shapes, fmt_shape
+
+
+def copy_(self, src, non_blocking: bool = False):
+    if self._storage.device._type != "cpu" or src._storage.device._type != "cpu":
+        raise RuntimeError(f"copy_: the CPU kernel cannot copy from {src.device} to {self.device}")
+    try:
+        broadcast_shapes(self._size, src._size)
+        shape_ok = broadcast_shapes(self._size, src._size) == tuple(self._size)
+    except RuntimeError:
+        shape_ok = False
+    if not shape_ok:
+        raise RuntimeError(f"The size of tensor a ({fmt_shape(self._size)}) must match the size of tensor b "
+                           f"({fmt_shape(src._size)}) in copy_: src must be broadcastable to self")
+    value = to_compute(src)
+    if src._dtype.is_complex and not self._dtype.is_complex:
+        value = value.real
+    dst = self._array()
+    if np.shares_memory(dst, value):
+        value = value.copy()
+    dst[...] = from_compute(value, self._dtype)
+    return self
+
+
+def fill_(self, value):
+    if self._dtype is not None and not self._dtype.is_complex and isinstance(value, complex):
+        raise RuntimeError(f"fill_: value cannot be converted to type {self._dtype.name} without overflow")
+    self._array()[...] = from_compute(np.asarray(value), self._dtype)
+    return self
+
+
+def zero_(self):
+    self._array()[...] = 0
+    return self
+
+
+def mm_plus_mm(a, b, c, d, out):
+    """out = a@b + c@d: the first product lands in ``out`` directly; only c@d needs a temporary."""
+    from openreg.aten.inductor_checks import check_mm_plus_mm
+    check_mm_plus_mm(a, b, c, d, out)
+    dst = out._array()
+    np.matmul(to_compute(a), to_compute(b), out=dst)
+    dst += np.matmul(to_compute(c), to_compute(d))
+    return out
+
+
+KERNELS = {"copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
+INDUCTOR_KERNELS = {"_mm_plus_mm": mm_plus_mm}

@@ -1,0 +1,35 @@
+"""openreg: a PyTorch-style tensor runtime whose custom PrivateUse1 device is a real CUDA target.
+
+>>> import openreg
+>>> x = openreg.tensor([-1.0, 2.0])
+>>> x.abs().tolist()
+[1.0, 2.0]
+"""
+from __future__ import annotations
+
+from . import dtypes as _dtypes_module
+from .dtypes import (  # noqa: F401
+    bfloat16, bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16,
+    int32, int64, promote_types, qint8, qint32, quint8, set_default_dtype, uint8,
+)
+from .devices import device  # noqa: F401
+from .storage import UntypedStorage  # noqa: F401
+from .tensor import Size, Tensor  # noqa: F401
+from ._dispatch.keys import DispatchKey  # noqa: F401
+from ._dispatch.tags import Tag  # noqa: F401
+from ._dispatch.ops import ops  # noqa: F401
+from . import library  # noqa: F401
+from . import aten as _aten  # noqa: F401  (defines the built-in operators)
+from . import _tensor_methods  # noqa: F401
+from .factories import (  # noqa: F401
+    as_tensor, empty, empty_strided, from_numpy, full, ones, tensor, zeros,
+)
+from . import utils  # noqa: F401
+
+half, float, double, long, int, short, cfloat = float16, float32, float64, int64, int32, int16, complex64
+
+# Backends are plug-ins: the CPU kernels and the PrivateUse1 device register through openreg.library.
+from .backends import cpu as _cpu_backend  # noqa: F401,E402
+from ._backend_loader import load_device_backend as _load_device_backend  # noqa: E402
+
+_load_device_backend()

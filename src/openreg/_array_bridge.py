@@ -1,0 +1,94 @@
+"""Moving between arrays and tensors: wrap a kernel's result array, read a tensor as a host array.
+
+bfloat16 has no NumPy type: its storage holds raw bits (uint16); ``to_compute``/``from_compute`` widen
+to float32 and round back (round to nearest even), which is what a kernel does for it.
+
+>>> import numpy as np, openreg
+>>> t = openreg._array_bridge.wrap_array(np.arange(3.0))
+>>> t.tolist(), t.dtype
+([0.0, 1.0, 2.0], openreg.float64)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as _dt
+from .devices import CPU, device as Device
+from .storage import UntypedStorage, storage_backend
+
+
+def bf16_bits_to_float32(bits) -> np.ndarray:
+    xp = _xp(bits)
+    return (bits.astype(xp.uint32) << 16).view(xp.float32)
+
+
+def float32_to_bf16_bits(values) -> np.ndarray:
+    xp = _xp(values)
+    f = xp.asarray(values, dtype=xp.float32)
+    u = f.view(xp.uint32)
+    rounding = ((u >> 16) & 1) + xp.uint32(0x7FFF)
+    out = ((u + rounding) >> 16).astype(xp.uint16)
+    nan = xp.isnan(f)
+    if nan.any():
+        out = xp.where(nan, xp.uint16(0x7FC0), out)
+    return out
+
+
+def _xp(arr):
+    return np if isinstance(arr, np.ndarray) or np.isscalar(arr) else __import__("cupy")
+
+
+def to_compute(t) -> np.ndarray:
+    """The tensor's elements as an array a kernel can compute with (bfloat16 widened to float32)."""
+    arr = t._array()
+    if t._dtype is _dt.bfloat16:
+        return bf16_bits_to_float32(arr)
+    return arr
+
+
+def from_compute(arr, dtype):
+    """Convert a computed array to the storage representation of ``dtype``."""
+    if dtype is _dt.bfloat16:
+        return float32_to_bf16_bits(arr)
+    np_dtype = dtype.numpy
+    if arr.dtype != np_dtype:
+        return arr.astype(np_dtype)
+    return arr
+
+
+def wrap_array(arr, dtype=None, device: Device = CPU):
+    """A new tensor owning ``arr``'s elements (already in storage representation for ``dtype``)."""
+    from .tensor import Size, Tensor
+    if dtype is None:
+        dtype = _dt.from_numpy(arr.dtype)
+    if dtype is not _dt.bfloat16 and arr.dtype != dtype.numpy:
+        arr = arr.astype(dtype.numpy)
+    backend = storage_backend(device._type)
+    xp = backend.array_module
+    if device._type == "cpu":
+        if not isinstance(arr, np.ndarray):
+            arr = np.asarray(arr)
+        if not arr.flags.c_contiguous:
+            arr = np.ascontiguousarray(arr)
+        storage = UntypedStorage._wrap(arr, arr.nbytes, device)
+    else:
+        data, arr = backend.adopt(arr, device)
+        storage = UntypedStorage._wrap(data, arr.nbytes, device)
+    item = dtype.itemsize
+    t = Tensor._make(storage, Size(arr.shape), tuple(s // item for s in arr.strides), 0, dtype)
+    if xp is np or device._type == "cpu":
+        t._arr, t._arr_src = arr, storage._data
+    return t
+
+
+def host_array(t) -> np.ndarray:
+    """The tensor's values as a NumPy array on the host (a copy for device tensors; bfloat16 as float32)."""
+    if t._storage.device._type == "cpu":
+        arr = t._array()
+    elif t._storage.device._type == "meta":
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    else:
+        arr = storage_backend(t._storage.device._type).to_host_array(t)
+    if t._dtype is _dt.bfloat16:
+        return bf16_bits_to_float32(arr)
+    return arr

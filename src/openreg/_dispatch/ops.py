@@ -1,0 +1,225 @@
+"""``openreg.ops``: operator namespaces, overload packets and overloads.
+
+>>> import openreg
+>>> op = openreg.ops.aten.abs.out
+>>> op.name()
+'aten::abs.out'
+>>> str(op._schema)
+'aten::abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)'
+"""
+from __future__ import annotations
+
+from . import dispatcher
+from .binding import build_call
+from .tags import Tag
+
+
+class OpOverload:
+    """One overload of an operator; calling it dispatches on its tensor arguments."""
+
+    __slots__ = ("_entry", "_call", "redispatch_fn", "_packet", "__name__", "__qualname__", "__weakref__")
+
+    def __new__(cls, entry: dispatcher.OperatorEntry, packet: "OpOverloadPacket"):
+        call, redispatch = build_call(entry, dispatcher.resolve, entry.qualname)
+        # A subclass per overload lets the generated function be __call__ itself (no extra Python frame).
+        sub = type(f"OpOverload[{entry.qualname}]", (cls,), {"__slots__": (), "__call__": _BoundCaller(call)})
+        self = object.__new__(sub)
+        self._entry = entry
+        self._call = call
+        self.redispatch_fn = redispatch
+        self._packet = packet
+        self.__name__ = entry.schema.overload_name or "default"
+        self.__qualname__ = entry.qualname
+        return self
+
+    @property
+    def _schema(self):
+        return self._entry.schema
+
+    @property
+    def tags(self) -> tuple:
+        return tuple(Tag(t) if not isinstance(t, Tag) else t for t in self._entry.tags)
+
+    @property
+    def overloadpacket(self) -> "OpOverloadPacket":
+        return self._packet
+
+    @property
+    def _overloadname(self) -> str:
+        return self._entry.schema.overload_name or "default"
+
+    @property
+    def namespace(self) -> str:
+        return self._entry.schema.namespace
+
+    def name(self) -> str:
+        return self._entry.qualname
+
+    def redispatch(self, keyset: int, *args, **kwargs):
+        """Call the kernel for ``keyset`` directly (no thread-local keys), as a with_keyset kernel does."""
+        return self.redispatch_fn(int(keyset), *args, **kwargs)
+
+    def has_kernel_for_dispatch_key(self, key) -> bool:
+        return dispatcher.has_kernel(self._entry.qualname, key)
+
+    def __repr__(self) -> str:
+        schema = self._entry.schema
+        return f"{schema.namespace}.{schema.name.split('::')[-1]}.{self._overloadname}"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __reduce__(self):
+        return (_lookup_overload, (self._entry.qualname,))
+
+
+class _BoundCaller:
+    """Descriptor that makes ``overload(...)`` call the generated function without binding ``self``."""
+
+    __slots__ = ("fn",)
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __get__(self, obj, objtype=None):
+        return self.fn
+
+
+def _lookup_overload(qualname: str) -> OpOverload:
+    name, _, overload = qualname.partition(".")
+    ns, _, op = name.partition("::")
+    packet = getattr(getattr(ops, ns), op)
+    return getattr(packet, overload or "default")
+
+
+class OpOverloadPacket:
+    """All overloads of one operator name; ``packet.<overload>`` is an OpOverload."""
+
+    def __init__(self, namespace: str, name: str):
+        self._ns = namespace
+        self._name = name
+        self._qualified_op_name = f"{namespace}::{name}"
+        self._overloads: dict[str, OpOverload] = {}
+        self.__name__ = name
+
+    def overloads(self) -> list[str]:
+        base = self._qualified_op_name
+        names = []
+        for q in dispatcher.defined_names():
+            if q == base:
+                names.append("default")
+            elif q.startswith(base + "."):
+                names.append(q[len(base) + 1:])
+        return names
+
+    def __getattr__(self, overload: str) -> OpOverload:
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        qual = self._qualified_op_name if overload == "default" else f"{self._qualified_op_name}.{overload}"
+        entry = dispatcher.find(qual)
+        if entry is None:
+            raise AttributeError(f"The underlying op of '{self._ns}.{self._name}' has no overload name "
+                                 f"'{overload}'")
+        cached = self._overloads.get(overload)
+        if cached is not None and cached._entry is entry and entry.overload is cached:
+            return cached
+        ov = OpOverload(entry, self)
+        entry.overload = ov
+        self._overloads[overload] = ov
+        return ov
+
+    def __call__(self, *args, **kwargs):
+        names = self.overloads()
+        names.sort(key=lambda n: n != "default")
+        errors = []
+        for name in names:
+            ov = getattr(self, name)
+            try:
+                _check_binds(ov._entry.schema, args, kwargs)
+            except TypeError as e:
+                errors.append(f"  {ov._entry.schema}: {e}")
+                continue
+            return ov(*args, **kwargs)
+        raise TypeError(f"{self._qualified_op_name}() received an invalid combination of arguments. "
+                        f"Tried:\n" + "\n".join(errors))
+
+    @property
+    def op(self):
+        return self
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket(op='{self._ns}.{self._name}')>"
+
+    def __reduce__(self):
+        return (_lookup_packet, (self._ns, self._name))
+
+
+def _lookup_packet(ns: str, name: str) -> OpOverloadPacket:
+    return getattr(getattr(ops, ns), name)
+
+
+def _check_binds(schema, args, kwargs) -> None:
+    """Raise TypeError unless args/kwargs fit the schema (used to pick a packet's overload)."""
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    if len(args) > len(positional):
+        raise TypeError("too many positional arguments")
+    given = {a.name: v for a, v in zip(positional, args)}
+    for k, v in kwargs.items():
+        if k in given or k not in {a.name for a in schema.arguments}:
+            raise TypeError(f"unexpected argument '{k}'")
+        given[k] = v
+    for a in schema.arguments:
+        if a.name not in given:
+            if not a.has_default:
+                raise TypeError(f"missing argument '{a.name}'")
+            continue
+        v = given[a.name]
+        if v is None and a.type.optional:
+            continue
+        is_tensor = hasattr(v, "_ks")
+        if a.type.kind == "Tensor" and not a.type.is_list and not is_tensor:
+            raise TypeError(f"'{a.name}' must be Tensor")
+        if a.type.kind in ("Scalar", "int", "float", "bool", "SymInt") and not a.type.is_list and is_tensor:
+            raise TypeError(f"'{a.name}' must be a number")
+
+
+class _OpNamespace:
+    """``openreg.ops.<ns>``: attribute access returns the OpOverloadPacket of a defined operator."""
+
+    def __init__(self, name: str):
+        self._name = name
+        self._packets: dict[str, OpOverloadPacket] = {}
+
+    def __getattr__(self, op_name: str) -> OpOverloadPacket:
+        if op_name.startswith("__"):
+            raise AttributeError(op_name)
+        packet = self._packets.get(op_name)
+        if packet is None:
+            base = f"{self._name}::{op_name}"
+            if not any(q == base or q.startswith(base + ".") for q in dispatcher.defined_names()):
+                raise AttributeError(f"'_OpNamespace' '{self._name}' object has no attribute '{op_name}'")
+            packet = self._packets[op_name] = OpOverloadPacket(self._name, op_name)
+        elif not packet.overloads():
+            raise AttributeError(f"'_OpNamespace' '{self._name}' object has no attribute '{op_name}'")
+        return packet
+
+    def __repr__(self) -> str:
+        return f"<openreg.ops.{self._name}>"
+
+
+class _Ops:
+    """The root ``openreg.ops`` object; ``ops.<namespace>`` is created on first use."""
+
+    def __init__(self):
+        self._namespaces: dict[str, _OpNamespace] = {}
+
+    def __getattr__(self, name: str) -> _OpNamespace:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        ns = self._namespaces.get(name)
+        if ns is None:
+            ns = self._namespaces[name] = _OpNamespace(name)
+        return ns
+
+
+ops = _Ops()

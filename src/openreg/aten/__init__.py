@@ -1,0 +1,87 @@
+"""The built-in operators: their definitions and the kernels that are the same for every backend.
+
+Importing this package defines every schema in ``schemas.py`` under the ``aten`` and ``inductor``
+namespaces through ``openreg.library`` and registers Meta kernels, CompositeExplicitAutograd kernels
+(views, factories), BackendSelect and ADInplaceOrView kernels, and the default fallthrough fallbacks.
+Backends (``openreg.backends.*``) then add their own kernels.
+"""
+from __future__ import annotations
+
+from .._dispatch import backend_select, inplace_or_view
+from .._dispatch.dispatcher import fallthrough_kernel
+from ..library import Library
+from . import factories, inductor, views
+from .schemas import ATEN, INDUCTOR
+from .structured import structured
+from .structured_ops import STRUCTURED
+
+aten_lib = Library("aten", "DEF")
+inductor_lib = Library("inductor", "DEF")
+_fallbacks = Library("_", "IMPL")
+_qualnames: list[str] = []
+
+for _lib, _table in ((aten_lib, ATEN), (inductor_lib, INDUCTOR)):
+    for _schema, _tags in _table:
+        _name = _lib.define(_schema, tags=_tags)
+        _qualnames.append(f"{_lib.ns}::{_name}")
+
+# Layers every operator passes through unless it registers a kernel there.
+for _key in ("BackendSelect", "ADInplaceOrView", "AutogradOther", "PythonTLSSnapshot", "AutogradCPU",
+             "AutogradPrivateUse1", "AutogradMeta"):
+    _fallbacks.fallback(fallthrough_kernel, _key)
+
+
+def _register_layers() -> None:
+    from .._dispatch import dispatcher
+    for q in _qualnames:
+        for register in (inplace_or_view.register_for, backend_select.register_for):
+            handle = register(q)
+            if handle is not None:
+                aten_lib._handles.append(handle)
+    del dispatcher
+
+
+_register_layers()
+
+
+def register_structured(lib: Library, device_type: str, compute_table: dict, dispatch_key: str) -> None:
+    """Register the functional/out/in-place kernels of every structured op with a compute function."""
+    for name, op in STRUCTURED.items():
+        compute = compute_table.get(name)
+        if compute is None and device_type != "meta":
+            continue
+        kernels = structured(name, op.meta, compute, device_type=device_type)
+        lib.impl(op.functional, kernels["functional"], dispatch_key)
+        if op.out:
+            lib.impl(op.out, kernels["out"], dispatch_key)
+        if op.inplace:
+            lib.impl(op.inplace, kernels["inplace"], dispatch_key)
+
+
+def _meta_copy_(self, src, non_blocking=False):
+    from .meta_rules import broadcast_shapes
+    if broadcast_shapes(self._size, src._size) != tuple(self._size):
+        raise RuntimeError("copy_: src must be broadcastable to self")
+    return self
+
+
+def _meta_mm_plus_mm(a, b, c, d, out):
+    from .inductor_checks import check_mm_plus_mm
+    check_mm_plus_mm(a, b, c, d, out)
+    return out
+
+
+_composite = Library("aten", "IMPL")
+_composite_inductor = Library("inductor", "IMPL")
+for _q, _fn in {**views.KERNELS, **factories.KERNELS}.items():
+    _composite.impl(_q, _fn, "CompositeExplicitAutograd")
+for _q, _fn in inductor.KERNELS.items():
+    _composite_inductor.impl(_q, _fn, "CompositeExplicitAutograd")
+
+_meta = Library("aten", "IMPL")
+register_structured(_meta, "meta", {}, "Meta")
+_meta.impl("copy_", _meta_copy_, "Meta")
+_meta.impl("fill_.Scalar", lambda self, value: self, "Meta")
+_meta.impl("zero_", lambda self: self, "Meta")
+_meta_inductor = Library("inductor", "IMPL")
+_meta_inductor.impl("_mm_plus_mm", _meta_mm_plus_mm, "Meta")

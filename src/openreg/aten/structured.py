@@ -1,0 +1,120 @@
+"""Structured kernels: one meta function plus one compute function give an op's functional, ``out=`` and
+in-place kernels for any array backend (PyTorch's structured-kernel idea).
+
+* ``meta(*args, **kwargs) -> Spec`` checks the arguments and says the output size/dtype/device;
+* ``compute(spec, *args, **kwargs) -> array`` returns the result as an array of the backend's array module.
+
+The wrappers here add what every variant needs: allocation, ``out=`` dtype checks and resizing, in-place
+shape checks, and writing the result only after it was fully computed (a failed op changes nothing).
+
+>>> import openreg
+>>> openreg.ops.aten.abs.out(openreg.tensor([-1.0]), out=openreg.empty(0)).tolist()
+[1.0]
+"""
+from __future__ import annotations
+
+import warnings
+
+from .. import dtypes as _dt
+from .._array_bridge import from_compute, wrap_array
+from ..storage import UntypedStorage
+from .meta_rules import Spec, can_cast, fmt_shape, scalar_type_name
+
+
+def empty_tensor(size, dtype, device, stride=None):
+    """Allocate an uninitialised tensor (no dispatch): contiguous unless ``stride`` is given."""
+    from ..tensor import Size, Tensor, contiguous_strides
+    size = tuple(size)
+    if stride is None:
+        stride = contiguous_strides(size)
+    extent = 0
+    if all(s > 0 for s in size):
+        extent = 1 + sum((s - 1) * st for s, st in zip(size, stride))
+    storage = UntypedStorage(extent * dtype.itemsize, device=device)
+    return Tensor._make(storage, Size(size), tuple(stride), 0, dtype)
+
+
+def resize_out(op: str, out, size) -> None:
+    """Resize an ``out=`` tensor to ``size`` as PyTorch does (warning when it had elements)."""
+    size = tuple(size)
+    if tuple(out._size) == size:
+        return
+    if out.numel() != 0:
+        warnings.warn(
+            f"An output with one or more elements was resized since it had shape {fmt_shape(out._size)}, which "
+            f"does not match the required output shape {fmt_shape(size)}. This behavior is deprecated, and in "
+            f"a future PyTorch release outputs will not be resized unless they have zero elements. You can "
+            f"explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+            UserWarning, stacklevel=4)
+    resize_tensor_(out, size)
+
+
+def resize_tensor_(t, size) -> None:
+    """Give ``t`` a contiguous layout of ``size``, growing (never shrinking) its storage."""
+    from ..tensor import contiguous_strides
+    stride = contiguous_strides(size)
+    numel = 1
+    for s in size:
+        numel *= s
+    needed = (t._offset + numel) * t._dtype.itemsize
+    if needed > t._storage.nbytes():
+        t._storage.resize_(needed)
+    t._set_meta(size, stride, t._offset)
+
+
+def write_result(op: str, out, arr) -> None:
+    """Copy a computed array into ``out`` (converting dtype), all at once."""
+    if out._storage.device._type == "meta":
+        return
+    dst = out._array()
+    dst[...] = from_compute(arr, out._dtype)
+
+
+def structured(name: str, meta, compute, *, device_type: str = "cpu"):
+    """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
+
+    ``device_type`` "meta" builds kernels that compute no data.
+    """
+    is_meta = device_type == "meta"
+
+    def functional(*args, **kwargs):
+        spec: Spec = meta(*args, **kwargs)
+        if is_meta:
+            return empty_tensor(spec.size, spec.dtype, spec.device)
+        arr = compute(spec, *args, **kwargs)
+        return wrap_array(from_compute(arr, spec.dtype), spec.dtype, spec.device)
+
+    def out_variant(*args, out, **kwargs):
+        spec: Spec = meta(*args, **kwargs)
+        if not can_cast(spec.dtype, out._dtype):
+            raise RuntimeError(f"{name}: result type {scalar_type_name(spec.dtype)} can't be cast to the desired "
+                               f"output type {scalar_type_name(out._dtype)}")
+        if out._storage.device != spec.device and not (len(spec.size) == 0 and spec.device._type == "cpu"):
+            raise RuntimeError(f"Expected out tensor to have device {spec.device}, but got {out.device} instead")
+        arr = None if is_meta else compute(spec, *args, **kwargs)
+        resize_out(name, out, spec.size)
+        if arr is not None:
+            write_result(name, out, arr)
+        return out
+
+    def inplace(self, *args, **kwargs):
+        spec: Spec = meta(self, *args, **kwargs)
+        if tuple(spec.size) != tuple(self._size):
+            raise RuntimeError(f"output with shape {fmt_shape(self._size)} doesn't match the broadcast shape "
+                               f"{fmt_shape(spec.size)}")
+        if not can_cast(spec.dtype, self._dtype):
+            raise RuntimeError(f"result type {scalar_type_name(spec.dtype)} can't be cast to the desired output "
+                               f"type {scalar_type_name(self._dtype)}")
+        if not is_meta:
+            arr = compute(spec, self, *args, **kwargs)
+            write_result(name, self, arr)
+        return self
+
+    functional.__name__ = f"{name}_{device_type}"
+    out_variant.__name__ = f"{name}_out_{device_type}"
+    inplace.__name__ = f"{name}__{device_type}"
+    return {"functional": functional, "out": out_variant, "inplace": inplace}
+
+
+def bool_dtype():
+    return _dt.bool

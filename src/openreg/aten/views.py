@@ -1,0 +1,123 @@
+"""View kernels: new tensors over the same storage, for every backend (CompositeExplicitAutograd).
+
+A view shares its base's storage and version counter and records the base (``t._base``).
+
+>>> import openreg
+>>> t = openreg.arange(6.0)
+>>> v = t.view(2, 3)
+>>> v.untyped_storage() is t.untyped_storage(), v.stride()
+(True, (3, 1))
+"""
+from __future__ import annotations
+
+from ..tensor import Size, Tensor
+from .meta_rules import fmt_shape
+
+
+def make_view(self: Tensor, size, stride, offset: int) -> Tensor:
+    """A view of ``self``'s storage with new metadata; shares the version counter."""
+    base = self._base if self._base is not None else self
+    out = Tensor._make(self._storage, Size(size), tuple(stride), offset, self._dtype, self._vc, base)
+    out._qparams = self._qparams
+    return out
+
+
+def infer_size(op: str, shape, numel: int) -> tuple:
+    """Resolve one ``-1`` in ``shape`` against ``numel`` elements."""
+    shape = list(shape)
+    infer = None
+    known = 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s}")
+        else:
+            known *= s
+    if infer is not None:
+        if known == 0 or numel % known != 0:
+            raise RuntimeError(f"shape '{fmt_shape(shape)}' is invalid for input of size {numel}")
+        shape[infer] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{fmt_shape(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def compute_view_stride(old_size, old_stride, new_size):
+    """Strides for viewing (old_size, old_stride) as new_size without a copy, or None if impossible.
+
+    Follows PyTorch's computeStride: each run of old dims that is contiguous in memory may be re-split.
+    """
+    numel = 1
+    for s in old_size:
+        numel *= s
+    if numel == 0:
+        if tuple(old_size) == tuple(new_size):
+            return tuple(old_stride)
+        from ..tensor import contiguous_strides
+        return contiguous_strides(new_size)
+    new_stride = [0] * len(new_size)
+    view_d = len(new_size) - 1
+    chunk_base_stride = old_stride[-1] if old_stride else 1
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_size) - 1, -1, -1):
+        tensor_numel *= old_size[tensor_d]
+        if tensor_d == 0 or (old_size[tensor_d - 1] != 1 and
+                             old_stride[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_size[view_d] == 1):
+                new_stride[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_size[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_stride[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_stride)
+
+
+def view(self: Tensor, size) -> Tensor:
+    size = infer_size("view", size, self.numel())
+    stride = compute_view_stride(self._size, self._stride, size)
+    if stride is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
+                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return make_view(self, size, stride, self._offset)
+
+
+def check_in_bounds(op: str, self: Tensor, size, stride, offset: int) -> None:
+    """as_strided's storage-bounds check: the view must fit in the storage."""
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    for s in stride:
+        if s < 0:
+            raise RuntimeError(f"{op}: Negative strides are not supported at the moment, got strides: "
+                               f"{fmt_shape(stride)}")
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: {fmt_shape(size)}")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if any(s == 0 for s in size):
+        return
+    last = offset + sum((s - 1) * st for s, st in zip(size, stride))
+    needed = (last + 1) * self._dtype.itemsize
+    if needed > self._storage.nbytes() and not self.is_meta:
+        raise RuntimeError(f"setStorage: sizes {fmt_shape(size)}, strides {fmt_shape(stride)}, storage offset "
+                           f"{offset}, and itemsize {self._dtype.itemsize} requiring a storage size of {needed} "
+                           f"are out of bounds for storage of size {self._storage.nbytes()}")
+
+
+def as_strided(self: Tensor, size, stride, storage_offset=None) -> Tensor:
+    offset = self._offset if storage_offset is None else storage_offset
+    check_in_bounds("as_strided", self, size, stride, offset)
+    return make_view(self, size, stride, offset)
+
+
+KERNELS = {"view": view, "as_strided": as_strided}

@@ -1,0 +1,115 @@
+"""Devices: ``openreg.device`` and the PrivateUse1 backend name.
+
+>>> import openreg
+>>> d = openreg.device("privateuseone:1")
+>>> d.type, d.index, str(d)
+('privateuseone', 1, 'privateuseone:1')
+>>> openreg.device("cpu") == openreg.device("cpu", None)
+True
+"""
+from __future__ import annotations
+
+PRIVATEUSE1 = "privateuseone"
+# Device types that exist in PyTorch itself; the PrivateUse1 backend may not be renamed to one of them.
+IN_TREE_DEVICE_TYPES = frozenset({
+    "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla", "lazy",
+    "vulkan", "mps", "meta", "hpu", "mtia", "xpu", "ipu", "privateuseone",
+})
+
+_privateuse1_name = PRIVATEUSE1
+
+
+def privateuse1_name() -> str:
+    """The current name of the PrivateUse1 backend (``"privateuseone"`` until renamed)."""
+    return _privateuse1_name
+
+
+def _set_privateuse1_name(name: str) -> None:
+    global _privateuse1_name
+    _privateuse1_name = name
+
+
+def canonical_type(type_name: str) -> str:
+    """Map a user-facing device type to the internal one: the renamed backend name -> ``privateuseone``."""
+    if type_name == _privateuse1_name or type_name == PRIVATEUSE1:
+        return PRIVATEUSE1
+    if type_name in ("cpu", "meta"):
+        return type_name
+    raise RuntimeError(
+        f"Expected one of cpu, meta, {_privateuse1_name} device type at start of device string: {type_name}")
+
+
+class device:
+    """A device: a type (``cpu``, ``meta`` or the PrivateUse1 backend) and an optional index."""
+
+    __slots__ = ("_type", "index", "_hash")
+
+    def __new__(cls, type_or_str=None, index: int | None = None):
+        if isinstance(type_or_str, device):
+            if index is not None:
+                raise TypeError("device(): a device object can't be combined with an index")
+            return type_or_str
+        if isinstance(type_or_str, int) and not isinstance(type_or_str, bool) and index is None:
+            type_name, idx = PRIVATEUSE1, type_or_str
+        elif isinstance(type_or_str, str):
+            type_name, idx = _parse(type_or_str)
+            if index is not None:
+                if idx is not None:
+                    raise RuntimeError(f"type (string) must not include an index because index was passed "
+                                       f"explicitly: {type_or_str}")
+                idx = index
+        else:
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({type(type_or_str).__name__}, {type(index).__name__})")
+        if idx is not None:
+            if isinstance(idx, bool) or not isinstance(idx, int):
+                raise TypeError(f"device(): index must be an int, got {type(idx).__name__}")
+            if idx < 0:
+                raise RuntimeError(f"Device index must not be negative, got {idx}")
+            if type_name == "cpu" and idx != 0:
+                raise RuntimeError(f"CPU device index must be -1 or zero, got {idx}")
+        self = object.__new__(cls)
+        self._type = type_name
+        self.index = idx
+        self._hash = hash((type_name, idx))
+        return self
+
+    @property
+    def type(self) -> str:
+        return _privateuse1_name if self._type == PRIVATEUSE1 else self._type
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            try:
+                other = device(other)
+            except (RuntimeError, TypeError):
+                return False
+        return isinstance(other, device) and self._type == other._type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self):
+        return (device, (self.type, self.index))
+
+
+def _parse(text: str) -> tuple[str, int | None]:
+    name, sep, idx = text.partition(":")
+    type_name = canonical_type(name.strip())
+    if not sep:
+        return type_name, None
+    if not idx.isdigit():
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    return type_name, int(idx)
+
+
+CPU = device("cpu")
+META = device("meta")

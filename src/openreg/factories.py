@@ -1,0 +1,188 @@
+"""Tensor factories: ``tensor``, ``empty``, ``zeros``, ``ones``, ``full``, ``from_numpy`` and friends.
+
+>>> import openreg
+>>> openreg.full((2,), 7).tolist(), openreg.zeros(2, dtype=openreg.int32).dtype
+([7, 7], openreg.int32)
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._array_bridge import float32_to_bf16_bits, wrap_array
+from ._dispatch.ops import ops
+from .devices import CPU, device as Device
+from .tensor import Size, Tensor
+
+
+def _size_args(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) and not hasattr(s, "__index__"):
+            raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element of type "
+                            f"{type(s).__name__}")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+          memory_format=None, out=None) -> Tensor:
+    """An uninitialised tensor of ``size``."""
+    size = _size_args(size)
+    t = ops.aten.empty.memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return _finish(t, requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
+                  layout=None) -> Tensor:
+    """An uninitialised tensor with explicit strides."""
+    t = ops.aten.empty_strided(tuple(size), tuple(stride), dtype=dtype, device=device,
+                               pin_memory=pin_memory or None)
+    return _finish(t, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False) \
+        -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value when not given)."""
+    if dtype is None:
+        dtype = _dt.default_dtype_for_category(_dt.scalar_category(fill_value))
+    t = empty(*_size_args((size,) if not isinstance(size, (int, np.integer)) else (size,)), dtype=dtype,
+              device=device, pin_memory=pin_memory)
+    t.fill_(fill_value)
+    return _finish(t, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
+    """A tensor of zeros."""
+    t = empty(*size, dtype=dtype, device=device, pin_memory=pin_memory)
+    t.zero_()
+    return _finish(t, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
+    """A tensor of ones."""
+    t = empty(*size, dtype=dtype, device=device, pin_memory=pin_memory)
+    t.fill_(1)
+    return _finish(t, requires_grad)
+
+
+def _infer_dtype(arr: np.ndarray, data):
+    kind = arr.dtype.kind
+    if kind == "b":
+        return _dt.bool
+    if kind in "iu":
+        if isinstance(data, np.ndarray):
+            return _dt.from_numpy(arr.dtype)
+        return _dt.int64
+    if kind == "f":
+        if isinstance(data, np.ndarray):
+            return _dt.from_numpy(arr.dtype)
+        return _dt.get_default_dtype()
+    if kind == "c":
+        if isinstance(data, np.ndarray):
+            return _dt.from_numpy(arr.dtype)
+        return _dt.complex128 if _dt.get_default_dtype() is _dt.float64 else _dt.complex64
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _to_nested(data):
+    """Replace tensors inside nested sequences by their values so NumPy can read them."""
+    if isinstance(data, Tensor):
+        from ._array_bridge import host_array
+        return host_array(data)
+    if isinstance(data, (list, tuple)):
+        return [_to_nested(d) for d in data]
+    return data
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
+    """A new tensor copying ``data`` (nested sequences of numbers, NumPy arrays, or tensors)."""
+    if isinstance(data, Tensor):
+        t = data.detach().clone()
+        if dtype is not None or device is not None:
+            t = t.to(device=device, dtype=dtype)
+        return _finish(t, requires_grad)
+    if isinstance(data, (str, bytes)) or data is None or isinstance(data, dict):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+    if not isinstance(data, (list, tuple, np.ndarray, numbers.Number, np.generic)):
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    arr = np.array(_to_nested(data))
+    if arr.dtype == object:
+        raise TypeError("Could not infer dtype of object: nested sequences must be numbers of equal length")
+    inferred = _infer_dtype(arr, data)
+    dtype = dtype or inferred
+    if dtype.is_quantized:
+        raise RuntimeError("tensor(): use quantize_per_tensor to create quantized tensors")
+    if dtype is _dt.bfloat16:
+        arr = float32_to_bf16_bits(arr.astype(np.float32))
+    else:
+        if arr.dtype.kind == "c" and not dtype.is_complex:
+            raise TypeError(f"can't convert complex to {dtype.name}")
+        arr = np.array(arr, dtype=dtype.numpy, copy=True)
+    t = wrap_array(np.ascontiguousarray(arr), dtype, CPU)
+    dev = CPU if device is None else Device(device)
+    if dev._type != "cpu":
+        t = t.to(dev)
+    elif pin_memory:
+        t = t.pin_memory()
+    return _finish(t, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like ``tensor`` but shares memory with a NumPy array or tensor when no conversion is needed."""
+    if isinstance(data, Tensor):
+        return data.to(device=device, dtype=dtype) if (device is not None or dtype is not None) else data
+    if isinstance(data, np.ndarray) and dtype is None and device is None:
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(arr: np.ndarray) -> Tensor:
+    """A CPU tensor sharing memory with ``arr`` (writes through both ways).
+
+    >>> import numpy as np, openreg
+    >>> a = np.zeros(3, dtype=np.float32)
+    >>> t = openreg.from_numpy(a)
+    >>> _ = t.add_(1)
+    >>> a.tolist()
+    [1.0, 1.0, 1.0]
+    """
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    dtype = _dt.from_numpy(arr.dtype)
+    item = arr.dtype.itemsize
+    if any(s < 0 for s in arr.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with negative "
+                         "strides are not currently supported. (You can probably work around this by making a "
+                         "copy of your array  with array.copy().) ")
+    if any(s % item for s in arr.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                         "array to reallocate the memory.")
+    from .storage import UntypedStorage
+    # The storage spans exactly the bytes the array can reach, sharing its memory.
+    flat = np.empty(0, dtype=np.uint8) if arr.size == 0 else np.asarray(_ByteSpan(arr))
+    offset = 0
+    storage = UntypedStorage._wrap(flat, flat.nbytes, CPU)
+    t = Tensor._make(storage, Size(arr.shape), tuple(s // item for s in arr.strides), offset, dtype)
+    t._arr, t._arr_src = arr, flat
+    return t
+
+
+class _ByteSpan:
+    """The byte range an array can reach, as an array-interface object that keeps the array alive."""
+
+    def __init__(self, arr: np.ndarray):
+        self._arr = arr
+        extent = (sum((s - 1) * st for s, st in zip(arr.shape, arr.strides)) + 1) * arr.dtype.itemsize
+        self.__array_interface__ = {"data": (arr.__array_interface__["data"][0], not arr.flags.writeable),
+                                    "shape": (extent,), "typestr": "|u1", "version": 3}

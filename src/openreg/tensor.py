@@ -1,0 +1,418 @@
+"""The Tensor: a strided view (sizes, strides in elements, storage offset) of an UntypedStorage.
+
+Operator methods (``abs``, ``+``, ``view`` ...) are attached by ``openreg._tensor_methods``; this file holds
+the data model itself: metadata, array access for kernels, version counters and autograd fields.
+
+>>> import openreg
+>>> t = openreg.zeros(2, 3)
+>>> t.shape, t.stride(), t.storage_offset(), t.dtype
+(openreg.Size([2, 3]), (3, 1), 0, openreg.float32)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import dtypes as _dt
+from ._dispatch.keys import DispatchKey, tensor_keyset
+from .devices import CPU, META, PRIVATEUSE1, device as Device, privateuse1_name
+from .storage import UntypedStorage
+
+_KEYSETS = {"cpu": tensor_keyset(DispatchKey.CPU), "meta": tensor_keyset(DispatchKey.Meta),
+            PRIVATEUSE1: tensor_keyset(DispatchKey.PrivateUse1)}
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple of ints that prints as ``openreg.Size([...])``."""
+
+    def __repr__(self) -> str:
+        return f"openreg.Size([{', '.join(str(s) for s in self)}])"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, idx):
+        r = tuple.__getitem__(self, idx)
+        return Size(r) if isinstance(idx, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple(self) + tuple(other))
+
+    def __reduce__(self):
+        return (Size, (tuple(self),))
+
+
+def contiguous_strides(size) -> tuple:
+    """Row-major strides (in elements) for ``size``."""
+    strides, acc = [], 1
+    for s in reversed(size):
+        strides.append(acc)
+        acc *= max(s, 1)
+    return tuple(reversed(strides))
+
+
+class _Version:
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+class Tensor:
+    """An n-dimensional strided view of typed data on a device."""
+
+    __slots__ = (
+        "_storage", "_size", "_stride", "_offset", "_dtype", "_ks", "_vc", "_base", "_arr", "_arr_src",
+        "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_ameta", "_backend_meta", "_qparams",
+        "_is_param", "__dict__", "__weakref__",
+    )
+    # Tensor subclasses (Parameter) keep the same slots; NumPy must defer to our reflected operators.
+    __array_priority__ = 1000
+
+    def _init_view(self, storage: UntypedStorage, size: tuple, stride: tuple, offset: int, dtype,
+                   vc: _Version | None = None, base: "Tensor | None" = None) -> "Tensor":
+        self._storage = storage
+        self._size = size
+        self._stride = stride
+        self._offset = offset
+        self._dtype = dtype
+        self._ks = _KEYSETS[storage.device._type]
+        self._vc = _Version() if vc is None else vc
+        self._base = base
+        self._arr = None
+        self._arr_src = None
+        self._requires_grad = False
+        self._grad = None
+        self._grad_fn = None
+        self._output_nr = 0
+        self._ameta = None
+        self._backend_meta = None
+        self._qparams = None
+        return self
+
+    # -- construction helpers used by kernels -------------------------------------------------------
+    @classmethod
+    def _make(cls, storage, size, stride, offset, dtype, vc=None, base=None) -> "Tensor":
+        return object.__new__(cls)._init_view(storage, size, stride, offset, dtype, vc, base)
+
+    @staticmethod
+    def _from_array(arr, dtype=None, device: Device = CPU) -> "Tensor":
+        """Wrap a freshly computed array as a new tensor on ``device`` (no copy on the CPU)."""
+        from ._array_bridge import wrap_array
+        return wrap_array(arr, dtype, device)
+
+    def _array(self):
+        """An array (NumPy, or CuPy on the cuda driver) viewing this tensor's elements; no copy."""
+        storage = self._storage
+        if self._arr_src is storage._data and self._arr is not None:
+            return self._arr
+        item = self._dtype.itemsize
+        arr = storage._array(self._dtype.numpy, self._size, tuple(s * item for s in self._stride),
+                             self._offset * item)
+        self._arr, self._arr_src = arr, storage._data
+        return arr
+
+    def _set_meta(self, size, stride, offset) -> None:
+        """Change sizes/strides/offset in place (resize_, set_, as_strided_)."""
+        self._size, self._stride, self._offset = Size(size), tuple(stride), offset
+        self._arr = self._arr_src = None
+
+    # -- metadata ----------------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return self._size
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return self._size
+        return self._size[self._wrap_dim(dim)]
+
+    def stride(self, dim: int | None = None):
+        if dim is None:
+            return self._stride
+        return self._stride[self._wrap_dim(dim)]
+
+    def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
+        from ._utils_dims import wrap_dim
+        return wrap_dim(dim, len(self._size) if ndim is None else ndim)
+
+    def storage_offset(self) -> int:
+        return self._offset
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def device(self) -> Device:
+        return self._storage.device
+
+    @property
+    def ndim(self) -> int:
+        return len(self._size)
+
+    def dim(self) -> int:
+        return len(self._size)
+
+    def ndimension(self) -> int:
+        return len(self._size)
+
+    def numel(self) -> int:
+        n = 1
+        for s in self._size:
+            n *= s
+        return n
+
+    def nelement(self) -> int:
+        return self.numel()
+
+    def element_size(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._dtype.itemsize
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        expected = 1
+        for size, stride in zip(reversed(self._size), reversed(self._stride)):
+            if size == 0:
+                return True
+            if size != 1 and stride != expected:
+                return False
+            expected *= size
+        return True
+
+    def data_ptr(self) -> int:
+        if self._storage.device._type == "meta":
+            return 0
+        return self._storage.data_ptr() + self._offset * self._dtype.itemsize
+
+    def untyped_storage(self) -> UntypedStorage:
+        return self._storage
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    def _bump_version(self) -> None:
+        self._vc.value += 1
+
+    @property
+    def is_cpu(self) -> bool:
+        return self._storage.device._type == "cpu"
+
+    @property
+    def is_meta(self) -> bool:
+        return self._storage.device._type == "meta"
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def is_quantized(self) -> bool:
+        return self._dtype.is_quantized
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def layout(self) -> str:
+        return "strided"
+
+    @property
+    def is_floating_point_(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_floating_point(self) -> bool:
+        return self._dtype.is_floating_point
+
+    def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def get_device(self) -> int:
+        dev = self._storage.device
+        return -1 if dev._type == "cpu" else (dev.index if dev.index is not None else 0)
+
+    def _is_view(self) -> bool:
+        return self._base is not None
+
+    def type(self, dtype=None):
+        """The legacy type string (``"openreg.FloatTensor"``), or a conversion when ``dtype`` is given."""
+        if dtype is None:
+            name = _LEGACY_NAMES.get(self._dtype, self._dtype.name)
+            dev = self._storage.device._type
+            if dev == "cpu":
+                return f"openreg.{name}"
+            if dev == "meta":
+                return f"openreg.meta.{name}"
+            return f"openreg.{privateuse1_name()}.{name}"
+        if isinstance(dtype, str):
+            for d, n in _LEGACY_NAMES.items():
+                if dtype.endswith("." + n):
+                    return self.to(d)
+            raise ValueError(f"invalid type: '{dtype}'")
+        return self.to(dtype)
+
+    # -- autograd fields (engine in openreg.autograd) ----------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self._grad_fn is not None and not requires_grad:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
+                               "a computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._dtype is not self._dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value.device != self.device:
+                raise RuntimeError("assigned grad has data located on a different device")
+            if tuple(value._size) != tuple(self._size):
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def grad_fn(self):
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def data(self) -> "Tensor":
+        return self.detach()
+
+    @data.setter
+    def data(self, other: "Tensor") -> None:
+        if not isinstance(other, Tensor):
+            raise TypeError("data must be a Tensor")
+        self._storage, self._dtype, self._ks = other._storage, other._dtype, other._ks
+        self._set_meta(other._size, other._stride, other._offset)
+
+    # -- conversion --------------------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """A NumPy array sharing memory with this CPU tensor."""
+        if self._storage.device._type != "cpu":
+            if force:
+                return self.cpu().numpy()
+            raise TypeError(f"can't convert {self.device.type} device type tensor to numpy. Use Tensor.cpu() "
+                            f"to copy the tensor to host memory first.")
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        if self._dtype is _dt.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        return self._array()
+
+    def __array__(self, dtype=None, copy=None):
+        arr = self.numpy() if not self._requires_grad else self.detach().numpy()
+        return arr if dtype is None else arr.astype(dtype)
+
+    def tolist(self):
+        from ._array_bridge import host_array
+        arr = host_array(self)
+        return arr.tolist()
+
+    def item(self):
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
+        from ._array_bridge import host_array
+        return host_array(self).reshape(()).item()
+
+    def __bool__(self) -> bool:
+        n = self.numel()
+        if n != 1:
+            raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'}"
+                               f" is ambiguous")
+        return bool(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
+    def __index__(self) -> int:
+        if self._dtype.is_floating_point or self._dtype is _dt.bool or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self) -> int:
+        if not self._size:
+            raise TypeError("len() of a 0-d tensor")
+        return self._size[0]
+
+    def __iter__(self):
+        if not self._size:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol):
+        from .serialization import _reduce_tensor
+        return _reduce_tensor(self)
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        out = self.detach().clone()
+        out._requires_grad = self._requires_grad
+        if self._grad is not None:
+            out._grad = self._grad.clone()
+        memo[id(self)] = out
+        return out
+
+
+_LEGACY_NAMES = {
+    _dt.float32: "FloatTensor", _dt.float64: "DoubleTensor", _dt.float16: "HalfTensor",
+    _dt.bfloat16: "BFloat16Tensor", _dt.int64: "LongTensor", _dt.int32: "IntTensor", _dt.int16: "ShortTensor",
+    _dt.int8: "CharTensor", _dt.uint8: "ByteTensor", _dt.bool: "BoolTensor", _dt.complex64: "ComplexFloatTensor",
+    _dt.complex128: "ComplexDoubleTensor", _dt.qint8: "QInt8Tensor", _dt.quint8: "QUInt8Tensor",
+    _dt.qint32: "QInt32Tensor",
+}
+
+__all__ = ["Tensor", "Size", "contiguous_strides", "META", "PRIVATEUSE1"]
