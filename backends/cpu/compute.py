@@ -29,17 +29,18 @@ def xp_of(t):
 
 def as_compute(x, spec, xp):
     """An operand (tensor or Python scalar) as an array of the spec's compute dtype."""
-    np_dtype = _compute_np(spec.compute)
+    target = spec.compute
     if hasattr(x, "_ks"):
+        if x._dtype is target and target.compute_numpy is target.numpy:
+            return x._array()
         arr = to_compute(x)
+        np_dtype = target.compute_numpy
         return arr if arr.dtype == np_dtype else arr.astype(np_dtype)
-    return xp.asarray(x, dtype=np_dtype)
+    return xp.asarray(x, dtype=target.compute_numpy)
 
 
 def _compute_np(d):
-    import numpy as np
-    from openreg import dtypes
-    return np.dtype(np.float32) if d is dtypes.bfloat16 else d.numpy
+    return d.compute_numpy
 
 
 @compute("abs")

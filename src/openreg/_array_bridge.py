@@ -56,27 +56,52 @@ def from_compute(arr, dtype):
     return arr
 
 
+_contiguous_cache: dict = {}
+_types: tuple = ()
+
+
+def _tensor_types():
+    """(Size, Tensor), imported once (tensor.py imports this module, so not at module level)."""
+    global _types
+    if not _types:
+        from .tensor import Size, Tensor
+        _types = (Size, Tensor)
+    return _types
+
+
+def _contiguous_strides(shape: tuple) -> tuple:
+    strides = _contiguous_cache.get(shape)
+    if strides is None:
+        from .tensor import contiguous_strides
+        strides = _contiguous_cache[shape] = contiguous_strides(shape)
+        if len(_contiguous_cache) > 4096:
+            _contiguous_cache.clear()
+    return strides
+
+
 def wrap_array(arr, dtype=None, device: Device = CPU):
     """A new tensor owning ``arr``'s elements (already in storage representation for ``dtype``)."""
-    from .tensor import Size, Tensor
+    Size, Tensor = _tensor_types()
     if dtype is None:
         dtype = _dt.from_numpy(arr.dtype)
-    if dtype is not _dt.bfloat16 and arr.dtype != dtype.numpy:
+    elif arr.dtype is not dtype.numpy and dtype is not _dt.bfloat16 and arr.dtype != dtype.numpy:
         arr = arr.astype(dtype.numpy)
-    backend = storage_backend(device._type)
-    xp = backend.array_module
     if device._type == "cpu":
-        if not isinstance(arr, np.ndarray):
+        if type(arr) is not np.ndarray:
             arr = np.asarray(arr)
         if not arr.flags.c_contiguous:
             arr = np.ascontiguousarray(arr)
+        shape = arr.shape
         storage = UntypedStorage._wrap(arr, arr.nbytes, device)
-    else:
-        data, arr = backend.adopt(arr, device)
-        storage = UntypedStorage._wrap(data, arr.nbytes, device)
+        t = Tensor._make(storage, Size(shape), _contiguous_strides(shape), 0, dtype)
+        t._arr = t._arr_src = arr
+        return t
+    backend = storage_backend(device._type)
+    data, arr = backend.adopt(arr, device)
+    storage = UntypedStorage._wrap(data, arr.nbytes, device)
     item = dtype.itemsize
     t = Tensor._make(storage, Size(arr.shape), tuple(s // item for s in arr.strides), 0, dtype)
-    if xp is np or device._type == "cpu":
+    if backend.array_module is np:
         t._arr, t._arr_src = arr, storage._data
     return t
 

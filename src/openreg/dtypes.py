@@ -23,13 +23,15 @@ class dtype:
     """A tensor element type. Compare with `is`/`==`; each one is a singleton."""
 
     __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "is_quantized",
-                 "numpy", "category", "_rank", "_aliases")
+                 "numpy", "compute_numpy", "category", "_rank", "_aliases")
 
     def __init__(self, name: str, np_type, category: int, rank: int, *, quantized: _builtin_bool = False,
                  aliases: tuple = ()):
         self.name = name
         self.numpy = np.dtype(np_type)
         self.itemsize = self.numpy.itemsize
+        # What kernels compute in: bfloat16 (stored as raw uint16 bits) computes in float32.
+        self.compute_numpy = np.dtype(np.float32) if name == "bfloat16" else self.numpy
         self.category = category  # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2 and not quantized
         self.is_complex = category == 3

@@ -160,10 +160,12 @@ class UntypedStorage:
         self._base_offset = 0
         self._pinned_by = None
         if notify:
-            self._backend.on_create(self)
-            hook = _create_hooks.get(dev._type)
-            if hook is not None:
-                hook(nbytes, data)
+            if dev._type != "cpu":
+                self._backend.on_create(self)
+            if _create_hooks:
+                hook = _create_hooks.get(dev._type)
+                if hook is not None:
+                    hook(nbytes, data)
 
     @classmethod
     def _wrap(cls, data, nbytes: int, dev: Device, *, notify: bool = True) -> "UntypedStorage":

@@ -6,24 +6,30 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .. import dtypes as _dt
 from ..devices import device as Device
 
 
-@dataclass(frozen=True)
 class Spec:
-    """What a structured op produces: the output size, dtype and device, and the dtype to compute in."""
+    """What a structured op produces: the output size, dtype and device, and the dtype to compute in.
 
-    size: tuple
-    dtype: object
-    device: Device
-    compute_dtype: object = None
+    A plain slotted class (not a dataclass): one is built per operator call, so construction must be cheap.
+    """
+
+    __slots__ = ("size", "dtype", "device", "compute_dtype")
+
+    def __init__(self, size: tuple, dtype, device: Device, compute_dtype=None):
+        self.size = size
+        self.dtype = dtype
+        self.device = device
+        self.compute_dtype = compute_dtype
 
     @property
     def compute(self):
         return self.compute_dtype or self.dtype
+
+    def __repr__(self) -> str:
+        return f"Spec(size={self.size}, dtype={self.dtype}, device={self.device}, compute={self.compute})"
 
 
 def fmt_shape(shape) -> str:
@@ -32,6 +38,8 @@ def fmt_shape(shape) -> str:
 
 def broadcast_shapes(*shapes, op: str = "") -> tuple:
     """PyTorch broadcasting; RuntimeError naming both sizes when they don't broadcast."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:
+        return tuple(shapes[0])
     ndim = max((len(s) for s in shapes), default=0)
     out = [1] * ndim
     for shape in shapes:
@@ -50,6 +58,10 @@ def broadcast_shapes(*shapes, op: str = "") -> tuple:
 
 def result_type(*operands) -> object:
     """PyTorch's result_type over tensors and Python scalars (dimensioned > zero-dim > wrapped scalars)."""
+    if len(operands) == 2:
+        a, b = operands
+        if type(a) is type(b) and hasattr(a, "_ks") and a._dtype is b._dtype:
+            return a._dtype
     dim_t = zero_t = scalar_t = None
     for x in operands:
         if x is None:
@@ -112,6 +124,10 @@ def check_out_cast(op: str, result, out_dtype) -> None:
 
 def common_device(op: str, *tensors) -> Device:
     """The device all tensor arguments share (zero-dim CPU tensors may join any device, as in PyTorch)."""
+    if len(tensors) == 2 and tensors[0] is not None and tensors[1] is not None:
+        d0 = tensors[0]._storage.device
+        if d0 is tensors[1]._storage.device:
+            return d0
     dev = None
     cpu_scalar = None
     for t in tensors:
