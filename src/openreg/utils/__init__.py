@@ -1,4 +1,7 @@
 """``openreg.utils``: backend registration helpers, storage hooks, tensor metadata and dispatch modes."""
 from ..storage import set_storage_create_hook  # noqa: F401
-from ..devices import privateuse1_name as get_privateuse1_backend_name  # noqa: F401
+from . import backend_registration  # noqa: F401
+from .backend_registration import (  # noqa: F401
+    generate_methods_for_privateuse1_backend, get_privateuse1_backend_name, rename_privateuse1_backend,
+)
 from . import dispatch_mode  # noqa: F401
