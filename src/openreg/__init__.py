@@ -25,6 +25,7 @@ from .factories import (  # noqa: F401
     as_tensor, empty, empty_strided, from_numpy, full, ones, tensor, zeros,
 )
 from . import utils  # noqa: F401
+from .utils.backend_registration import _register_device_module  # noqa: F401
 
 half, float, double, long, int, short, cfloat = float16, float32, float64, int64, int32, int16, complex64
 

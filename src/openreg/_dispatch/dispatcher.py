@@ -158,7 +158,9 @@ def register_kernel(qualname: str, key: DispatchKey, fn: Callable, *, with_keyse
     key = DispatchKey(key)
     if not callable(fn):
         raise TypeError(f"Expected a callable kernel for {qualname} at {key.name}, got {type(fn).__name__}")
-    kernel = KernelEntry(fn, with_keyset=with_keyset, debug=site)
+    # A function marked ``_openreg_boxed`` is a boxed kernel: called as fn(op, keyset, args, kwargs).
+    kernel = KernelEntry(fn, with_keyset=with_keyset, boxed=getattr(fn, "_openreg_boxed", False) is True,
+                         debug=site)
     with _lock:
         entry = _entry(qualname)
         entry.kernels.setdefault(key, []).append(kernel)
