@@ -10,8 +10,6 @@ from __future__ import annotations
 from .._dispatch.dispatcher import fallthrough_kernel
 from ..library import Library
 from . import factories, inductor, views
-from . import tensor_model
-from .math_ops import SCHEMAS as MATH_SCHEMAS, register_math_kernels
 from .schemas import ATEN, INDUCTOR
 from .structured import structured
 from .structured_ops import STRUCTURED
@@ -21,7 +19,7 @@ inductor_lib = Library("inductor", "DEF")
 _fallbacks = Library("_", "IMPL")
 _qualnames: list[str] = []
 
-for _lib, _table in ((aten_lib, ATEN + MATH_SCHEMAS + tensor_model.SCHEMAS), (inductor_lib, INDUCTOR)):
+for _lib, _table in ((aten_lib, ATEN), (inductor_lib, INDUCTOR)):
     for _schema, _tags in _table:
         _name = _lib.define(_schema, tags=_tags)
         _qualnames.append(f"{_lib.ns}::{_name}")
@@ -33,7 +31,6 @@ for _key in ("BackendSelect", "ADInplaceOrView", "AutogradOther", "PythonTLSSnap
 
 
 # Library.define registers each op's ADInplaceOrView (mutable schemas) and BackendSelect (factories) kernels.
-register_math_kernels()
 
 
 def register_structured(lib: Library, device_type: str, compute_table: dict, dispatch_key: str) -> None:
@@ -77,5 +74,3 @@ _meta.impl("fill_.Scalar", lambda self, value: self, "Meta")
 _meta.impl("zero_", lambda self: self, "Meta")
 _meta_inductor = Library("inductor", "IMPL")
 _meta_inductor.impl("_mm_plus_mm", _meta_mm_plus_mm, "Meta")
-_tensor_model = Library("aten", "IMPL")
-tensor_model.register(_tensor_model)
