@@ -7,12 +7,14 @@
 from openreg.aten import register_structured
 from openreg.library import Library
 
-from . import compute, kernels
+from . import compute, compute_math, kernels  # compute_math adds the math ops to compute.COMPUTE
 
 _lib = Library("aten", "IMPL", "CPU")
 _inductor = Library("inductor", "IMPL", "CPU")
 register_structured(_lib, "cpu", compute.COMPUTE, "CPU")
 for _name, _fn in kernels.KERNELS.items():
+    _lib.impl(_name, _fn, "CPU")
+for _name, _fn in compute_math.cpu_kernels().items():
     _lib.impl(_name, _fn, "CPU")
 for _name, _fn in kernels.INDUCTOR_KERNELS.items():
     _inductor.impl(_name, _fn, "CPU")

@@ -21,6 +21,8 @@ from ._dispatch.ops import ops  # noqa: F401
 from . import library  # noqa: F401
 from . import aten as _aten  # noqa: F401  (defines the built-in operators)
 from . import _tensor_methods  # noqa: F401
+from . import _tensor_methods_math  # noqa: F401,E402  (math methods and operators)
+from .functions_math import *  # noqa: F401,F403  (openreg.add, openreg.matmul, ...)
 from .factories import (  # noqa: F401
     as_tensor, empty, empty_strided, from_numpy, full, ones, tensor, zeros,
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .._dispatch.dispatcher import fallthrough_kernel
 from ..library import Library
 from . import factories, inductor, views
+from .math_ops import SCHEMAS as MATH_SCHEMAS, register_math_kernels
 from .schemas import ATEN, INDUCTOR
 from .structured import structured
 from .structured_ops import STRUCTURED
@@ -19,10 +20,12 @@ inductor_lib = Library("inductor", "DEF")
 _fallbacks = Library("_", "IMPL")
 _qualnames: list[str] = []
 
-for _lib, _table in ((aten_lib, ATEN), (inductor_lib, INDUCTOR)):
+for _lib, _table in ((aten_lib, ATEN + MATH_SCHEMAS), (inductor_lib, INDUCTOR)):
     for _schema, _tags in _table:
         _name = _lib.define(_schema, tags=_tags)
         _qualnames.append(f"{_lib.ns}::{_name}")
+
+register_math_kernels()
 
 # Layers every operator passes through unless it registers a kernel there.
 for _key in ("BackendSelect", "ADInplaceOrView", "AutogradOther", "PythonTLSSnapshot", "AutogradCPU",
