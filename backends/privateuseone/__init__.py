@@ -1,0 +1,44 @@
+"""The PrivateUse1 device backend: drivers, caching allocator, storage backend, copies, streams and events,
+pinned memory, device kernels and the device module ``openreg.privateuseone``.
+
+``register()`` is called by ``import openreg`` (``openreg/_backend_loader.py``). It never touches a GPU:
+the driver (``cuda`` or ``emulated``, see ``driver_select.py``) is created on first use.
+
+>>> import openreg
+>>> t = openreg.tensor([1.0, -2.0]).to("privateuseone:1")
+>>> t.device, t.abs().cpu().tolist()
+(device(type='privateuseone', index=1), [1.0, 2.0])
+"""
+from __future__ import annotations
+
+_registered = False
+
+
+def register() -> None:
+    """Install the storage backend, the hooks, the device kernels, tensor methods and the device module."""
+    global _registered
+    if _registered:
+        return
+    _registered = True
+    import sys
+
+    from openreg import _tensor_methods, privateuse1_hooks
+    from openreg.devices import PRIVATEUSE1
+    from openreg.storage import register_storage_backend
+
+    from . import device_module, device_ops, pinned_memory
+    from .hooks import DeviceHooks
+    from .storage_backend import PrivateUse1StorageBackend
+
+    register_storage_backend(PRIVATEUSE1, PrivateUse1StorageBackend())
+    privateuse1_hooks.set_hooks(DeviceHooks())
+    device_ops.register_all()
+    _tensor_methods.install({"pin_memory": pinned_memory.tensor_pin_memory,
+                             "is_pinned": pinned_memory.tensor_is_pinned})
+    openreg = sys.modules["openreg"]
+    register_module = getattr(openreg, "_register_device_module", None)
+    if register_module is not None:
+        register_module(PRIVATEUSE1, device_module)
+    else:  # the naming module is not there: expose the device module directly
+        setattr(openreg, PRIVATEUSE1, device_module)
+        sys.modules[f"openreg.{PRIVATEUSE1}"] = device_module

@@ -1,0 +1,269 @@
+"""The caching allocator of the PrivateUse1 device: size classes, a cache of freed blocks per device,
+exact statistics and a per-process memory limit (PyTorch's ``CUDACachingAllocator`` idea).
+
+Requests are rounded to size classes (multiples of 512 bytes up to 1 MiB, "small pool"; above, four
+classes per power of two, "large pool"). A freed block goes to its device's cache and serves the next
+request of the same class without a driver call; ``empty_cache`` gives cached blocks back to the driver.
+When a new segment would exceed the limit (``set_per_process_memory_fraction``) or the device is full, the
+cache is emptied and the allocation retried once; if that fails too an ``OutOfMemoryError`` (a
+``RuntimeError``) says how many bytes were requested, are in use and are allowed.
+
+>>> from openreg.backends.privateuseone.allocator import CachingAllocator, round_size
+>>> from openreg.backends.privateuseone.emulated_driver import EmulatedDriver
+>>> round_size(1), round_size(513), round_size(3 << 20)
+(512, 1024, 3145728)
+>>> a = CachingAllocator(EmulatedDriver(devices=1, memory=1 << 20))
+>>> b = a.malloc(0, 100)
+>>> a.stats(0)["allocated_bytes.all.current"], a.stats(0)["requested_bytes.all.current"]
+(512, 100)
+>>> a.free(b); a.stats(0)["allocated_bytes.all.current"], a.stats(0)["reserved_bytes.all.current"]
+(0, 512)
+>>> a.empty_cache(0); a.stats(0)["reserved_bytes.all.current"]
+0
+"""
+from __future__ import annotations
+
+import threading
+from collections import defaultdict
+
+from .driver import Driver, DriverOutOfMemory, Segment
+
+MIN_BLOCK = 512
+SMALL_LIMIT = 1 << 20          # blocks up to 1 MiB belong to the small pool
+POOLS = ("all", "small_pool", "large_pool")
+BYTE_STATS = ("allocated_bytes", "reserved_bytes", "requested_bytes")
+COUNT_STATS = ("allocation", "segment")
+EVENT_COUNTERS = ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free")
+
+
+class OutOfMemoryError(RuntimeError):
+    """The device (or the per-process limit) cannot provide the requested bytes."""
+
+
+def round_size(nbytes: int) -> int:
+    """The size class of a request: 512-byte steps up to 1 MiB, then 4 classes per power of two."""
+    if nbytes <= SMALL_LIMIT:
+        return max(MIN_BLOCK, -(-nbytes // MIN_BLOCK) * MIN_BLOCK)
+    step = (1 << (nbytes - 1).bit_length()) // 8
+    return -(-nbytes // step) * step
+
+
+def format_size(nbytes: int) -> str:
+    """Human-readable bytes as PyTorch prints them in OOM messages (``2.00 MiB``)."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(nbytes) >= scale:
+            return f"{nbytes / scale:.2f} {unit}"
+    return f"{nbytes} bytes"
+
+
+class Stat:
+    """A statistic: current and peak values, and the totals added and removed."""
+
+    __slots__ = ("allocated", "current", "freed", "peak")
+
+    def __init__(self):
+        self.current = self.peak = self.allocated = self.freed = 0
+
+    def add(self, amount: int) -> None:
+        self.current += amount
+        self.allocated += amount
+        self.peak = max(self.peak, self.current)
+
+    def sub(self, amount: int) -> None:
+        self.current -= amount
+        self.freed += amount
+
+
+class Block:
+    """An allocated block: a segment of ``size`` bytes (the size class) serving ``requested`` bytes."""
+
+    __slots__ = ("device", "pool", "requested", "segment", "size")
+
+    def __init__(self, segment: Segment, size: int, requested: int, device: int):
+        self.segment = segment
+        self.size = size
+        self.requested = requested
+        self.device = device
+        self.pool = "small_pool" if size <= SMALL_LIMIT else "large_pool"
+
+    @property
+    def ptr(self) -> int:
+        return self.segment.ptr
+
+
+class _DeviceState:
+    def __init__(self):
+        self.cache: dict[int, list[Segment]] = defaultdict(list)
+        self.stats = {(name, pool): Stat() for name in BYTE_STATS + COUNT_STATS for pool in POOLS}
+        self.counters = dict.fromkeys(EVENT_COUNTERS, 0)
+        self.fraction: float | None = None
+
+    def bump(self, name: str, pool: str, amount: int) -> None:
+        for p in ("all", pool):
+            stat = self.stats[(name, p)]
+            if amount >= 0:
+                stat.add(amount)
+            else:
+                stat.sub(-amount)
+
+
+class CachingAllocator:
+    """Caching allocator over a driver's raw memory, for every device of the driver."""
+
+    def __init__(self, driver: Driver):
+        self.driver = driver
+        self._lock = threading.RLock()
+        self._devices = [_DeviceState() for _ in range(driver.device_count())]
+
+    def _state(self, index: int) -> _DeviceState:
+        return self._devices[index]
+
+    # -- allocation ------------------------------------------------------------------------------------
+    def malloc(self, index: int, nbytes: int) -> Block:
+        """A block of at least ``nbytes`` on device ``index`` (from the cache when possible)."""
+        size = round_size(nbytes)
+        with self._lock:
+            st = self._state(index)
+            cached = st.cache.get(size)
+            if cached:
+                segment = cached.pop()
+            else:
+                segment = self._new_segment(index, size, nbytes)
+            block = Block(segment, size, nbytes, index)
+            st.bump("allocated_bytes", block.pool, size)
+            st.bump("requested_bytes", block.pool, nbytes)
+            st.bump("allocation", block.pool, 1)
+            return block
+
+    def free(self, block: Block) -> None:
+        """Return a block to its device's cache (the memory stays reserved until ``empty_cache``)."""
+        with self._lock:
+            st = self._state(block.device)
+            st.bump("allocated_bytes", block.pool, -block.size)
+            st.bump("requested_bytes", block.pool, -block.requested)
+            st.bump("allocation", block.pool, -1)
+            st.cache[block.size].append(block.segment)
+
+    def limit(self, index: int) -> int | None:
+        """The per-process limit of device ``index`` in bytes, or None when unlimited."""
+        fraction = self._state(index).fraction
+        if fraction is None:
+            return None
+        return int(fraction * self.driver.total_memory(index))
+
+    def _new_segment(self, index: int, size: int, requested: int) -> Segment:
+        st = self._state(index)
+        limit = self.limit(index)
+        try:
+            segment = self._try_alloc(index, size, limit)
+        except DriverOutOfMemory:
+            self._release_cache(index)
+            st.counters["num_alloc_retries"] += 1
+            try:
+                segment = self._try_alloc(index, size, limit)
+            except DriverOutOfMemory as exc:
+                st.counters["num_ooms"] += 1
+                raise OutOfMemoryError(self._oom_message(index, requested, size, limit, str(exc))) from None
+        pool = "small_pool" if size <= SMALL_LIMIT else "large_pool"
+        st.bump("reserved_bytes", pool, size)
+        st.bump("segment", pool, 1)
+        st.counters["num_device_alloc"] += 1
+        return segment
+
+    def _try_alloc(self, index: int, size: int, limit: int | None) -> Segment:
+        reserved = self._state(index).stats[("reserved_bytes", "all")].current
+        if limit is not None and reserved + size > limit:
+            raise DriverOutOfMemory(f"the per-process limit of {limit} bytes would be exceeded")
+        return self.driver.raw_alloc(index, size)
+
+    def _oom_message(self, index: int, requested: int, size: int, limit: int | None, why: str) -> str:
+        st = self._state(index)
+        allocated = st.stats[("allocated_bytes", "all")].current
+        reserved = st.stats[("reserved_bytes", "all")].current
+        free, total = self.driver.mem_get_info(index)
+        allowed = total if limit is None else limit
+        from openreg.devices import privateuse1_name
+        text = (f"{privateuse1_name()} out of memory. Tried to allocate {format_size(requested)} ({requested} "
+                f"bytes, {size} bytes with rounding). Device {index} has a total capacity of "
+                f"{format_size(total)} of which {format_size(free)} is free. {format_size(allocated)} "
+                f"({allocated} bytes) is in use (allocated by openreg) and {format_size(reserved - allocated)} "
+                f"is reserved by openreg but unallocated. ")
+        if limit is not None:
+            text += (f"The per-process limit is {format_size(allowed)} ({allowed} bytes), set by "
+                     f"set_per_process_memory_fraction({st.fraction}). ")
+        else:
+            text += f"The limit is the device's total capacity, {allowed} bytes. "
+        return text + f"({why})"
+
+    # -- cache and limits ------------------------------------------------------------------------------
+    def _release_cache(self, index: int) -> None:
+        st = self._state(index)
+        for size, segments in st.cache.items():
+            pool = "small_pool" if size <= SMALL_LIMIT else "large_pool"
+            while segments:
+                self.driver.raw_free(segments.pop())
+                st.bump("reserved_bytes", pool, -size)
+                st.bump("segment", pool, -1)
+                st.counters["num_device_free"] += 1
+        st.cache.clear()
+        self.driver.release_cached(index)
+
+    def empty_cache(self, index: int | None = None) -> None:
+        """Give every cached (unused) block of one device, or all devices, back to the driver."""
+        with self._lock:
+            for i in (range(len(self._devices)) if index is None else (index,)):
+                self._release_cache(i)
+
+    def set_memory_fraction(self, fraction: float, index: int) -> None:
+        with self._lock:
+            self._state(index).fraction = float(fraction)
+
+    def cached_bytes(self, index: int) -> int:
+        with self._lock:
+            return sum(size * len(segs) for size, segs in self._state(index).cache.items())
+
+    # -- statistics ------------------------------------------------------------------------------------
+    def stats(self, index: int) -> dict:
+        """PyTorch-style flat statistics: ``"allocated_bytes.all.current"``, ``"num_ooms"`` ..."""
+        with self._lock:
+            st = self._state(index)
+            out: dict = {}
+            for (name, pool), stat in st.stats.items():
+                for field in ("current", "peak", "allocated", "freed"):
+                    out[f"{name}.{pool}.{field}"] = getattr(stat, field)
+            out.update(st.counters)
+            return dict(sorted(out.items()))
+
+    def reset_peak(self, index: int) -> None:
+        with self._lock:
+            for stat in self._state(index).stats.values():
+                stat.peak = stat.current
+
+    def reset_accumulated(self, index: int) -> None:
+        with self._lock:
+            st = self._state(index)
+            for stat in st.stats.values():
+                stat.allocated = stat.freed = 0
+            for key in st.counters:
+                st.counters[key] = 0
+
+
+_allocator: CachingAllocator | None = None
+_alloc_lock = threading.Lock()
+
+
+def get_allocator() -> CachingAllocator:
+    """The process's caching allocator over the selected driver."""
+    global _allocator
+    alloc = _allocator
+    if alloc is None:
+        from .driver_select import get_driver
+        drv = get_driver()
+        with _alloc_lock:
+            if _allocator is None:
+                _allocator = CachingAllocator(drv)
+            alloc = _allocator
+    return alloc
+
+
+__all__ = ["Block", "CachingAllocator", "OutOfMemoryError", "format_size", "get_allocator", "round_size"]

@@ -1,0 +1,133 @@
+"""``copy_`` for the PrivateUse1 device: CPU -> device, device -> CPU and device -> device (also across
+device indices), contiguous or strided, with dtype conversion and broadcasting.
+
+Same-dtype copies between contiguous tensors are single driver memcpys; everything else converts on one
+side and writes elementwise (the raw ``copy`` kernel on cuda / with ``OPENREG_EMULATE_KERNELS=1``). With
+``non_blocking=True`` a copy between pinned host memory and the device is queued on the current stream and
+the call returns without waiting; otherwise the call returns when the copy is complete.
+
+>>> import openreg
+>>> x = openreg.tensor([[1.0, 2.0], [3.0, 4.0]])
+>>> d = openreg.empty(2, 2, device="privateuseone:1").copy_(x.as_strided((2, 2), (1, 2)))
+>>> d.cpu().tolist()
+[[1.0, 3.0], [2.0, 4.0]]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from openreg._array_bridge import from_compute, host_array, to_compute
+from openreg.aten.meta_rules import broadcast_shapes, fmt_shape
+from openreg.devices import PRIVATEUSE1
+
+from . import raw_kernels
+from .driver_select import get_driver
+from .pinned_memory import storage_is_pinned
+from .streams import current_stream
+
+
+def _byte_offset(t) -> int:
+    return t._storage._base_offset + t._offset * t._dtype.itemsize
+
+
+def _segment(t):
+    return t._storage._data.segment
+
+
+def _check_shapes(self, src) -> None:
+    try:
+        ok = broadcast_shapes(self._size, src._size) == tuple(self._size)
+    except RuntimeError:
+        ok = False
+    if not ok:
+        raise RuntimeError(f"The size of tensor a ({fmt_shape(self._size)}) must match the size of tensor b "
+                           f"({fmt_shape(src._size)}) in copy_: src must be broadcastable to self")
+
+
+def _raw_copyable(self, src) -> bool:
+    """Whether the copy is one contiguous run of bytes on both sides."""
+    return (self._dtype is src._dtype and tuple(self._size) == tuple(src._size) and self.is_contiguous()
+            and src.is_contiguous())
+
+
+def _real_if_needed(value, src, dst):
+    if src._dtype.is_complex and not dst._dtype.is_complex:
+        return value.real
+    return value
+
+
+def _host_bytes(t) -> np.ndarray:
+    return t._array().reshape(-1).view(np.uint8)
+
+
+def copy_(self, src, non_blocking: bool = False):
+    """The PrivateUse1 kernel of ``aten::copy_``."""
+    _check_shapes(self, src)
+    dst_type, src_type = self._storage.device._type, src._storage.device._type
+    if "meta" in (dst_type, src_type):
+        raise NotImplementedError(f"Cannot copy between '{src.device}' and '{self.device}': meta tensors have "
+                                  f"no data")
+    if self.numel() == 0:
+        return self
+    if dst_type == PRIVATEUSE1 and src_type == PRIVATEUSE1:
+        _device_to_device(self, src)
+    elif dst_type == PRIVATEUSE1:
+        _host_to_device(self, src, non_blocking)
+    else:
+        _device_to_host(self, src, non_blocking)
+    return self
+
+
+def _host_to_device(dst, src, non_blocking: bool) -> None:
+    drv = get_driver()
+    index = dst._storage.device.index
+    stream = current_stream(index)._handle
+    if _raw_copyable(dst, src):
+        drv.memcpy_htod(_segment(dst), _byte_offset(dst), _host_bytes(src), stream)
+        if not (non_blocking and storage_is_pinned(src._storage)):
+            drv.stream_synchronize(stream)
+        return
+    value = from_compute(_real_if_needed(host_array(src), src, dst), dst._dtype)
+    with drv.using_device(index), drv.using_stream(stream):
+        raw_kernels.copy_into(dst._array(), drv.upload(np.ascontiguousarray(value), index))
+        drv.stream_synchronize(stream)
+
+
+def _device_to_host(dst, src, non_blocking: bool) -> None:
+    drv = get_driver()
+    index = src._storage.device.index
+    stream = current_stream(index)._handle
+    if _raw_copyable(dst, src):
+        drv.memcpy_dtoh(_host_bytes(dst), _segment(src), _byte_offset(src), stream)
+        if not (non_blocking and storage_is_pinned(dst._storage)):
+            drv.stream_synchronize(stream)
+        return
+    with drv.using_stream(stream):
+        value = host_array(src)
+    dst._array()[...] = from_compute(_real_if_needed(value, src, dst), dst._dtype)
+
+
+def _device_to_device(dst, src) -> None:
+    drv = get_driver()
+    d_index, s_index = dst._storage.device.index, src._storage.device.index
+    stream = current_stream(d_index)._handle
+    same_memory = dst._storage._data is src._storage._data
+    if _raw_copyable(dst, src) and not same_memory:
+        drv.memcpy_dtod(_segment(dst), _byte_offset(dst), _segment(src), _byte_offset(src),
+                        dst.numel() * dst._dtype.itemsize, stream)
+        drv.stream_synchronize(stream)
+        return
+    with drv.using_device(s_index), drv.using_stream(current_stream(s_index)._handle):
+        value = _real_if_needed(to_compute(src), src, dst)
+        if src._dtype is not dst._dtype or dst._dtype.name == "bfloat16":
+            value = from_compute(value, dst._dtype)
+        if same_memory:
+            value = value.copy()
+    if s_index != d_index:
+        value = drv.to_device(value, d_index)
+    with drv.using_device(d_index), drv.using_stream(stream):
+        raw_kernels.copy_into(dst._array(), value)
+    drv.stream_synchronize(stream)
+
+
+__all__ = ["copy_"]

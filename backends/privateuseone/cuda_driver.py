@@ -1,0 +1,272 @@
+"""The cuda driver: PrivateUse1 devices are CUDA GPUs driven through CuPy.
+
+* memory: one ``cupy.cuda.MemoryPool`` per device; the caching allocator takes its segments from it;
+* arrays: ``cupy.ndarray(shape, dtype, cupy.cuda.MemoryPointer(mem, offset), strides)`` views openreg
+  storage in place (no copy);
+* copies: ``cudaMemcpy[Async]`` / ``cudaMemcpyPeer[Async]`` through ``cupy.cuda.runtime``;
+* streams and events: ``cupy.cuda.Stream`` / ``cupy.cuda.Event``;
+* page-locked host memory: ``cupy.cuda.alloc_pinned_memory``; GEMMs: ``cupy.matmul`` (cuBLAS).
+
+CuPy is imported inside functions only, so importing this module never needs a GPU.
+
+>>> from openreg.backends.privateuseone.cuda_driver import CudaDriver
+>>> CudaDriver.name
+'cuda'
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .driver import Driver, DriverOutOfMemory, Segment
+
+
+def _cupy():
+    import cupy
+    return cupy
+
+
+class CudaStream:
+    """A CuPy stream bound to its device."""
+
+    __slots__ = ("cupy_stream", "device", "is_default", "priority")
+
+    def __init__(self, device: int, cupy_stream: Any, priority: int = 0, is_default: bool = False):
+        self.device = device
+        self.cupy_stream = cupy_stream
+        self.priority = priority
+        self.is_default = is_default
+
+    @property
+    def id(self) -> int:
+        return int(self.cupy_stream.ptr)
+
+    @property
+    def ptr(self) -> int:
+        return int(self.cupy_stream.ptr)
+
+
+class CudaEvent:
+    """A CuPy event bound to its device."""
+
+    __slots__ = ("cupy_event", "device", "enable_timing")
+
+    def __init__(self, device: int, cupy_event: Any, enable_timing: bool):
+        self.device = device
+        self.cupy_event = cupy_event
+        self.enable_timing = enable_timing
+
+
+class CudaDriver(Driver):
+    """CUDA devices through CuPy (an H100 or any GPU CuPy supports)."""
+
+    name = "cuda"
+
+    def __init__(self):
+        cp = _cupy()
+        self._count = int(cp.cuda.runtime.getDeviceCount())
+        if self._count < 1:
+            raise RuntimeError("the cuda driver found no CUDA device")
+        self._pools: dict[int, Any] = {}
+        self._defaults: dict[int, CudaStream] = {}
+        self._pending: list[tuple[Any, Any]] = []     # (event, host object kept alive for an async copy)
+        self._lock = threading.Lock()
+
+    @property
+    def array_module(self):
+        return _cupy()
+
+    def device_count(self) -> int:
+        return self._count
+
+    def _device(self, index: int):
+        return _cupy().cuda.Device(index)
+
+    @contextlib.contextmanager
+    def using_device(self, index: int) -> Iterator[None]:
+        with self._device(index):
+            yield
+
+    def total_memory(self, index: int) -> int:
+        with self._device(index):
+            return int(_cupy().cuda.runtime.memGetInfo()[1])
+
+    def mem_get_info(self, index: int) -> tuple[int, int]:
+        with self._device(index):
+            free, total = _cupy().cuda.runtime.memGetInfo()
+        return int(free), int(total)
+
+    def synchronize(self, index: int) -> None:
+        with self._device(index):
+            _cupy().cuda.runtime.deviceSynchronize()
+        self._prune(all_done=False)
+
+    # -- raw memory -------------------------------------------------------------------------------------
+    def pool(self, index: int):
+        """The ``cupy.cuda.MemoryPool`` of device ``index`` (created on first use)."""
+        with self._lock:
+            pool = self._pools.get(index)
+            if pool is None:
+                with self._device(index):
+                    pool = self._pools[index] = _cupy().cuda.MemoryPool()
+            return pool
+
+    def raw_alloc(self, index: int, nbytes: int) -> Segment:
+        cp = _cupy()
+        pool = self.pool(index)
+        try:
+            with self._device(index):
+                memptr = pool.malloc(nbytes)
+        except cp.cuda.memory.OutOfMemoryError as exc:
+            raise DriverOutOfMemory(str(exc)) from None
+        return Segment(index, nbytes, int(memptr.ptr), memptr)
+
+    def raw_free(self, segment: Segment) -> None:
+        # Dropping the last reference to the MemoryPointer returns it to the device's MemoryPool.
+        segment.mem = None
+
+    def release_cached(self, index: int) -> None:
+        pool = self._pools.get(index)
+        if pool is not None:
+            with self._device(index):
+                pool.free_all_blocks()
+
+    def as_array(self, segment, byte_offset, np_dtype, shape, byte_strides):
+        cp = _cupy()
+        memptr = segment.mem
+        base = memptr.mem
+        view_ptr = cp.cuda.MemoryPointer(base, int(memptr.ptr) - int(base.ptr) + byte_offset)
+        return cp.ndarray(shape, np_dtype, view_ptr, byte_strides)
+
+    # -- copies -----------------------------------------------------------------------------------------
+    @staticmethod
+    def _host_ptr(arr: np.ndarray) -> int:
+        return arr.ctypes.data
+
+    def memcpy_htod(self, dst, dst_offset, src, stream=None):
+        rt = _cupy().cuda.runtime
+        with self._device(dst.device):
+            if stream is None:
+                rt.memcpy(dst.ptr + dst_offset, self._host_ptr(src), src.nbytes, rt.memcpyHostToDevice)
+            else:
+                rt.memcpyAsync(dst.ptr + dst_offset, self._host_ptr(src), src.nbytes, rt.memcpyHostToDevice,
+                               stream.ptr)
+                self._keep_alive(stream, src)
+
+    def memcpy_dtoh(self, dst, src, src_offset, stream=None):
+        rt = _cupy().cuda.runtime
+        with self._device(src.device):
+            if stream is None:
+                rt.memcpy(self._host_ptr(dst), src.ptr + src_offset, dst.nbytes, rt.memcpyDeviceToHost)
+            else:
+                rt.memcpyAsync(self._host_ptr(dst), src.ptr + src_offset, dst.nbytes, rt.memcpyDeviceToHost,
+                               stream.ptr)
+                self._keep_alive(stream, dst)
+
+    def memcpy_dtod(self, dst, dst_offset, src, src_offset, nbytes, stream=None):
+        rt = _cupy().cuda.runtime
+        d_ptr, s_ptr = dst.ptr + dst_offset, src.ptr + src_offset
+        with self._device(dst.device):
+            if dst.device == src.device:
+                if stream is None:
+                    rt.memcpy(d_ptr, s_ptr, nbytes, rt.memcpyDeviceToDevice)
+                else:
+                    rt.memcpyAsync(d_ptr, s_ptr, nbytes, rt.memcpyDeviceToDevice, stream.ptr)
+            elif stream is None:
+                rt.memcpyPeer(d_ptr, dst.device, s_ptr, src.device, nbytes)
+            else:
+                rt.memcpyPeerAsync(d_ptr, dst.device, s_ptr, src.device, nbytes, stream.ptr)
+
+    def upload(self, host, index):
+        cp = _cupy()
+        with self._device(index):
+            return cp.asarray(np.ascontiguousarray(host))
+
+    def download(self, arr):
+        return _cupy().asnumpy(arr)
+
+    def to_device(self, arr, index):
+        cp = _cupy()
+        src_dev = int(arr.device.id)
+        with self._device(src_dev):
+            src = cp.ascontiguousarray(arr)
+        if src_dev == index:
+            return src
+        with self._device(index):
+            out = cp.empty(src.shape, src.dtype)
+            cp.cuda.runtime.memcpyPeer(out.data.ptr, index, src.data.ptr, src_dev, src.nbytes)
+        return out
+
+    def gemm(self, a, b, out=None):
+        return _cupy().matmul(a, b, out=out)
+
+    # -- streams and events -----------------------------------------------------------------------------
+    def default_stream(self, index):
+        s = self._defaults.get(index)
+        if s is None:
+            s = self._defaults[index] = CudaStream(index, _cupy().cuda.Stream.null, 0, is_default=True)
+        return s
+
+    def create_stream(self, index, priority=0):
+        with self._device(index):
+            return CudaStream(index, _cupy().cuda.Stream(non_blocking=True, priority=priority), priority)
+
+    def stream_synchronize(self, stream):
+        with self._device(stream.device):
+            stream.cupy_stream.synchronize()
+        self._prune(all_done=False)
+
+    def stream_query(self, stream):
+        with self._device(stream.device):
+            return bool(stream.cupy_stream.done)
+
+    def stream_wait_event(self, stream, event):
+        with self._device(stream.device):
+            stream.cupy_stream.wait_event(event.cupy_event)
+
+    def create_event(self, index, enable_timing):
+        with self._device(index):
+            return CudaEvent(index, _cupy().cuda.Event(block=False, disable_timing=not enable_timing),
+                             enable_timing)
+
+    def event_record(self, event, stream):
+        with self._device(stream.device):
+            event.cupy_event.record(stream.cupy_stream)
+
+    def event_query(self, event):
+        return bool(event.cupy_event.done)
+
+    def event_synchronize(self, event):
+        event.cupy_event.synchronize()
+
+    def event_elapsed_ms(self, start, end):
+        return float(_cupy().cuda.get_elapsed_time(start.cupy_event, end.cupy_event))
+
+    @contextlib.contextmanager
+    def using_stream(self, stream) -> Iterator[None]:
+        with self._device(stream.device), stream.cupy_stream:
+            yield
+
+    # -- page-locked host memory ------------------------------------------------------------------------
+    def alloc_pinned(self, nbytes):
+        mem = _cupy().cuda.alloc_pinned_memory(max(nbytes, 1))
+        return np.frombuffer(mem, dtype=np.uint8, count=nbytes), mem
+
+    # -- keeping host buffers alive until asynchronous copies finish ------------------------------------
+    def _keep_alive(self, stream: CudaStream, obj: Any) -> None:
+        ev = _cupy().cuda.Event(block=False, disable_timing=True)
+        ev.record(stream.cupy_stream)
+        with self._lock:
+            self._pending.append((ev, obj))
+        self._prune(all_done=False)
+
+    def _prune(self, all_done: bool) -> None:
+        with self._lock:
+            self._pending = [(ev, obj) for ev, obj in self._pending if not (all_done or ev.done)]
+
+
+__all__ = ["CudaDriver", "CudaEvent", "CudaStream"]

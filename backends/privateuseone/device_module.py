@@ -1,0 +1,267 @@
+"""``openreg.privateuseone``: the device module of the PrivateUse1 backend (``torch.cuda``'s shape).
+
+Devices, the current device and its guard, synchronisation, the driver in use, memory statistics and
+limits, streams and events. Device arguments accept an ``openreg.device``, a string or an int; ``None``
+or the bare backend name mean the current device.
+
+>>> import openreg
+>>> pu = openreg.privateuseone
+>>> pu.is_available(), pu.device_count() >= 1, pu.driver() in ("cuda", "emulated")
+(True, True, True)
+>>> with pu.device(1):
+...     pu.current_device()
+1
+>>> pu.current_device()
+0
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from . import state
+from .allocator import OutOfMemoryError, get_allocator
+from .driver_select import available, driver_name, get_driver
+from .streams import Event, Stream, current_stream, default_stream, set_stream, stream
+
+
+def is_available() -> bool:
+    """Whether the device can be used (a driver could be created and has at least one device).
+
+    >>> import openreg
+    >>> openreg.privateuseone.is_available()
+    True
+    """
+    return available() and get_driver().device_count() > 0
+
+
+def is_initialized() -> bool:
+    """Whether the driver has been created."""
+    from . import driver_select
+    return driver_select._driver is not None
+
+
+def device_count() -> int:
+    """The number of devices (``OPENREG_EMULATED_DEVICES`` on the emulated driver, default 2).
+
+    >>> import openreg
+    >>> openreg.privateuseone.device_count() >= 1
+    True
+    """
+    return state.device_count() if available() else 0
+
+
+def current_device() -> int:
+    """The calling thread's current device index.
+
+    >>> import openreg
+    >>> openreg.privateuseone.current_device()
+    0
+    """
+    return state.current_index()
+
+
+def set_device(device) -> None:
+    """Make ``device`` (int, string or device) the current device of the calling thread.
+
+    >>> import openreg
+    >>> openreg.privateuseone.set_device(1); openreg.privateuseone.current_device()
+    1
+    >>> openreg.privateuseone.set_device("privateuseone:0")
+    """
+    index = state.device_index(device)
+    state.set_current_index(index)
+
+
+class device:
+    """Context manager that makes ``device`` current inside the block and restores the previous one
+    afterwards (also when the block raises). ``None`` or ``-1`` leave the current device unchanged.
+
+    >>> import openreg
+    >>> with openreg.privateuseone.device("privateuseone:1"):
+    ...     openreg.empty(1, device="privateuseone").device
+    device(type='privateuseone', index=1)
+    """
+
+    def __init__(self, device: Any):
+        self.idx = -1 if device is None or device == -1 else state.device_index(device)
+        self.prev_idx = -1
+
+    def __enter__(self) -> device:  # noqa: PYI034
+        self.prev_idx = state.current_index()
+        if self.idx != -1:
+            state.set_current_index(self.idx)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        state.set_current_index(self.prev_idx)
+        return False
+
+
+class device_of(device):
+    """Like ``device``, for the device of a tensor (no-op for CPU tensors)."""
+
+    def __init__(self, obj):
+        d = obj.device
+        super().__init__(d.index if d.type != "cpu" and d.type != "meta" else None)
+
+
+def synchronize(device=None) -> None:
+    """Wait for all work on a device (default: the current device).
+
+    >>> import openreg
+    >>> openreg.privateuseone.synchronize()
+    """
+    get_driver().synchronize(state.device_index(device))
+
+
+def driver() -> str:
+    """The driver in use: ``"cuda"`` on a machine with a usable GPU (or ``OPENREG_DRIVER=cuda``), else
+    ``"emulated"``.
+
+    >>> import openreg
+    >>> openreg.privateuseone.driver() in ("cuda", "emulated")
+    True
+    """
+    return driver_name()
+
+
+# -- memory ---------------------------------------------------------------------------------------------
+def memory_stats(device=None) -> dict:
+    """The caching allocator's statistics of a device, PyTorch's keys (``"allocated_bytes.all.current"``,
+    ``"reserved_bytes.all.peak"``, ``"num_alloc_retries"``, ``"num_ooms"`` ...).
+
+    >>> import openreg
+    >>> openreg.privateuseone.memory_stats()["num_ooms"]
+    0
+    """
+    return get_allocator().stats(state.device_index(device))
+
+
+def memory_allocated(device=None) -> int:
+    """Bytes currently occupied by tensors on a device (block sizes after rounding).
+
+    >>> import openreg
+    >>> pu = openreg.privateuseone
+    >>> before = pu.memory_allocated(); t = openreg.empty(1000, device="privateuseone")
+    >>> pu.memory_allocated() - before
+    4096
+    """
+    return memory_stats(device)["allocated_bytes.all.current"]
+
+
+def max_memory_allocated(device=None) -> int:
+    """Peak of ``memory_allocated`` since start or ``reset_peak_memory_stats``.
+
+    >>> import openreg
+    >>> openreg.privateuseone.max_memory_allocated() >= openreg.privateuseone.memory_allocated()
+    True
+    """
+    return memory_stats(device)["allocated_bytes.all.peak"]
+
+
+def memory_reserved(device=None) -> int:
+    """Bytes held by the caching allocator on a device (allocated plus cached).
+
+    >>> import openreg
+    >>> openreg.privateuseone.memory_reserved() >= openreg.privateuseone.memory_allocated()
+    True
+    """
+    return memory_stats(device)["reserved_bytes.all.current"]
+
+
+def max_memory_reserved(device=None) -> int:
+    """Peak of ``memory_reserved``."""
+    return memory_stats(device)["reserved_bytes.all.peak"]
+
+
+def reset_peak_memory_stats(device=None) -> None:
+    """Set every peak statistic of a device to its current value.
+
+    >>> import openreg
+    >>> openreg.privateuseone.reset_peak_memory_stats()
+    >>> openreg.privateuseone.max_memory_allocated() == openreg.privateuseone.memory_allocated()
+    True
+    """
+    get_allocator().reset_peak(state.device_index(device))
+
+
+def reset_accumulated_memory_stats(device=None) -> None:
+    """Zero the accumulated statistics (totals allocated/freed, retries, OOMs) of a device."""
+    get_allocator().reset_accumulated(state.device_index(device))
+
+
+def empty_cache() -> None:
+    """Give every cached, unused block of every device back to the driver.
+
+    >>> import openreg
+    >>> openreg.privateuseone.empty_cache()
+    >>> openreg.privateuseone.memory_reserved() == openreg.privateuseone.memory_allocated()
+    True
+    """
+    get_allocator().empty_cache()
+
+
+def mem_get_info(device=None) -> tuple[int, int]:
+    """``(free, total)`` bytes of a device as the driver reports them.
+
+    >>> import openreg
+    >>> free, total = openreg.privateuseone.mem_get_info()
+    >>> 0 <= free <= total
+    True
+    """
+    return get_driver().mem_get_info(state.device_index(device))
+
+
+def set_per_process_memory_fraction(fraction: float, device=None) -> None:
+    """Limit this process's reserved memory on a device to ``fraction`` of its total memory; allocations
+    beyond it raise ``OutOfMemoryError`` (a ``RuntimeError``).
+
+    >>> import openreg
+    >>> openreg.privateuseone.set_per_process_memory_fraction(1.0)
+    >>> openreg.privateuseone.set_per_process_memory_fraction(2.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: Invalid fraction value: 2.0. Allowed range: 0~1
+    """
+    if not isinstance(fraction, float):
+        raise TypeError("Invalid type for fraction argument, must be `float`")
+    if fraction < 0 or fraction > 1:
+        raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+    get_allocator().set_memory_fraction(fraction, state.device_index(device))
+
+
+def get_device_name(device=None) -> str:
+    """A readable name of a device (``"openreg emulated device 0"`` on the emulated driver)."""
+    index = state.device_index(device)
+    return f"openreg {driver_name()} device {index}"
+
+
+__all__ = [
+    "Event",
+    "OutOfMemoryError",
+    "Stream",
+    "current_device",
+    "current_stream",
+    "default_stream",
+    "device",
+    "device_count",
+    "device_of",
+    "driver",
+    "empty_cache",
+    "get_device_name",
+    "is_available",
+    "is_initialized",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "mem_get_info",
+    "memory_allocated",
+    "memory_reserved",
+    "memory_stats",
+    "reset_accumulated_memory_stats",
+    "reset_peak_memory_stats",
+    "set_device",
+    "set_per_process_memory_fraction",
+    "set_stream",
+    "stream",
+    "synchronize",
+]

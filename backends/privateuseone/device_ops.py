@@ -1,0 +1,225 @@
+"""The PrivateUse1 kernels of the aten/inductor operators, registered through ``openreg.library``.
+
+* structured ops: the CPU backend's compute table (written against ``xp_of``, so it computes with the
+  driver's array module) through ``aten.register_structured``; ``abs`` uses the raw ``abs`` kernel;
+* ``copy_`` (``copies.py``), ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm``: device kernels of their own;
+* every other CPU kernel that is device-agnostic (written against ``xp_of`` or marked
+  ``_openreg_device_agnostic``) is registered for the device as well, wrapped so that mixing devices raises
+  and, on the cuda driver, the work runs on the tensors' device and current stream. ``register_generic``
+  can be called again to pick up ops added later. Ops whose CPU kernel is NumPy-only are listed by
+  ``unported_ops()``: they run through the CPU fallback or raise the dispatcher's "Could not run" error.
+
+>>> import openreg
+>>> x = openreg.tensor([-1.0, 2.0], device="privateuseone")
+>>> (x.abs() + 1).cpu().tolist()
+[2.0, 3.0]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from openreg._array_bridge import from_compute, to_compute
+from openreg._dispatch import dispatcher
+from openreg._dispatch.keys import DispatchKey
+from openreg.devices import PRIVATEUSE1
+from openreg.library import Library
+from openreg.tensor import Tensor
+
+from . import raw_kernels
+from .copies import copy_
+from .driver_select import get_driver
+from .streams import current_stream
+
+_libs: list[Library] = []
+_generic: dict[str, str] = {}       # qualname -> "device" | "unported"
+
+
+# -- devices of arguments ---------------------------------------------------------------------------------
+def _tensors(args, kwargs):
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            yield a
+        elif isinstance(a, (list, tuple)):
+            for b in a:
+                if isinstance(b, Tensor):
+                    yield b
+
+
+def device_of(op: str, args, kwargs, *, check: bool = True):
+    """The device of the device tensors among the arguments; mixing devices raises (naming both).
+
+    Zero-dim CPU tensors may join a device computation, as in PyTorch.
+    """
+    dev = None
+    for t in _tensors(args, kwargs):
+        d = t._storage.device
+        if d._type == "cpu" and not t._size:
+            continue
+        if dev is None:
+            dev = d
+            if not check:
+                break
+        elif d != dev:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{dev} and {d}! (when checking argument for {op})")
+    return dev
+
+
+def on_device(fn, op: str, *, check: bool = True):
+    """Wrap a device-agnostic kernel for the device (device check; cuda: right device and stream)."""
+    def kernel(*args, **kwargs):
+        dev = device_of(op, args, kwargs, check=check)
+        drv = get_driver()
+        if drv.name == "emulated" or dev is None or dev._type != PRIVATEUSE1:
+            return fn(*args, **kwargs)
+        with drv.using_device(dev.index), drv.using_stream(current_stream(dev.index)._handle):
+            return fn(*args, **kwargs)
+    kernel.__name__ = f"{getattr(fn, '__name__', 'kernel')}_privateuseone"
+    kernel.__wrapped__ = fn
+    for attr in ("_openreg_boxed",):
+        if hasattr(fn, attr):
+            setattr(kernel, attr, getattr(fn, attr))
+    return kernel
+
+
+class _DeviceLib:
+    """A Library proxy whose ``impl`` wraps kernels with ``on_device`` (for ``register_structured``)."""
+
+    def __init__(self, lib: Library):
+        self._lib = lib
+
+    def impl(self, name, fn, key):
+        self._lib.impl(name, on_device(fn, f"aten::{name}", check=False), key)
+
+
+# -- kernels of their own ---------------------------------------------------------------------------------
+def abs_compute(spec, self):
+    """``abs`` on the device: the raw kernel where it applies, the array module otherwise."""
+    xp = get_driver().array_module
+    inp = to_compute(self)
+    out = xp.empty(tuple(self._size), dtype=inp.real.dtype if inp.dtype.kind == "c" else inp.dtype)
+    raw_kernels.abs_into(out, inp)
+    return out
+
+
+def fill_(self, value):
+    """``aten::fill_.Scalar`` on the device."""
+    if not self._dtype.is_complex and isinstance(value, complex):
+        raise RuntimeError(f"fill_: value cannot be converted to type {self._dtype.name} without overflow")
+    scalar = from_compute(np.asarray(value), self._dtype)[()]
+    drv = get_driver()
+    index = self._storage.device.index
+    with drv.using_device(index), drv.using_stream(current_stream(index)._handle):
+        raw_kernels.fill_into(self._array(), scalar)
+    return self
+
+
+def zero_(self):
+    """``aten::zero_`` on the device."""
+    return fill_(self, False if self._dtype.name == "bool" else 0)
+
+
+def mm_plus_mm(a, b, c, d, out):
+    """``inductor::_mm_plus_mm`` on the device: the fused raw kernel, or two GEMMs (cuBLAS on cuda)."""
+    from openreg.aten.inductor_checks import check_mm_plus_mm
+    check_mm_plus_mm(a, b, c, d, out)
+    drv = get_driver()
+    index = out._storage.device.index
+    with drv.using_device(index), drv.using_stream(current_stream(index)._handle):
+        dst = out._array()
+        if out._dtype.name != "bfloat16" and raw_kernels.mm_plus_mm_into(
+                a._array(), b._array(), c._array(), d._array(), dst):
+            return out
+        A, B, C, D = (to_compute(t) for t in (a, b, c, d))
+        if out._dtype.name in ("float32", "float64"):
+            drv.gemm(A, B, out=dst)
+            dst += drv.gemm(C, D)
+        else:
+            dst[...] = from_compute(drv.gemm(A, B) + drv.gemm(C, D), out._dtype)
+    return out
+
+
+KERNELS = {"copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
+INDUCTOR_KERNELS = {"_mm_plus_mm": mm_plus_mm}
+
+
+# -- generic re-registration of device-agnostic CPU kernels --------------------------------------------------
+def _code_names(fn, depth: int = 0) -> set:
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return set()
+    names = set(code.co_names)
+    stack = [c for c in code.co_consts if hasattr(c, "co_names")]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(x for x in c.co_consts if hasattr(x, "co_names"))
+    return names
+
+
+def is_device_agnostic(fn) -> bool:
+    """Whether a CPU kernel also runs on the device: marked, written against ``xp_of``, or core code of
+    ``openreg.aten`` (composites that only call other operators)."""
+    marked = getattr(fn, "_openreg_device_agnostic", None)
+    if marked is not None:
+        return bool(marked)
+    return "xp_of" in _code_names(fn) or getattr(fn, "__module__", "").startswith("openreg.aten.")
+
+
+def register_generic() -> list[str]:
+    """Register the device-agnostic CPU kernels of ops that have no device kernel yet; returns their names."""
+    lib = Library("aten", "IMPL")
+    _libs.append(lib)
+    added = []
+    for qualname in dispatcher.defined_names():
+        ns, _, name = qualname.partition("::")
+        if ns not in ("aten", "inductor"):
+            continue
+        entry = dispatcher.find(qualname)
+        cpu = entry.active(DispatchKey.CPU) if entry is not None else None
+        if cpu is None or entry.active(DispatchKey.PrivateUse1) is not None or cpu.boxed:
+            continue
+        if not is_device_agnostic(cpu.fn):
+            _generic[qualname] = "unported"
+            continue
+        target = lib if ns == "aten" else _inductor_lib()
+        target.impl(name, on_device(cpu.fn, qualname), "PrivateUse1", with_keyset=cpu.with_keyset)
+        _generic[qualname] = "device"
+        added.append(qualname)
+    return added
+
+
+def _inductor_lib() -> Library:
+    for lib in _libs:
+        if lib.ns == "inductor":
+            return lib
+    lib = Library("inductor", "IMPL")
+    _libs.append(lib)
+    return lib
+
+
+def unported_ops() -> list[str]:
+    """Ops with a CPU kernel that is NumPy-only and no device kernel (they need the CPU fallback)."""
+    return sorted(q for q, how in _generic.items()
+                  if how == "unported" and not dispatcher.has_kernel(q, DispatchKey.PrivateUse1))
+
+
+def register_all() -> None:
+    """Register every device kernel (called once by ``register()``)."""
+    from openreg.backends.cpu.compute import COMPUTE
+
+    from openreg.aten import register_structured
+    aten = Library("aten", "IMPL")
+    inductor = Library("inductor", "IMPL")
+    _libs.extend([aten, inductor])
+    table = dict(COMPUTE)
+    table["abs"] = abs_compute
+    register_structured(_DeviceLib(aten), PRIVATEUSE1, table, "PrivateUse1")
+    for name, fn in KERNELS.items():
+        aten.impl(name, fn, "PrivateUse1")
+    for name, fn in INDUCTOR_KERNELS.items():
+        inductor.impl(name, fn, "PrivateUse1")
+    register_generic()
+
+
+__all__ = ["device_of", "is_device_agnostic", "on_device", "register_all", "register_generic", "unported_ops"]

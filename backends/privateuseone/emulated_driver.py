@@ -1,0 +1,192 @@
+"""The emulated driver: PrivateUse1 devices whose memory is host memory kept apart from CPU tensors.
+
+Each device has ``OPENREG_EMULATED_MEMORY`` bytes (default 8 GiB); there are ``OPENREG_EMULATED_DEVICES``
+devices (default 2). Device memory is allocated here (aligned host buffers never shared with CPU tensors),
+copies are real byte copies, and streams execute their work in submission order at submission time, so an
+event is complete as soon as it is recorded and its timestamp is when the preceding work finished.
+
+>>> from openreg.backends.privateuseone.emulated_driver import EmulatedDriver
+>>> d = EmulatedDriver(devices=2, memory=1 << 20)
+>>> seg = d.raw_alloc(1, 1024)
+>>> d.mem_get_info(1)
+(1047552, 1048576)
+>>> d.raw_free(seg); d.mem_get_info(1)[0]
+1048576
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+
+import numpy as np
+
+from .driver import Driver, DriverOutOfMemory, Segment
+
+ALIGNMENT = 512          # device allocations are aligned like cudaMalloc's (256) or better
+PAGE = 4096              # page-locked host buffers are page aligned
+
+
+def _env_int(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        raise RuntimeError(f"{name} must be an integer, got {text!r}") from None
+    if value < 0:
+        raise RuntimeError(f"{name} must be non-negative, got {value}")
+    return value
+
+
+def aligned_buffer(nbytes: int, alignment: int) -> np.ndarray:
+    """A fresh uint8 NumPy buffer of ``nbytes`` whose address is a multiple of ``alignment``."""
+    raw = np.empty(nbytes + alignment, dtype=np.uint8)
+    skip = (-raw.ctypes.data) % alignment
+    return raw[skip:skip + nbytes]
+
+
+class EmuStream:
+    """An emulated stream: work runs at submission, in order; ``last`` is when its last work finished."""
+
+    _ids = itertools.count(1)
+
+    def __init__(self, device: int, priority: int = 0, default: bool = False):
+        self.device = device
+        self.priority = priority
+        self.id = 0 if default else next(EmuStream._ids)
+        self.last = time.perf_counter()
+
+    def __repr__(self) -> str:
+        return f"EmuStream(device={self.device}, id={self.id})"
+
+
+class EmuEvent:
+    """An emulated event: ``time`` is set when recorded."""
+
+    def __init__(self, device: int, enable_timing: bool):
+        self.device = device
+        self.enable_timing = enable_timing
+        self.time: float | None = None
+
+
+class EmulatedDriver(Driver):
+    """Host-memory devices with the same interface as the cuda driver."""
+
+    name = "emulated"
+
+    def __init__(self, devices: int | None = None, memory: int | None = None):
+        self._count = _env_int("OPENREG_EMULATED_DEVICES", 2) if devices is None else devices
+        self._total = _env_int("OPENREG_EMULATED_MEMORY", 8 << 30) if memory is None else memory
+        self._used = [0] * self._count
+        self._lock = threading.Lock()
+        self._default = [EmuStream(i, default=True) for i in range(self._count)]
+
+    @property
+    def array_module(self):
+        return np
+
+    def device_count(self) -> int:
+        return self._count
+
+    def total_memory(self, index: int) -> int:
+        return self._total
+
+    def mem_get_info(self, index: int) -> tuple[int, int]:
+        return self._total - self._used[index], self._total
+
+    def synchronize(self, index: int) -> None:
+        """All emulated work is complete when submitted: nothing to wait for."""
+
+    # -- raw memory -------------------------------------------------------------------------------------
+    def raw_alloc(self, index: int, nbytes: int) -> Segment:
+        with self._lock:
+            if self._used[index] + nbytes > self._total:
+                raise DriverOutOfMemory(f"device {index}: {nbytes} bytes requested, "
+                                        f"{self._total - self._used[index]} free")
+            self._used[index] += nbytes
+        try:
+            buf = aligned_buffer(nbytes, ALIGNMENT)
+        except MemoryError:
+            with self._lock:
+                self._used[index] -= nbytes
+            raise DriverOutOfMemory(f"device {index}: host memory exhausted for {nbytes} bytes") from None
+        return Segment(index, nbytes, buf.ctypes.data, buf)
+
+    def raw_free(self, segment: Segment) -> None:
+        with self._lock:
+            self._used[segment.device] -= segment.nbytes
+        segment.mem = None
+
+    def as_array(self, segment, byte_offset, np_dtype, shape, byte_strides):
+        return np.ndarray(shape, np_dtype, buffer=segment.mem, offset=byte_offset, strides=byte_strides)
+
+    # -- copies -----------------------------------------------------------------------------------------
+    def _touch(self, stream) -> None:
+        if stream is not None:
+            stream.last = time.perf_counter()
+
+    def memcpy_htod(self, dst, dst_offset, src, stream=None):
+        dst.mem[dst_offset:dst_offset + src.nbytes] = src
+        self._touch(stream)
+
+    def memcpy_dtoh(self, dst, src, src_offset, stream=None):
+        dst[...] = src.mem[src_offset:src_offset + dst.nbytes]
+        self._touch(stream)
+
+    def memcpy_dtod(self, dst, dst_offset, src, src_offset, nbytes, stream=None):
+        # NumPy copies overlapping ranges correctly (memmove semantics).
+        dst.mem[dst_offset:dst_offset + nbytes] = src.mem[src_offset:src_offset + nbytes]
+        self._touch(stream)
+
+    def upload(self, host, index):
+        return np.array(host, copy=True)
+
+    def download(self, arr):
+        return np.array(arr, copy=True)
+
+    def to_device(self, arr, index):
+        return np.array(arr, copy=True, order="C")
+
+    # -- streams and events -----------------------------------------------------------------------------
+    def default_stream(self, index):
+        return self._default[index]
+
+    def create_stream(self, index, priority=0):
+        return EmuStream(index, priority)
+
+    def stream_synchronize(self, stream):
+        """Emulated streams have no pending work."""
+
+    def stream_query(self, stream):
+        return True
+
+    def stream_wait_event(self, stream, event):
+        if event.time is not None and event.time > stream.last:
+            stream.last = event.time
+
+    def create_event(self, index, enable_timing):
+        return EmuEvent(index, enable_timing)
+
+    def event_record(self, event, stream):
+        event.time = time.perf_counter()
+        stream.last = max(stream.last, event.time)
+
+    def event_query(self, event):
+        return True
+
+    def event_synchronize(self, event):
+        """The recorded work is already complete."""
+
+    def event_elapsed_ms(self, start, end):
+        return (end.time - start.time) * 1000.0
+
+    # -- page-locked host memory ------------------------------------------------------------------------
+    def alloc_pinned(self, nbytes):
+        buf = aligned_buffer(max(nbytes, 1), PAGE)[:nbytes]
+        return buf, buf
+
+
+__all__ = ["EmuEvent", "EmuStream", "EmulatedDriver", "aligned_buffer"]
