@@ -11,12 +11,21 @@ import pytest
 import openreg
 from openreg import DispatchKey, Tag
 from openreg._dispatch import dispatcher
+from openreg._library.fake_impl import dynamic_size_bounds, is_dynamic_size
 from openreg.devices import privateuse1_name
 from openreg.library import (
-    Library, _scoped_library, define, dispatch_key_for, fallthrough_kernel, get_ctx, impl, impl_abstract,
-    register_autograd, register_fake, register_kernel,
+    Library,
+    _scoped_library,
+    define,
+    dispatch_key_for,
+    fallthrough_kernel,
+    get_ctx,
+    impl,
+    impl_abstract,
+    register_autograd,
+    register_fake,
+    register_kernel,
 )
-from openreg._library.fake_impl import dynamic_size_bounds, is_dynamic_size
 
 _counter = [0]
 
@@ -100,9 +109,8 @@ def test_define_alias_analysis_tags_and_namespace():
 
 
 def test_define_on_impl_library_refused():
-    with _scoped_library(fresh_ns(), "IMPL") as lib:
-        with pytest.raises(RuntimeError, match="TORCH_LIBRARY_IMPL"):
-            lib.define("x(Tensor a) -> Tensor")
+    with _scoped_library(fresh_ns(), "IMPL") as lib, pytest.raises(RuntimeError, match="TORCH_LIBRARY_IMPL"):
+        lib.define("x(Tensor a) -> Tensor")
 
 
 def test_module_define_validation():
@@ -276,9 +284,8 @@ def test_fallthrough_per_op():
 
 
 def test_fallback_only_in_global_namespace_and_boxed():
-    with _scoped_library(fresh_ns(), "IMPL") as lib:
-        with pytest.raises(RuntimeError, match="global namespace"):
-            lib.fallback(fallthrough_kernel, "AutogradMeta")
+    with _scoped_library(fresh_ns(), "IMPL") as lib, pytest.raises(RuntimeError, match="global namespace"):
+        lib.fallback(fallthrough_kernel, "AutogradMeta")
     calls = []
 
     def boxed(op, *args, **kwargs):

@@ -18,7 +18,8 @@ import contextlib
 import re
 import warnings
 import weakref
-from typing import Any, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from ._dispatch import backend_select, dispatcher, inplace_or_view
 from ._dispatch.dispatcher import fallthrough_kernel
@@ -26,15 +27,29 @@ from ._dispatch.keys import DispatchKey
 from ._dispatch.schema import parse_schema
 from ._dispatch.tags import Tag
 from ._library import utils as _utils
-from ._library.autograd import Info as _AutogradInfo, make_autograd_impl as _make_autograd_impl
+from ._library.autograd import Info as _AutogradInfo
+from ._library.autograd import make_autograd_impl as _make_autograd_impl
 from ._library.custom_ops import CustomOpDef, _maybe_get_opdef, custom_op
-from ._library.fake_impl import FakeImplCtx, global_ctx_getter as _ctx_getter, register_fake_impl
+from ._library.fake_impl import FakeImplCtx, register_fake_impl
+from ._library.fake_impl import global_ctx_getter as _ctx_getter
 from ._library.infer_schema import infer_schema
 from ._library.opcheck import OpCheckError, opcheck
 
 __all__ = [
-    "Library", "define", "impl", "fallthrough_kernel", "register_kernel", "register_fake", "impl_abstract",
-    "register_autograd", "get_ctx", "custom_op", "CustomOpDef", "infer_schema", "opcheck", "OpCheckError",
+    "CustomOpDef",
+    "Library",
+    "OpCheckError",
+    "custom_op",
+    "define",
+    "fallthrough_kernel",
+    "get_ctx",
+    "impl",
+    "impl_abstract",
+    "infer_schema",
+    "opcheck",
+    "register_autograd",
+    "register_fake",
+    "register_kernel",
 ]
 
 _KINDS = ("DEF", "IMPL", "FRAGMENT")
@@ -192,7 +207,7 @@ class Library:
                 raise RuntimeError(f"impl(): invalid operator name '{op_name}'")
             qualname = f"{ns}::{name}" + (f".{overload}" if overload and overload != "default" else "")
         else:
-            raise RuntimeError("impl should be passed either a name or an OpOverload object as the first argument")
+            raise RuntimeError("impl should be passed either a name or an OpOverload object as the first argument")  # noqa: TRY004
         if ns != self.ns:
             raise RuntimeError(f"Explicitly provided namespace ({ns}) in operator name does not match the "
                                f"namespace of the enclosing TORCH_LIBRARY_IMPL block ({self.ns}). Please "
@@ -372,7 +387,7 @@ def define(qualname, schema: str | None = None, *, lib: Library | None = None,
             return f
         return wrap
     if not isinstance(qualname, str):
-        raise ValueError(f"define(qualname, schema): expected qualname to be instance of str, got {type(qualname)}")
+        raise ValueError(f"define(qualname, schema): expected qualname to be instance of str, got {type(qualname)}")  # noqa: TRY004
     namespace, name = _utils.parse_namespace(qualname)
     if not isinstance(schema, str) or not NAMELESS_SCHEMA.fullmatch(schema):
         raise ValueError(f"define(qualname, schema, ...): expected schema to look like e.g. "
@@ -435,7 +450,7 @@ _op_identifier = Any   # str | OpOverload | CustomOpDef
 def _check_op(op, api: str) -> None:
     from ._dispatch.ops import OpOverload
     if not isinstance(op, (str, OpOverload, CustomOpDef)):
-        raise ValueError(f"{api}(op): got unexpected type for op: {type(op)}")
+        raise ValueError(f"{api}(op): got unexpected type for op: {type(op)}")  # noqa: TRY004
 
 
 def register_kernel(op: _op_identifier, device_types, func: Callable | None = None, /, *,
@@ -520,7 +535,7 @@ def register_autograd(op: _op_identifier, backward: Callable, /, *, setup_contex
 
     >>> with _scoped_library("mod_ag", "FRAGMENT") as lib:
     ...     lib.define("inplace_(Tensor(a!) x) -> ()")
-    ...     register_autograd("mod_ag::inplace_", lambda ctx, g: g, lib=lib)
+    ...     register_autograd("mod_ag::inplace_", lambda ctx, g: g, lib=lib)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     RuntimeError: Cannot register autograd formula for non-functional operator mod_ag.inplace_.default ...
@@ -551,7 +566,7 @@ def register_autograd(op: _op_identifier, backward: Callable, /, *, setup_contex
 def get_ctx() -> FakeImplCtx:
     """The context of the running fake impl (``ctx.new_dynamic_size()``); raises outside a fake impl.
 
-    >>> get_ctx()
+    >>> get_ctx()  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     RuntimeError: openreg.library.get_ctx() can only be called from inside a fake impl ...

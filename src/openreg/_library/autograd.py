@@ -13,7 +13,8 @@ True
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .._dispatch import tls
 from .._dispatch.keys import AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK

@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import weakref
-from typing import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .._dispatch.keys import DispatchKey
 from .._dispatch.schema import parse_schema
@@ -37,7 +37,7 @@ log = logging.getLogger(__name__)
 
 device_types_t = "str | Sequence[str] | None"
 OPDEF_TO_LIB: dict = {}
-OPDEFS: "weakref.WeakValueDictionary[str, CustomOpDef]" = weakref.WeakValueDictionary()
+OPDEFS: weakref.WeakValueDictionary[str, CustomOpDef] = weakref.WeakValueDictionary()
 
 
 def custom_op(name: str, fn: Callable | None = None, /, *, mutates_args: str | Iterable[str],
@@ -50,7 +50,7 @@ def custom_op(name: str, fn: Callable | None = None, /, *, mutates_args: str | I
     device types (``None``: every device).
     """
     if not isinstance(name, str):
-        raise ValueError(f"custom_op(name, ...): expected name to be a str, got {type(name)}")
+        raise ValueError(f"custom_op(name, ...): expected name to be a str, got {type(name)}")  # noqa: TRY004
     namespace, opname = utils.parse_namespace(name)
     if "." in opname:
         raise ValueError(f"custom_op(name, ...): the op name may not contain an overload, got {name}")
@@ -222,10 +222,11 @@ class CustomOpDef:
                 self._backend_fns[device_type] = wrapped_fn
             return fn
 
-        if device_types is not None and not utils.has_tensor_arg(self._opoverload._schema):
-            if utils.get_device_arg_index(self._opoverload._schema) is None:
-                raise ValueError("Functions without tensor inputs are required to have a `device: "
-                                 "openreg.device` argument")
+        schema = self._opoverload._schema
+        if device_types is not None and not utils.has_tensor_arg(schema) and \
+                utils.get_device_arg_index(schema) is None:
+            raise ValueError("Functions without tensor inputs are required to have a `device: "
+                             "openreg.device` argument")
         if fn is None:
             return inner
         return inner(fn)
@@ -334,12 +335,12 @@ def get_library_allowing_overwrite(namespace: str, name: str):
     return lib
 
 
-def _maybe_get_opdef(op) -> "CustomOpDef | None":
+def _maybe_get_opdef(op) -> CustomOpDef | None:
     if isinstance(op, CustomOpDef):
         return op
     from .._dispatch.ops import OpOverload
     if isinstance(op, OpOverload):
         op = op.name()
     if isinstance(op, str):
-        return OPDEFS.get(op[:-len(".default")] if op.endswith(".default") else op)
+        return OPDEFS.get(op.removesuffix(".default"))
     return None

@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 DYNAMIC_SIZE_BASE = 1 << 48
 _DYNAMIC_SPAN = 1 << 40
@@ -47,7 +47,7 @@ class DynamicSize(int):
     min: int
     max: int | None
 
-    def __new__(cls, min: int = 0, max: int | None = None) -> "DynamicSize":
+    def __new__(cls, min: int = 0, max: int | None = None) -> DynamicSize:  # noqa: PYI034
         value = DYNAMIC_SIZE_BASE + next(_counter) % _DYNAMIC_SPAN
         self = int.__new__(cls, value)
         self.min, self.max = min, max

@@ -14,8 +14,9 @@ from __future__ import annotations
 import inspect
 import numbers
 import typing
+from collections.abc import Callable
 from collections.abc import Sequence as _AbcSequence
-from typing import Any, Callable
+from typing import Any
 
 UNKNOWN_MUTATES = "unknown"
 
@@ -38,23 +39,23 @@ def _supported_param_types() -> dict:
     result: dict = {}
     for base, name, list_ok, opt_elem_list, opt_list in rows:
         result[base] = name
-        result[typing.Optional[base]] = f"{name}?"
-        seqs = (lambda t: [typing.Sequence[t], typing.List[t], list[t], _AbcSequence[t]])
+        result[typing.Optional[base]] = f"{name}?"  # noqa: UP045
+        seqs = (lambda t: [typing.Sequence[t], list[t], list[t], _AbcSequence[t]])
         if list_ok:
             for s in seqs(base):
                 result[s] = f"{name}[]"
         if opt_elem_list:
-            for s in seqs(typing.Optional[base]):
+            for s in seqs(typing.Optional[base]):  # noqa: UP045
                 result[s] = f"{name}?[]"
         if opt_list:
             for s in seqs(base):
-                result[typing.Optional[s]] = f"{name}[]?"
+                result[typing.Optional[s]] = f"{name}[]?"  # noqa: UP045
     return result
 
 
 def _supported_return_types() -> dict:
     from ..tensor import Tensor
-    return {Tensor: "Tensor", typing.List[Tensor]: "Tensor[]", list[Tensor]: "Tensor[]", int: "SymInt",
+    return {Tensor: "Tensor", list[Tensor]: "Tensor[]", list[Tensor]: "Tensor[]", int: "SymInt",
             float: "float", bool: "bool", numbers.Number: "Scalar"}
 
 
@@ -63,18 +64,18 @@ def _normalize(annotation):
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin is not None and args and origin not in (typing.Union,) and type(annotation).__name__ == "UnionType":
-        return typing.Union[args]  # type: ignore[return-value]
-    if origin in (list, typing.List, _AbcSequence) and args:
+        return typing.Union[args]  # type: ignore[return-value]  # noqa: UP007
+    if origin in (list, list, _AbcSequence) and args:
         return origin[tuple(_normalize(a) for a in args)] if len(args) > 1 else origin[_normalize(args[0])]
     if origin is typing.Union:
-        return typing.Union[tuple(_normalize(a) for a in args)]  # type: ignore[return-value]
+        return typing.Union[tuple(_normalize(a) for a in args)]  # type: ignore[return-value]  # noqa: UP007
     return annotation
 
 
 def _resolved_hints(fn: Callable) -> dict:
     try:
         return typing.get_type_hints(fn)
-    except Exception:
+    except Exception:  # noqa: BLE001
         return {}
 
 

@@ -24,7 +24,8 @@ Sub-tests (each gets copies of the inputs, so the caller's tensors are never tou
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -213,12 +214,13 @@ def check_faketensor(op, args, kwargs) -> None:
 
 def _available_devices() -> list:
     import openreg
+
     from ..devices import privateuse1_name
     mod = getattr(openreg, privateuse1_name(), None)
     try:
         if mod is not None and mod.is_available() and mod.device_count() > 0:
             return [openreg.device(privateuse1_name(), 0)]
-    except Exception:       # a broken device module: nothing to compare against
+    except Exception:       # a broken device module: nothing to compare against  # noqa: BLE001
         return []
     return []
 
@@ -238,7 +240,7 @@ def check_dispatch_consistency(op, args, kwargs, *, atol: float | None = None, r
     with _no_grad():
         ref_out = _flat_outputs(op(*ref_in[0], **ref_in[1]))
     for dev in _available_devices():
-        dev_in = _tree_map(lambda t: _copy(t, dev, keep_grad=False), (args, kwargs))
+        dev_in = _tree_map(lambda t, d=dev: _copy(t, d, keep_grad=False), (args, kwargs))
         with _no_grad():
             dev_out = _flat_outputs(op(*dev_in[0], **dev_in[1]))
         pairs = list(zip(ref_out, dev_out)) + list(zip(utils.iter_tensors(ref_in), utils.iter_tensors(dev_in)))
@@ -280,11 +282,11 @@ def _resolve_overload(op):
     if isinstance(op, OpOverloadPacket):
         names = op.overloads()
         if len(names) != 1:
-            raise ValueError(f"opcheck(op, ...): the overload packet {op} has multiple overloads ({names}); "
-                             f"please pass an OpOverload, e.g. {op._ns}.{op._name}.{names[0] if names else 'default'}")
+            raise RuntimeError(f"opcheck can only test operators without overloads. Got the following overloads "
+                               f"for {op._qualified_op_name}: {names}")
         op = getattr(op, names[0])
     if not isinstance(op, OpOverload):
-        raise ValueError(f"opcheck(op, ...): op must be instance of OpOverload, e.g. openreg.ops.aten.abs.default, "
+        raise ValueError(f"opcheck(op, ...): op must be instance of OpOverload, e.g. openreg.ops.aten.abs.default, "  # noqa: TRY004
                          f"got {type(op)}")
     return op
 

@@ -31,7 +31,7 @@ def caller_site() -> str:
 def parse_namespace(qualname: str) -> tuple[str, str]:
     """Split ``"ns::name"`` into ``("ns", "name")``; ``ValueError`` for anything else."""
     if not isinstance(qualname, str):
-        raise ValueError(f"Expected the operator name to be a str, got {type(qualname)}")
+        raise ValueError(f"Expected the operator name to be a str, got {type(qualname)}")  # noqa: TRY004
     splits = qualname.split("::")
     if len(splits) != 2 or not splits[0] or not splits[1]:
         raise ValueError(f"Expected `qualname` to be of the form \"namespace::name\", but got {qualname}. "
@@ -49,7 +49,7 @@ def qualname_of(op: Any) -> str:
     if hasattr(op, "_qualname") and hasattr(op, "_opoverload"):
         return op._qualname
     if isinstance(op, str):
-        name = op[:-len(".default")] if op.endswith(".default") else op
+        name = op.removesuffix(".default")
         return name
     raise ValueError(f"expected an operator name (str), an OpOverload or a CustomOpDef, got {type(op)}")
 
