@@ -63,12 +63,19 @@ class _Version:
 class Tensor:
     """An n-dimensional strided view of typed data on a device."""
 
+    # Fields every tensor sets are slots; rarely set ones are class-level defaults that an instance
+    # overrides in its __dict__ on first write (keeps construction, paid on every op, short).
     __slots__ = (
         "_storage", "_size", "_stride", "_offset", "_dtype", "_ks", "_vc", "_base", "_arr", "_arr_src",
-        "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_ameta", "_backend_meta", "_qparams",
-        "_is_param", "__dict__", "__weakref__",
+        "_requires_grad", "_grad_fn", "__dict__", "__weakref__",
     )
-    # Tensor subclasses (Parameter) keep the same slots; NumPy must defer to our reflected operators.
+    _grad = None
+    _output_nr = 0
+    _ameta = None          # autograd extras: hooks, retain_grad, forward-mode tangents
+    _backend_meta = None   # backend metadata (openreg.utils.set_tensor_metadata)
+    _qparams = None        # (scale, zero_point) of a quantized tensor
+    _is_param = False
+    # NumPy must defer to our reflected operators.
     __array_priority__ = 1000
 
     def _init_view(self, storage: UntypedStorage, size: tuple, stride: tuple, offset: int, dtype,
@@ -84,12 +91,7 @@ class Tensor:
         self._arr = None
         self._arr_src = None
         self._requires_grad = False
-        self._grad = None
         self._grad_fn = None
-        self._output_nr = 0
-        self._ameta = None
-        self._backend_meta = None
-        self._qparams = None
         return self
 
     # -- construction helpers used by kernels -------------------------------------------------------

@@ -51,9 +51,11 @@ def unary_meta(op: str, *, int_to_float: bool = False, keep_int: bool = True, bo
 def binary_meta(op: str, *, out_dtype=None):
     """Meta for an elementwise binary op with broadcasting and type promotion."""
     def meta(self, other, *args, **kwargs):
-        is_t = hasattr(other, "_ks")
-        dev = common_device(op, self, other) if is_t else self._storage.device
-        size = broadcast_shapes(self._size, other._size, op=op) if is_t else self._size
+        if hasattr(other, "_ks"):
+            dev = common_device(op, self, other)
+            size = broadcast_shapes(self._size, other._size, op=op)
+        else:
+            dev, size = self._storage.device, self._size
         dtype = result_type(self, other)
         return Spec(size, out_dtype or dtype, dev, dtype)
     return meta
@@ -67,12 +69,16 @@ def abs_meta(self):
                 self._storage.device)
 
 
+_add_broadcast_meta = binary_meta("add")
+
+
 def _add_meta(self, other, alpha=1):
-    spec = binary_meta("add")(self, other)
-    if isinstance(alpha, float) and not (spec.dtype.is_floating_point or spec.dtype.is_complex):
-        raise RuntimeError(f"For integral input tensors, argument alpha must not be a floating point number.")
-    if spec.dtype is _dt.bool and not isinstance(alpha, bool) and alpha not in (0, 1):
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    spec = _add_broadcast_meta(self, other)
+    if alpha.__class__ is not int or alpha != 1:
+        if isinstance(alpha, float) and not (spec.dtype.is_floating_point or spec.dtype.is_complex):
+            raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+        if spec.dtype is _dt.bool and not isinstance(alpha, bool) and alpha not in (0, 1):
+            raise RuntimeError("Boolean alpha only supported for Boolean results.")
     return spec
 
 
