@@ -18,3 +18,11 @@ for _name, _fn in compute_math.cpu_kernels().items():
     _lib.impl(_name, _fn, "CPU")
 for _name, _fn in kernels.INDUCTOR_KERNELS.items():
     _inductor.impl(_name, _fn, "CPU")
+
+# Quantization and attention kernels are written against the array module, so the device reuses them.
+from . import kernels_attention, kernels_quantized  # noqa: E402
+
+_generic_lib = Library("aten", "IMPL")
+for _mod in (kernels_quantized, kernels_attention):
+    _mod.register(_lib, "CPU")
+    _mod.register(_generic_lib, "PrivateUse1")

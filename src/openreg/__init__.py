@@ -21,6 +21,9 @@ from ._dispatch.ops import ops  # noqa: F401
 from . import library  # noqa: F401
 from . import aten as _aten  # noqa: F401  (defines the built-in operators)
 from . import _tensor_methods  # noqa: F401
+from .aten import attention_ops as _attention_ops, quantized_ops as _quantized_ops  # noqa: F401,E402
+from .aten.attention_ops import _fused_sdp_choice  # noqa: F401,E402
+from .aten.quantized_ops import quantize_per_tensor  # noqa: F401,E402
 from . import _tensor_methods_math  # noqa: F401,E402  (math methods and operators)
 from .functions_math import *  # noqa: F401,F403  (openreg.add, openreg.matmul, ...)
 from .factories import (  # noqa: F401
@@ -36,3 +39,8 @@ from .backends import cpu as _cpu_backend  # noqa: F401,E402
 from ._backend_loader import load_device_backend as _load_device_backend  # noqa: E402
 
 _load_device_backend()
+
+from .nn import functional as _nn_functional  # noqa: F401,E402  (openreg.nn.functional)
+from .backends.privateuseone.fallback import register_per_op_fallbacks as _per_op_fallbacks  # noqa: E402
+
+_per_op_fallbacks()  # sub.Tensor, index.Tensor, triu_indices, _foreach_add.List run on the CPU for the device

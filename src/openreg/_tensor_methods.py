@@ -121,6 +121,11 @@ def _to_copy(self, dtype, device, non_blocking=False):
     stride = self._stride if self.is_contiguous() else contiguous_strides(self._size)
     out = _empty_strided(tuple(self._size), stride, dtype=dtype, device=device)
     _copy_(out, self, non_blocking)
+    if self._backend_meta is not None:
+        from .utils.backend_meta import copy_backend_meta
+        copy_backend_meta(self, out)
+    if self._qparams is not None and dtype is self._dtype:
+        out._qparams = self._qparams
     return out
 
 
@@ -141,6 +146,8 @@ def detach(self):
     out = make_view(self, self._size, self._stride, self._offset)
     out._base = None
     out._requires_grad = False
+    if self._backend_meta is not None:
+        out._backend_meta = self._backend_meta   # shared, as PyTorch's shallow_copy_and_detach
     return out
 
 

@@ -5,3 +5,4 @@ from .backend_registration import (  # noqa: F401
     generate_methods_for_privateuse1_backend, get_privateuse1_backend_name, rename_privateuse1_backend,
 )
 from . import dispatch_mode  # noqa: F401
+from .backend_meta import get_tensor_metadata, set_tensor_metadata  # noqa: F401

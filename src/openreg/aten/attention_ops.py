@@ -1,0 +1,201 @@
+"""Scaled dot-product attention: the operators, the backend choice, argument checks and Meta kernels.
+
+``scaled_dot_product_attention`` (CompositeImplicitAutograd) asks ``_fused_sdp_choice`` which backend to use
+(PyTorch's ``SDPBackend`` numbering): the PrivateUse1 device answers ``OVERRIDEABLE`` and runs
+``_scaled_dot_product_fused_attention_overrideable`` (whose gradient is
+``_scaled_dot_product_fused_attention_overrideable_backward``); the CPU answers ``MATH`` and runs
+``_scaled_dot_product_attention_math``. Backends provide the array kernels
+(``openreg.backends.cpu.kernels_attention``).
+
+>>> import openreg
+>>> q = openreg.ones(1, 2, 4)
+>>> openreg.ops.aten._fused_sdp_choice.default(q, q, q) == SDPBackend.MATH
+True
+"""
+from __future__ import annotations
+
+import enum
+import math
+
+from .. import dtypes as _dt
+from ..library import Library
+
+
+class SDPBackend(enum.IntEnum):
+    """PyTorch's ``torch.nn.attention.SDPBackend`` values (what ``_fused_sdp_choice`` returns)."""
+
+    ERROR = -1
+    MATH = 0
+    FLASH_ATTENTION = 1
+    EFFICIENT_ATTENTION = 2
+    CUDNN_ATTENTION = 3
+    OVERRIDEABLE = 4
+
+
+SCHEMAS = [
+    (("scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+      "float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"), ()),
+    (("_fused_sdp_choice(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0.0, "
+      "bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> int"), ()),
+    (("_scaled_dot_product_attention_math(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, "
+      "float dropout_p=0.0, bool is_causal=False, Tensor? dropout_mask=None, *, float? scale=None, "
+      "bool enable_gqa=False) -> (Tensor, Tensor)"), ()),
+    (("_scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, "
+      "Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, "
+      "float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, "
+      "SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)"), ()),
+    (("_scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, "
+      "Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, "
+      "Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, "
+      "Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, "
+      "Tensor grad_attn_bias)"), ()),
+]
+
+
+def _fmt(t) -> str:
+    return f"{list(t._size)} {t._dtype.name} on {t.device}"
+
+
+def check_sdpa_args(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
+                    enable_gqa: bool = False) -> None:
+    """Shapes, dtypes and devices of an attention call (PyTorch's wording where it has one)."""
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        if t.dim() < 2:
+            raise RuntimeError(f"scaled_dot_product_attention: expected {name} to have at least 2 dimensions, "
+                               f"got {_fmt(t)}")
+        if not t._dtype.is_floating_point:
+            raise RuntimeError(f"scaled_dot_product_attention: expected {name} to be a floating point tensor, "
+                               f"got {_fmt(t)}")
+    if not (query._dtype is key._dtype is value._dtype):
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{query._dtype} key.dtype: {key._dtype} and value.dtype: {value._dtype} instead.")
+    devices = {query.device, key.device, value.device}
+    if attn_mask is not None:
+        devices.add(attn_mask.device)
+    if len(devices) > 1:
+        raise RuntimeError(f"Expected query, key, and value to have the same device type, but got query: "
+                           f"{query.device}, key: {key.device}, value: {value.device}"
+                           + ("" if attn_mask is None else f", attn_mask: {attn_mask.device}") + " instead.")
+    if query._size[-1] != key._size[-1]:
+        raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size "
+                           f"(last dimension), got query {_fmt(query)} and key {_fmt(key)}")
+    if key._size[-2] != value._size[-2]:
+        raise RuntimeError(f"scaled_dot_product_attention: key and value must have the same sequence length "
+                           f"(dimension -2), got key {_fmt(key)} and value {_fmt(value)}")
+    if not 0.0 <= dropout_p < 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1 (exclusive of 1), but got {dropout_p}")
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                           "is_causal=True")
+    if attn_mask is not None and not (attn_mask._dtype is _dt.bool or attn_mask._dtype is query._dtype):
+        raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {attn_mask._dtype} and  query.dtype: {query._dtype} instead.")
+    if enable_gqa:
+        hq, hk = query._size[-3] if query.dim() >= 3 else 1, key._size[-3] if key.dim() >= 3 else 1
+        if hq % hk:
+            raise RuntimeError(f"scaled_dot_product_attention: number of heads in key/value ({hk}) must divide "
+                               f"the number of heads in query ({hq})")
+
+
+def softmax_scale(query, scale) -> float:
+    """``scale`` or ``1/sqrt(E)`` for an embedding size ``E``."""
+    return float(scale) if scale is not None else 1.0 / math.sqrt(query._size[-1])
+
+
+def out_shapes(query, key, value) -> tuple:
+    """(output shape, logsumexp shape, attention-weights shape) with broadcast batch dimensions."""
+    from .meta_rules import broadcast_shapes
+    batch = broadcast_shapes(tuple(query._size[:-2]), tuple(key._size[:-2]), tuple(value._size[:-2]))
+    L, S, Ev = query._size[-2], key._size[-2], value._size[-1]
+    return batch + (L, Ev), batch + (L,), batch + (L, S)
+
+
+# -- backend choice (no data needed) -----------------------------------------------------------------------
+def fused_sdp_choice_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
+                          enable_gqa=False) -> int:
+    check_sdpa_args(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    return int(SDPBackend.MATH)
+
+
+def fused_sdp_choice_overrideable(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *,
+                                  scale=None, enable_gqa=False) -> int:
+    check_sdpa_args(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    return int(SDPBackend.OVERRIDEABLE)
+
+
+# -- the composite entry point -----------------------------------------------------------------------------
+def _sdpa_composite(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
+                    enable_gqa=False):
+    from .._dispatch.ops import ops
+    aten = ops.aten
+    choice = aten._fused_sdp_choice.default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
+                                            enable_gqa=enable_gqa)
+    gqa = enable_gqa and query.dim() >= 3 and key.dim() >= 3 and query._size[-3] != key._size[-3]
+    if choice == SDPBackend.OVERRIDEABLE and not gqa:
+        return aten._scaled_dot_product_fused_attention_overrideable.default(
+            query, key, value, attn_mask, dropout_p, is_causal, False, scale=scale)[0]
+    if choice in (SDPBackend.MATH, SDPBackend.OVERRIDEABLE):
+        return aten._scaled_dot_product_attention_math.default(
+            query, key, value, attn_mask, dropout_p, is_causal, None, scale=scale, enable_gqa=enable_gqa)[0]
+    raise RuntimeError(f"scaled_dot_product_attention: no attention backend for query {_fmt(query)}")
+
+
+# -- Meta kernels ------------------------------------------------------------------------------------------
+def _empty(size, dtype, device):
+    from .structured import empty_tensor
+    return empty_tensor(tuple(size), dtype, device)
+
+
+def _meta_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, dropout_mask=None, *,
+               scale=None, enable_gqa=False):
+    check_sdpa_args(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
+    o, _, w = out_shapes(query, key, value)
+    return _empty(o, query._dtype, query.device), _empty(w, query._dtype, query.device)
+
+
+def _meta_fused(query, key, value, attn_bias=None, dropout_p=0.0, is_causal=False, return_debug_mask=False, *,
+                scale=None):
+    check_sdpa_args(query, key, value, attn_bias, dropout_p, is_causal)
+    o, lse, w = out_shapes(query, key, value)
+    dev = query.device
+    return (_empty(o, query._dtype, dev), _empty(lse, _dt.float32, dev), _empty((0,), _dt.int32, dev),
+            _empty((0,), _dt.int32, dev), query._size[-2], key._size[-2], _empty((), _dt.int64, dev),
+            _empty((), _dt.int64, dev), _empty(w if return_debug_mask else (0,), _dt.float32, dev))
+
+
+def _meta_fused_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q,
+                         cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, *,
+                         scale=None):
+    dev = query.device
+    has_bias = attn_bias.numel() > 0
+    grads = [_empty(t._size, t._dtype, dev) if want else None
+             for t, want in zip((query, key, value), grad_input_mask[:3])]
+    gb = _empty(attn_bias._size, attn_bias._dtype, dev) if grad_input_mask[3] and has_bias else None
+    return (*grads, gb)
+
+
+_def = Library("aten", "FRAGMENT")
+for _schema, _tags in SCHEMAS:
+    _def.define(_schema, tags=_tags)
+_kernels = Library("aten", "IMPL")
+_kernels.impl("scaled_dot_product_attention", _sdpa_composite, "CompositeImplicitAutograd")
+_kernels.impl("_fused_sdp_choice", fused_sdp_choice_math, "CPU")
+_kernels.impl("_fused_sdp_choice", fused_sdp_choice_math, "Meta")
+_kernels.impl("_fused_sdp_choice", fused_sdp_choice_overrideable, "PrivateUse1")
+_kernels.impl("_scaled_dot_product_attention_math", _meta_math, "Meta")
+_kernels.impl("_scaled_dot_product_fused_attention_overrideable", _meta_fused, "Meta")
+_kernels.impl("_scaled_dot_product_fused_attention_overrideable_backward", _meta_fused_backward, "Meta")
+
+
+def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False, *,
+                      scale: float | None = None, enable_gqa: bool = False) -> int:
+    """Which attention backend ``scaled_dot_product_attention`` uses for these inputs (an ``SDPBackend`` value).
+
+    >>> import openreg
+    >>> x = openreg.ones(1, 2, 4)
+    >>> openreg._fused_sdp_choice(x, x, x)
+    0
+    """
+    from .._dispatch.ops import ops
+    return ops.aten._fused_sdp_choice.default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
+                                              enable_gqa=enable_gqa)
