@@ -26,6 +26,9 @@ from .aten.attention_ops import _fused_sdp_choice  # noqa: F401,E402
 from .aten.quantized_ops import quantize_per_tensor  # noqa: F401,E402
 from . import _tensor_methods_math  # noqa: F401,E402  (math methods and operators)
 from .functions_math import *  # noqa: F401,F403  (openreg.add, openreg.matmul, ...)
+from . import _tensor_methods_views  # noqa: F401,E402  (views, indexing, copies, new_*)
+from .functions_tensor import *  # noqa: F401,F403,E402  (openreg.cat, openreg.arange, ...)
+from .memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E402,E501
 from .factories import (  # noqa: F401
     as_tensor, empty, empty_strided, from_numpy, full, ones, tensor, zeros,
 )
@@ -44,3 +47,11 @@ from .nn import functional as _nn_functional  # noqa: F401,E402  (openreg.nn.fun
 from .backends.privateuseone.fallback import register_per_op_fallbacks as _per_op_fallbacks  # noqa: E402
 
 _per_op_fallbacks()  # sub.Tensor, index.Tensor, triu_indices, _foreach_add.List run on the CPU for the device
+
+# Autograd: the engine, grad modes, the Autograd kernels of every op with a formula, tensor methods.
+from . import autograd  # noqa: F401,E402
+from .autograd.grad_mode import (  # noqa: F401,E402
+    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
+)
+from .autograd import _registration as _autograd_registration  # noqa: F401,E402
+from . import _tensor_methods_autograd  # noqa: F401,E402

@@ -1,0 +1,137 @@
+"""Autograd methods of Tensor: ``backward``, ``register_hook``, ``retain_grad``, ``grad_fn``/``is_leaf``/
+``requires_grad`` (aware of views whose base changed in place), ``register_post_accumulate_grad_hook``,
+``detach_``.
+
+>>> import openreg
+>>> x = openreg.ones(2, requires_grad=True)
+>>> y = x * 2
+>>> y.retain_grad()
+>>> y.sum().backward()
+>>> y.grad.tolist(), x.grad.tolist()
+([1.0, 1.0], [2.0, 2.0])
+"""
+from __future__ import annotations
+
+import weakref
+
+from . import _tensor_methods
+from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, requires_grad_of
+from .autograd.meta import get_meta
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
+    """Accumulate the gradient of this tensor into the leaves' ``.grad``.
+
+    >>> import openreg
+    >>> x = openreg.tensor([2.0], requires_grad=True)
+    >>> (x * x).backward(openreg.ones(1)); x.grad.tolist()
+    [4.0]
+    """
+    from .autograd import backward as _backward
+    _backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs=inputs)
+
+
+def _need_grad(self, what: str) -> None:
+    if not requires_grad_of(self):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+
+
+def register_hook(self, hook) -> RemovableHandle:
+    """Run ``hook(grad)`` when this tensor's gradient is computed; a returned tensor replaces it.
+
+    >>> import openreg
+    >>> x = openreg.ones(2, requires_grad=True)
+    >>> h = x.register_hook(lambda g: g * 10)
+    >>> (x * 1).sum().backward(); x.grad.tolist()
+    [10.0, 10.0]
+    """
+    _need_grad(self, "hook")
+    fn = grad_fn_of(self)
+    if fn is None:
+        return _add_hook(get_meta(self).hooks, hook)
+    return _add_hook(fn._tensor_pre_hooks.setdefault(self._output_nr, []), hook)
+
+
+def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+    """Run ``hook(tensor)`` after a leaf's ``.grad`` has been updated by backward.
+
+    >>> import openreg
+    >>> x = openreg.ones(1, requires_grad=True)
+    >>> seen = []
+    >>> h = x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.item()))
+    >>> (x * 3).sum().backward(); seen
+    [3.0]
+    """
+    if not requires_grad_of(self):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    if grad_fn_of(self) is not None:
+        raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+    return _add_hook(get_meta(self).post_acc_hooks, hook)
+
+
+def retain_grad(self) -> None:
+    """Make backward populate ``.grad`` of this non-leaf tensor (no-op on leaves)."""
+    if not requires_grad_of(self):
+        raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    fn = grad_fn_of(self)
+    if fn is None:
+        return
+    get_meta(self).retains_grad = True
+    fn._retains[self._output_nr] = weakref.ref(self)
+
+
+def _retains_grad(self) -> bool:
+    m = self._ameta
+    if m is None or not m.retains_grad:
+        return False
+    fn = grad_fn_of(self)
+    return fn is not None and fn._retains.get(self._output_nr) is not None
+
+
+def _grad_fn(self):
+    return grad_fn_of(self) if self._base is not None else self._grad_fn
+
+
+def _is_leaf(self) -> bool:
+    return _grad_fn(self) is None
+
+
+def _get_requires_grad(self) -> bool:
+    return self._requires_grad or (self._base is not None and requires_grad_of(self))
+
+
+def _set_requires_grad(self, value: bool) -> None:
+    self.requires_grad_(value)
+
+
+def requires_grad_(self, requires_grad: bool = True):
+    """Set whether autograd records operations on this leaf tensor."""
+    if _grad_fn(self) is not None and not requires_grad:
+        raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                           "computed variable in a subgraph that doesn't require differentiation use var_no_grad = "
+                           "var.detach().")
+    if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    if _grad_fn(self) is None:
+        self._requires_grad = bool(requires_grad)
+    return self
+
+
+def detach_(self):
+    """Detach this tensor from the graph in place (it becomes a leaf)."""
+    if self._base is not None and requires_grad_of(self):
+        raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                           "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
+                           "DDP buckets, and hence detach_() cannot be called on these gradients. To fix this "
+                           "error, please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py "
+                           "as the solution.")
+    self._grad_fn, self._output_nr, self._requires_grad = None, 0, False
+    return self
+
+
+_tensor_methods.install({
+    "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,
+    "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook, "requires_grad_": requires_grad_,
+    "detach_": detach_, "grad_fn": property(_grad_fn), "is_leaf": property(_is_leaf),
+    "requires_grad": property(_get_requires_grad, _set_requires_grad), "retains_grad": property(_retains_grad),
+})

@@ -1,0 +1,540 @@
+"""The derivatives table: backward (VJP) and forward (JVP) formulas of every differentiable operator.
+
+One entry per operator overload, keyed by PyTorch's name (``"aten::mul.Tensor"``), JAX/PyTorch style: a
+formula per differentiable input, written with tensor ops so that it is itself differentiable (double
+backward). Backward formulas get the output gradient ``g`` (a list for multi-output ops) and ``a``, the op's
+arguments (``a.self``, ``a.other``, ``a.result``, ``a.dim``; ``a.size("self")`` for metadata of tensors that are
+not saved). Gradients may have the broadcast shape or another float dtype: the engine reduces and casts them.
+Forward formulas get one input's tangent ``t`` and ``a``; absent tangents are symbolic zeros (skipped).
+``pointwise=True`` reuses the backward formula as the JVP (true for elementwise ops), ``linear=True`` applies
+the op itself to the tangent (views, reductions, copies).
+
+>>> from openreg.aten.derivatives import DERIVATIVES
+>>> DERIVATIVES["aten::mul.Tensor"].name, sorted(DERIVATIVES["aten::mul.Tensor"].bwd)
+('MulBackward0', ['other', 'self'])
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._dispatch.ops import ops
+from ..tensor import Tensor
+
+
+class Derivative:
+    """One table entry."""
+
+    __slots__ = ("bwd", "jvp", "jvp_uses_self", "name", "nondiff", "op", "save")
+
+    def __init__(self, op: str, name: str, save: tuple, bwd: dict, jvp: dict | None, nondiff: bool = False,
+                 jvp_uses_self: bool = True) -> None:
+        self.op, self.name, self.save, self.bwd, self.jvp, self.nondiff = op, name, save, bwd, jvp, nondiff
+        self.jvp_uses_self = jvp_uses_self
+
+    def __repr__(self) -> str:
+        return f"Derivative({self.op}, {self.name})"
+
+
+DERIVATIVES: dict[str, Derivative] = {}
+
+
+def _node_name(op: str, index: int) -> str:
+    base = op.split("::")[-1].split(".")[0].strip("_")
+    return "".join(p[:1].upper() + p[1:] for p in base.split("_") if p) + f"Backward{index}"
+
+
+def _overload(op: str):
+    name = op.split("::")[-1]
+    packet, _, ov = name.partition(".")
+    return getattr(getattr(ops.aten, packet), ov or "default")
+
+
+def defderiv(op: str, *, save: str = "", index: int = 0, name: str | None = None, pointwise: bool = False,
+             linear: bool = False, jvp: dict | None = None, **bwd: Callable) -> None:
+    """Add a table entry for ``op`` (``"aten::name.overload"``); ``bwd`` maps input names to VJP formulas."""
+    if pointwise:
+        jvp = dict(bwd)
+    elif linear:
+        jvp = {n: _linear_jvp(op, n) for n in bwd}
+    uses_self = "self" in save.split()
+    DERIVATIVES[op] = Derivative(op, name or _node_name(op, index), tuple(save.split()), bwd, jvp,
+                                 jvp_uses_self=uses_self)
+
+
+def nondiff(*names: str) -> None:
+    """Ops whose outputs never require grad (random/like factories, sign-like steps)."""
+    for op in names:
+        DERIVATIVES[op] = Derivative(op, _node_name(op, 0), (), {}, {}, nondiff=True)
+
+
+def _linear_jvp(op: str, arg: str):
+    def jvp(t, a):
+        overload = _overload(op)
+        schema = overload._schema
+        kwargs = {}
+        for x in schema.arguments:
+            kwargs[x.name] = t if x.name == arg else getattr(a, x.name)
+        return overload(**kwargs)
+    return jvp
+
+
+# -- helpers (all through tensor ops, so formulas are differentiable) ---------------------------------
+
+def _A(name: str):
+    return _overload("aten::" + name)
+
+
+def _zeros(size, like: Tensor) -> Tensor:
+    from ..tensor import contiguous_strides
+    out = _A("empty_strided")(tuple(size), contiguous_strides(tuple(size)), dtype=like.dtype, device=like.device)
+    return _A("zero_")(out)
+
+
+def _mask(cond: Tensor, like: Tensor) -> Tensor:
+    return cond.to(like.dtype)
+
+
+def _sign(x: Tensor) -> Tensor:
+    return _mask(x > 0, x) - _mask(x < 0, x)
+
+
+def _dims(dim, ndim: int) -> list:
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(ndim))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return sorted(d % ndim if ndim else 0 for d in dims)
+
+
+def _unreduce(g: Tensor, size, dim, keepdim: bool) -> Tensor:
+    """Expand a reduction's gradient back to the input size."""
+    size = tuple(size)
+    if not keepdim and len(size):
+        for d in _dims(dim, len(size)):
+            g = g.unsqueeze(d)
+    return g.expand(size)
+
+
+def _numel(size, dims=None) -> int:
+    n = 1
+    for i, s in enumerate(size):
+        if dims is None or i in dims:
+            n *= s
+    return n
+
+
+def _scalar(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+# -- pointwise unary ------------------------------------------------------------------------------------
+
+def _unary(name: str, save: str, f, index: int = 0) -> None:
+    for op in (f"aten::{name}", f"aten::{name}_"):
+        defderiv(op, save=save, pointwise=True, index=index, name=_node_name(f"aten::{name}", index), self=f)
+
+
+_unary("abs", "self", lambda g, a: g * _sign(a.self))
+_unary("neg", "", lambda g, a: -g)
+_unary("exp", "result", lambda g, a: g * a.result)
+_unary("log", "self", lambda g, a: g / a.self)
+_unary("sqrt", "result", lambda g, a: g / (a.result * 2))
+_unary("rsqrt", "result", lambda g, a: g * a.result * a.result * a.result * -0.5)
+_unary("sin", "self", lambda g, a: g * a.self.cos())
+_unary("cos", "self", lambda g, a: -(g * a.self.sin()))
+_unary("tanh", "result", lambda g, a: g * (1 - a.result * a.result))
+_unary("sigmoid", "result", lambda g, a: g * a.result * (1 - a.result))
+_unary("relu", "result", lambda g, a: g * _mask(a.result > 0, g))
+_unary("reciprocal", "result", lambda g, a: -(g * a.result * a.result))
+
+
+def _clamp_grad(g, a):
+    x = a.self
+    keep = None
+    lo, hi = getattr(a, "min", None), getattr(a, "max", None)
+    if lo is not None:
+        keep = x >= lo
+    if hi is not None:
+        k2 = x <= hi
+        keep = k2 if keep is None else _mask(keep, x) * _mask(k2, x) > 0
+    return g if keep is None else g * _mask(keep, g)
+
+
+for _op in ("aten::clamp", "aten::clamp_"):
+    defderiv(_op, save="self", pointwise=True, name="ClampBackward1", self=_clamp_grad)
+for _op in ("aten::clamp.Tensor", "aten::clamp_.Tensor"):
+    defderiv(_op, save="self min max", name="ClampBackward0", pointwise=True, self=_clamp_grad)
+
+
+def _pow_scalar_grad(g, a):
+    e = _scalar(a.exponent)
+    if e == 0:
+        return g * 0
+    return g * e * a.self.pow(e - 1)
+
+
+for _op in ("aten::pow.Tensor_Scalar", "aten::pow_.Scalar"):
+    defderiv(_op, save="self", pointwise=True, name="PowBackward0", self=_pow_scalar_grad)
+
+
+def _pow_tt_exp(g, a):
+    base, res = a.self, a.result
+    logb = _A("where.self")(base > 0, base, _zeros((), base) + 1).log() if _has("where.self") else base.log()
+    return g * res * logb
+
+
+for _op in ("aten::pow.Tensor_Tensor", "aten::pow_.Tensor"):
+    defderiv(_op, save="self exponent result", pointwise=True, name="PowBackward1",
+             self=lambda g, a: g * a.exponent * a.self.pow(a.exponent - 1), exponent=_pow_tt_exp)
+defderiv("aten::pow.Scalar", save="result", pointwise=True, name="PowBackward2",
+         exponent=lambda g, a: g * a.result * _log_scalar(a.self))
+
+
+def _log_scalar(x) -> float:
+    import math
+    return math.log(_scalar(x))
+
+
+def _has(name: str) -> bool:
+    from .._dispatch import dispatcher
+    return dispatcher.find("aten::" + name) is not None
+
+
+# -- pointwise binary -----------------------------------------------------------------------------------
+
+for _op in ("aten::add.Tensor", "aten::add_.Tensor"):
+    defderiv(_op, pointwise=True, name="AddBackward0", self=lambda g, a: g, other=lambda g, a: g * a.alpha
+             if _scalar(a.alpha) != 1 else g)
+for _op in ("aten::add.Scalar", "aten::add_.Scalar"):
+    defderiv(_op, pointwise=True, name="AddBackward1", self=lambda g, a: g)
+for _op in ("aten::sub.Tensor", "aten::sub_.Tensor"):
+    defderiv(_op, pointwise=True, name="SubBackward0", self=lambda g, a: g,
+             other=lambda g, a: -(g * a.alpha) if _scalar(a.alpha) != 1 else -g)
+for _op in ("aten::sub.Scalar", "aten::sub_.Scalar"):
+    defderiv(_op, pointwise=True, name="SubBackward1", self=lambda g, a: g)
+defderiv("aten::rsub.Tensor", pointwise=True, name="RsubBackward0", self=lambda g, a: -(g * a.alpha),
+         other=lambda g, a: g)
+defderiv("aten::rsub.Scalar", pointwise=True, name="RsubBackward1", self=lambda g, a: -(g * a.alpha))
+for _op in ("aten::mul.Tensor", "aten::mul_.Tensor"):
+    defderiv(_op, save="self other", pointwise=True, name="MulBackward0", self=lambda g, a: g * a.other,
+             other=lambda g, a: g * a.self)
+for _op in ("aten::mul.Scalar", "aten::mul_.Scalar"):
+    defderiv(_op, pointwise=True, name="MulBackward1", self=lambda g, a: g * a.other)
+for _op in ("aten::div.Tensor", "aten::div_.Tensor"):
+    defderiv(_op, save="self other", pointwise=True, name="DivBackward0", self=lambda g, a: g / a.other,
+             other=lambda g, a: -(g * a.self) / (a.other * a.other))
+for _op in ("aten::div.Scalar", "aten::div_.Scalar"):
+    defderiv(_op, pointwise=True, name="DivBackward1", self=lambda g, a: g / a.other)
+
+
+def _div_mode_check(g, a):
+    if a.rounding_mode is None:
+        return g / a.other
+    return g * 0
+
+
+for _op in ("aten::div.Tensor_mode", "aten::div_.Tensor_mode"):
+    defderiv(_op, save="self other", pointwise=True, name="DivBackward2", self=_div_mode_check,
+             other=lambda g, a: -(g * a.self) / (a.other * a.other) if a.rounding_mode is None else g * 0)
+
+
+def _max_min(greater: bool):
+    def self_grad(g, a):
+        x, y = a.self, a.other
+        win = (x > y) if greater else (x < y)
+        return g * (_mask(win, g) + _mask(x == y, g) * 0.5)
+
+    def other_grad(g, a):
+        x, y = a.self, a.other
+        win = (y > x) if greater else (y < x)
+        return g * (_mask(win, g) + _mask(x == y, g) * 0.5)
+    return self_grad, other_grad
+
+
+_mx, _my = _max_min(True)
+defderiv("aten::maximum", save="self other", pointwise=True, self=_mx, other=_my)
+_nx, _ny = _max_min(False)
+defderiv("aten::minimum", save="self other", pointwise=True, self=_nx, other=_ny)
+defderiv("aten::where.self", save="condition", pointwise=True,
+         self=lambda g, a: g * _mask(a.condition, g), other=lambda g, a: g * (1 - _mask(a.condition, g)))
+nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round", "aten::trunc",
+        "aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like", "aten::rand_like",
+        "aten::randn_like", "aten::detach", "aten::floor_divide", "aten::bernoulli", "aten::bernoulli_.float",
+        "aten::uniform_", "aten::normal_", "aten::random_", "aten::rand", "aten::randn")
+defderiv("aten::remainder.Tensor", save="self other", name="RemainderBackward1", self=lambda g, a: g,
+         other=lambda g, a: -(g * (a.self / a.other).floor()))
+defderiv("aten::remainder.Scalar", name="RemainderBackward0", pointwise=True, self=lambda g, a: g)
+
+# -- reductions -------------------------------------------------------------------------------------------
+
+defderiv("aten::sum", linear=True, self=lambda g, a: g.expand(a.size("self")))
+defderiv("aten::sum.dim_IntList", linear=True, index=1,
+         self=lambda g, a: _unreduce(g, a.size("self"), a.dim, a.keepdim))
+defderiv("aten::mean", linear=True,
+         self=lambda g, a: g.expand(a.size("self")) / max(_numel(a.size("self")), 1))
+defderiv("aten::mean.dim", linear=True, index=1,
+         self=lambda g, a: _unreduce(g, a.size("self"), a.dim, a.keepdim)
+         / max(_numel(a.size("self"), _dims(a.dim, len(a.size("self")))), 1))
+
+
+def _prod_grad(g, a):
+    x = a.self
+    if a.size("self") == () or x.numel() == 0:
+        return g.expand(a.size("self"))
+    return _unreduce(g * a.result, a.size("self"), None, False) / x
+
+
+def _prod_dim_grad(g, a):
+    return _unreduce(g * a.result, a.size("self"), a.dim, a.keepdim) / a.self
+
+
+defderiv("aten::prod", save="self result", self=_prod_grad,
+         jvp={"self": lambda t, a: (t * a.result / a.self).sum()})
+defderiv("aten::prod.dim_int", save="self result", index=1, self=_prod_dim_grad,
+         jvp={"self": lambda t, a: (t * _unreduce(a.result, a.size("self"), a.dim, a.keepdim) / a.self)
+              .sum(a.dim, a.keepdim)})
+
+
+def _amax_grad(g, a):
+    size = a.size("self")
+    dims = _dims(a.dim, len(size))
+    res = _unreduce(a.result, size, dims, a.keepdim)
+    mask = _mask(a.self == res, a.self)
+    count = mask.sum(dims, True) if len(size) else mask
+    return _unreduce(g, size, dims, a.keepdim) * mask / count
+
+
+def _amax_jvp(t, a):
+    size = a.size("self")
+    dims = _dims(a.dim, len(size))
+    res = _unreduce(a.result, size, dims, a.keepdim)
+    mask = _mask(a.self == res, a.self)
+    if not len(size):
+        return t
+    return (t * mask).sum(dims, a.keepdim) / mask.sum(dims, a.keepdim)
+
+
+defderiv("aten::amax", save="self result", self=_amax_grad, jvp={"self": _amax_jvp})
+defderiv("aten::amin", save="self result", self=_amax_grad, jvp={"self": _amax_jvp})
+
+
+def _softmax_grad(g, a):
+    y = a.result
+    gy = g * y
+    return gy - y * gy.sum(a.dim, True)
+
+
+def _log_softmax_grad(g, a):
+    return g - a.result.exp() * g.sum(a.dim, True)
+
+
+defderiv("aten::_softmax", save="result", name="SoftmaxBackward0", self=_softmax_grad,
+         jvp={"self": lambda t, a: a.result * (t - (t * a.result).sum(a.dim, True))})
+defderiv("aten::_log_softmax", save="result", name="LogSoftmaxBackward0", self=_log_softmax_grad,
+         jvp={"self": lambda t, a: t - (t * a.result.exp()).sum(a.dim, True)})
+defderiv("aten::softmax.int", save="result", name="SoftmaxBackward0", self=_softmax_grad,
+         jvp={"self": lambda t, a: a.result * (t - (t * a.result).sum(a.dim, True))})
+defderiv("aten::log_softmax.int", save="result", name="LogSoftmaxBackward0", self=_log_softmax_grad,
+         jvp={"self": lambda t, a: t - (t * a.result.exp()).sum(a.dim, True)})
+
+# -- linear algebra ------------------------------------------------------------------------------------------
+
+defderiv("aten::mm", save="self mat2", self=lambda g, a: g.mm(a.mat2.t()), mat2=lambda g, a: a.self.t().mm(g),
+         jvp={"self": lambda t, a: t.mm(a.mat2), "mat2": lambda t, a: a.self.mm(t)})
+defderiv("aten::bmm", save="self mat2", self=lambda g, a: g.bmm(a.mat2.transpose(1, 2)),
+         mat2=lambda g, a: a.self.transpose(1, 2).bmm(g),
+         jvp={"self": lambda t, a: t.bmm(a.mat2), "mat2": lambda t, a: a.self.bmm(t)})
+
+
+def _scaled(x, s):
+    s = _scalar(s)
+    return x if s == 1 else x * s
+
+
+for _op in ("aten::addmm", "aten::addmm_"):
+    defderiv(_op, save="mat1 mat2", name="AddmmBackward0", self=lambda g, a: _scaled(g, a.beta),
+             mat1=lambda g, a: _scaled(g.mm(a.mat2.t()), a.alpha),
+             mat2=lambda g, a: _scaled(a.mat1.t().mm(g), a.alpha),
+             jvp={"self": lambda t, a: _scaled(t, a.beta), "mat1": lambda t, a: _scaled(t.mm(a.mat2), a.alpha),
+                  "mat2": lambda t, a: _scaled(a.mat1.mm(t), a.alpha)})
+defderiv("aten::dot", save="self tensor", self=lambda g, a: g * a.tensor, tensor=lambda g, a: g * a.self,
+         jvp={"self": lambda t, a: (t * a.tensor).sum(), "tensor": lambda t, a: (a.self * t).sum()})
+defderiv("aten::outer", save="self vec2", self=lambda g, a: (g * a.vec2).sum(1),
+         vec2=lambda g, a: (g * a.self.unsqueeze(1)).sum(0),
+         jvp={"self": lambda t, a: t.unsqueeze(1) * a.vec2, "vec2": lambda t, a: a.self.unsqueeze(1) * t})
+
+
+def _matmul_self(g, a):
+    x, y = a.self, a.other
+    if x.dim() == 1 and y.dim() == 1:
+        return g * y
+    if y.dim() == 1:
+        return g.unsqueeze(-1) * y
+    if x.dim() == 1:
+        return (g.unsqueeze(-2).matmul(y.transpose(-1, -2))).squeeze(-2)
+    return g.matmul(y.transpose(-1, -2))
+
+
+def _matmul_other(g, a):
+    x, y = a.self, a.other
+    if x.dim() == 1 and y.dim() == 1:
+        return g * x
+    if x.dim() == 1:
+        return x.unsqueeze(-1) * g.unsqueeze(-2)
+    if y.dim() == 1:
+        r = x.transpose(-1, -2).matmul(g.unsqueeze(-1)).squeeze(-1)
+        return r.reshape(-1, y.shape[0]).sum(0) if r.dim() > 1 else r
+    return x.transpose(-1, -2).matmul(g)
+
+
+defderiv("aten::matmul", save="self other", self=_matmul_self, other=_matmul_other,
+         jvp={"self": lambda t, a: t.matmul(a.other), "other": lambda t, a: a.self.matmul(t)})
+
+# -- views and shape ops -------------------------------------------------------------------------------------
+
+defderiv("aten::view", linear=True, self=lambda g, a: g.reshape(a.size("self")))
+defderiv("aten::_unsafe_view", linear=True, self=lambda g, a: g.reshape(a.size("self")))
+defderiv("aten::reshape", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size("self")))
+defderiv("aten::view_as", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size("self")))
+defderiv("aten::alias", linear=True, self=lambda g, a: g)
+defderiv("aten::flatten.using_ints", linear=True, name="ViewBackward0",
+         self=lambda g, a: g.reshape(a.size("self")))
+defderiv("aten::unflatten.int", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size("self")))
+defderiv("aten::t", linear=True, self=lambda g, a: g.t())
+defderiv("aten::transpose.int", linear=True, self=lambda g, a: g.transpose(a.dim0, a.dim1))
+defderiv("aten::movedim.int", linear=True, self=lambda g, a: g.movedim(a.destination, a.source))
+
+
+def _inverse_perm(dims, ndim: int) -> list:
+    dims = [d % ndim for d in dims]
+    inv = [0] * ndim
+    for i, d in enumerate(dims):
+        inv[d] = i
+    return inv
+
+
+defderiv("aten::permute", linear=True, self=lambda g, a: g.permute(_inverse_perm(a.dims, len(a.size("self")))))
+
+
+def _sum_to(g, size):
+    from ..autograd._ops import sum_to
+    return sum_to(g, size)
+
+
+defderiv("aten::expand", linear=True, self=lambda g, a: _sum_to(g, a.size("self")))
+defderiv("aten::expand_as", linear=True, name="ExpandBackward0", self=lambda g, a: _sum_to(g, a.size("self")))
+for _op, _i in (("aten::squeeze", 0), ("aten::squeeze.dim", 1), ("aten::squeeze.dims", 2),
+                ("aten::unsqueeze", 0)):
+    defderiv(_op, linear=True, index=_i, self=lambda g, a: g.reshape(a.size("self")))
+
+
+def _scatter_into_zeros(view_fn):
+    """Backward of a view that selects part of its input: zeros with the slice set to the gradient."""
+    def bwd(g, a):
+        z = _zeros(a.size("self"), g)
+        view_fn(z, a).copy_(g)
+        return z
+    return bwd
+
+
+defderiv("aten::narrow", linear=True, self=_scatter_into_zeros(lambda z, a: z.narrow(a.dim, a.start, a.length)))
+defderiv("aten::select.int", linear=True,
+         self=_scatter_into_zeros(lambda z, a: _A("select.int")(z, a.dim, a.index)))
+defderiv("aten::slice.Tensor", linear=True,
+         self=_scatter_into_zeros(lambda z, a: _A("slice.Tensor")(z, a.dim, a.start, a.end, a.step)))
+defderiv("aten::diagonal", linear=True,
+         self=_scatter_into_zeros(lambda z, a: _A("diagonal")(z, a.offset, a.dim1, a.dim2)))
+
+
+def _as_strided_grad(g, a):
+    from ..autograd._ops import zeros_with_geometry
+    buf = zeros_with_geometry(g, a.size("self"), a.stride("self"))
+    self_offset = a.meta("self")[4]
+    offset = a.storage_offset if a.storage_offset is not None else self_offset
+    _A("as_strided")(buf, a.size, a.stride, offset - self_offset).copy_(g)
+    return buf
+
+
+defderiv("aten::as_strided", linear=True, self=_as_strided_grad)
+
+
+def _fill_missing(g: list, a) -> list:
+    return [x if x is not None else _zeros(m[0], _proto(g)).to(m[1]) for x, m in zip(g, a.out_meta)]
+
+
+def _proto(g: list):
+    return next(x for x in g if x is not None)
+
+
+defderiv("aten::unbind.int", linear=True, self=lambda g, a: _A("stack")(_fill_missing(g, a), a.dim))
+for _op in ("aten::split.Tensor", "aten::split_with_sizes", "aten::chunk"):
+    defderiv(_op, linear=True, self=lambda g, a: _A("cat")(_fill_missing(g, a), a.dim))
+
+
+def _cat_grad(g, a):
+    out, off = [], 0
+    dim = a.dim
+    for m in a.meta("tensors"):
+        size = m[0]
+        if len(size) == 1 and size[0] == 0 and g.dim() != 1:
+            out.append(None)
+            continue
+        d = dim % g.dim()
+        out.append(g.narrow(d, off, size[d]))
+        off += size[d]
+    return out
+
+
+def _list_tangents(ts: list, a, name: str) -> list:
+    return [t if t is not None else _zeros(m[0], _proto(ts)).to(m[1]) for t, m in zip(ts, a.meta(name))]
+
+
+DERIVATIVES["aten::cat"] = Derivative("aten::cat", "CatBackward0", (), {"tensors": _cat_grad},
+                                      {"tensors": lambda t, a: _A("cat")(_list_tangents(t, a, "tensors"), a.dim)})
+DERIVATIVES["aten::stack"] = Derivative(
+    "aten::stack", "StackBackward0", (), {"tensors": lambda g, a: list(g.unbind(a.dim))},
+    {"tensors": lambda t, a: _A("stack")(_list_tangents(t, a, "tensors"), a.dim)})
+
+# -- copies -------------------------------------------------------------------------------------------------
+
+defderiv("aten::clone", linear=True, self=lambda g, a: g)
+defderiv("aten::contiguous", linear=True, name="CloneBackward0", self=lambda g, a: g)
+defderiv("aten::_to_copy", linear=True, self=lambda g, a: g.to(device=a.device("self"), dtype=a.dtype("self")))
+defderiv("aten::copy_", name="CopyBackwards", self=lambda g, a: None,
+         src=lambda g, a: g.to(device=a.device("src"), dtype=a.dtype("src")),
+         jvp={"src": lambda t, a: t.to(device=a.device("self"), dtype=a.dtype("self"))})
+defderiv("aten::fill_.Scalar", name="FillBackward0", self=lambda g, a: None, jvp={})
+defderiv("aten::fill_.Tensor", name="FillBackward1", self=lambda g, a: None, value=lambda g, a: g.sum(),
+         jvp={"value": lambda t, a: t.expand(a.size("self"))})
+defderiv("aten::fill.Scalar", name="FillBackward0", self=lambda g, a: None, jvp={})
+defderiv("aten::zero_", name="ZeroBackward0", self=lambda g, a: None, jvp={})
+
+# -- indexing (defined by other modules; registered when present) ----------------------------------------
+
+defderiv("aten::masked_fill.Scalar", save="mask", pointwise=True,
+         self=lambda g, a: g * (1 - _mask(a.mask, g)))
+defderiv("aten::masked_fill_.Scalar", save="mask", pointwise=True, name="MaskedFillBackward0",
+         self=lambda g, a: g * (1 - _mask(a.mask, g)))
+
+
+def _index_grad(g, a):
+    z = _zeros(a.size("self"), g)
+    return _A("index_put")(z, a.indices, g, True)
+
+
+defderiv("aten::index.Tensor", save="indices", self=_index_grad,
+         jvp={"self": lambda t, a: _A("index.Tensor")(t, a.indices)})
+
+
+def _gather_grad(g, a):
+    z = _zeros(a.size("self"), g)
+    return _A("scatter_add")(z, a.dim, a.index, g)
+
+
+defderiv("aten::gather", save="index", self=_gather_grad,
+         jvp={"self": lambda t, a: _A("gather")(t, a.dim, a.index)})
+
+
+def registered_ops() -> list[str]:
+    """Names of the table's ops that are currently defined in the dispatcher."""
+    from .._dispatch import dispatcher
+    return [op for op in DERIVATIVES if dispatcher.find(op) is not None]

@@ -1,0 +1,76 @@
+"""Small helpers the autograd package uses to build tensors through the dispatcher (so that they are
+recorded under ``create_graph``).
+
+>>> import openreg
+>>> from openreg.autograd._ops import zeros_with_geometry
+>>> zeros_with_geometry(openreg.ones(2, 3).t()).stride()
+(1, 3)
+"""
+from __future__ import annotations
+
+from .._dispatch.ops import ops
+
+
+def aten(name: str):
+    """``ops.aten.<op>.<overload>`` from ``"op.overload"`` (``"op"`` for the default overload)."""
+    op, _, overload = name.partition(".")
+    return getattr(getattr(ops.aten, op), overload or "default")
+
+
+def zeros_with_geometry(t, size=None, stride=None):
+    """Zeros with ``t``'s sizes and strides (or the given ones), offset 0, on ``t``'s device."""
+    size = tuple(t._size) if size is None else tuple(size)
+    stride = tuple(t._stride) if stride is None else tuple(stride)
+    out = aten("empty_strided")(size, stride, dtype=t._dtype, device=t.device)
+    return aten("zero_")(out)
+
+
+def is_dense(size, stride) -> bool:
+    """Whether the geometry is non-overlapping and dense (a permutation of a contiguous layout)."""
+    dims = sorted((st, sz) for sz, st in zip(size, stride) if sz != 1)
+    expected = 1
+    for st, sz in dims:
+        if sz == 0:
+            return True
+        if st != expected:
+            return False
+        expected *= sz
+    return True
+
+
+def clone_like(g, like):
+    """A copy of ``g`` with ``like``'s strides when ``like`` is dense, else contiguous."""
+    stride = like._stride if is_dense(like._size, like._stride) and tuple(g._size) == tuple(like._size) else None
+    if stride is None:
+        from ..tensor import contiguous_strides
+        stride = contiguous_strides(g._size)
+    out = aten("empty_strided")(tuple(g._size), tuple(stride), dtype=g._dtype, device=g.device)
+    return aten("copy_")(out, g)
+
+
+def sum_to(g, size):
+    """Reduce ``g`` by summation to ``size`` (the inverse of broadcasting)."""
+    size = tuple(size)
+    gs = tuple(g._size)
+    if gs == size:
+        return g
+    lead = len(gs) - len(size)
+    dims = list(range(lead))
+    for i, s in enumerate(size):
+        if s == 1 and gs[lead + i] != 1:
+            dims.append(lead + i)
+    if dims:
+        g = aten("sum.dim_IntList")(g, dims, True)
+    if lead or tuple(g._size) != size:
+        g = aten("view")(g, size) if g.is_contiguous() else aten("view")(clone_like(g, g), size)
+    return g
+
+
+def expandable_to(shape, desired) -> bool:
+    """Whether ``shape`` broadcasts to ``desired``."""
+    if len(shape) > len(desired):
+        return False
+    for i in range(1, len(shape) + 1):
+        if shape[-i] != desired[-i] and shape[-i] != 1:
+            return False
+    return True

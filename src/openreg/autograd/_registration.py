@@ -1,0 +1,67 @@
+"""Plugging autograd into the dispatcher: one generic kernel per op of the derivatives table at the
+``Autograd`` alias key (also for ops defined later), the not-implemented fallback at every Autograd<Backend>
+key, and the kernels of ``inductor.accumulate_grad_``.
+
+>>> import openreg
+>>> from openreg._dispatch import dispatcher
+>>> from openreg._dispatch.keys import DispatchKey
+>>> dispatcher.has_kernel("aten::mm", DispatchKey.Autograd)
+True
+"""
+from __future__ import annotations
+
+from .._dispatch import dispatcher
+from ..library import Library
+from .accumulate_grad import inductor_accumulate_grad_, meta_accumulate_grad_
+from .kernel import OpInfo, make_kernel, not_implemented_fallback
+
+_libs: dict = {}
+_registered: set = set()
+
+
+def _lib(ns: str) -> Library:
+    lib = _libs.get(ns)
+    if lib is None:
+        lib = _libs[ns] = Library(ns, "IMPL")
+    return lib
+
+
+def register_op(qualname: str) -> bool:
+    """Register the autograd kernel of ``qualname`` when it is defined and has a formula."""
+    from ..aten.derivatives import DERIVATIVES
+    formula = DERIVATIVES.get(qualname)
+    entry = dispatcher.find(qualname)
+    if formula is None or entry is None or qualname in _registered:
+        return False
+    from .._dispatch.ops import ops
+    ns, _, name = qualname.partition("::")
+    packet, _, overload = name.partition(".")
+    op = getattr(getattr(getattr(ops, ns), packet), overload or "default")
+    info = OpInfo(qualname, entry.schema, formula)
+    _lib(ns).impl(name, make_kernel(info, op.redispatch_fn), "Autograd", with_keyset=True)
+    _registered.add(qualname)
+    return True
+
+
+def register_all() -> int:
+    """Register every defined op of the table; returns how many were registered now."""
+    from ..aten.derivatives import DERIVATIVES
+    return sum(register_op(q) for q in list(DERIVATIVES))
+
+
+def _on_define(qualname: str) -> None:
+    if qualname not in _registered:
+        try:
+            register_op(qualname)
+        except (AttributeError, RuntimeError):   # defined half-way: the op's first call uses the fallback
+            return
+
+
+_fallback = Library("_", "IMPL")
+for _key in ("AutogradCPU", "AutogradPrivateUse1", "AutogradMeta", "AutogradOther"):
+    _fallback.fallback(not_implemented_fallback, _key, with_keyset=True)
+_inductor = Library("inductor", "IMPL")
+_inductor.impl("accumulate_grad_", inductor_accumulate_grad_, "CompositeExplicitAutograd")
+_inductor.impl("accumulate_grad_", meta_accumulate_grad_, "Meta")
+register_all()
+dispatcher._listeners.append(_on_define)

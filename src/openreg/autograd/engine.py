@@ -1,0 +1,242 @@
+"""The backward engine: counts dependencies, runs ready nodes in decreasing sequence number, routes
+gradients along ``next_edges`` (summing them per input), runs hooks, and frees saved tensors unless
+``retain_graph``. Leaf updates (AccumulateGrad) are applied after the whole graph ran, so a failing backward
+leaves existing ``.grad`` values unchanged.
+
+>>> import openreg
+>>> from openreg.autograd.engine import run_backward
+>>> x = openreg.ones(2, requires_grad=True)
+>>> y = (x * x).sum()
+>>> run_backward([y], [openreg.ones(())], keep_graph=False, create_graph=False)
+>>> x.grad.tolist()
+[2.0, 2.0]
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from . import grad_mode
+from ._ops import expandable_to, sum_to
+from .accumulate_grad import AccumulateGrad
+from .graph import UINT64_MAX, Node, grad_accumulator, gradient_edge
+
+
+class GraphRoot(Node):
+    """Feeds the given root gradients into the graph."""
+
+    def __init__(self, edges: list, grads: list) -> None:
+        super().__init__(edges, sequence_nr=UINT64_MAX)
+        self.grads = grads
+
+    def name(self) -> str:
+        return "GraphRoot"
+
+    def apply(self, grads: list) -> list:
+        return list(self.grads)
+
+
+def _fmt(size) -> str:
+    return str(list(size))
+
+
+def validate(node: Node, i: int, g, meta):
+    """PyTorch's validate_outputs: reduce broadcast gradients, cast dtype, check device."""
+    if meta is None:
+        return None
+    size, dtype, device = meta[0], meta[1], meta[2]
+    if tuple(g._size) != tuple(size):
+        if not expandable_to(tuple(size), tuple(g._size)):
+            raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                               f"{_fmt(g._size)} but expected shape compatible with {_fmt(size)}")
+        g = sum_to(g, size)
+    if g._dtype is not dtype:
+        g = g.to(dtype)
+    if g._storage.device != device:
+        raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - expected device "
+                           f"{device} but got {g.device}")
+    return g
+
+
+def _hook_name(fn) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def _run_tensor_hooks(hooks: list, g):
+    for _hid, fn in list(hooks):
+        r = fn(g)
+        if r is not None:
+            if tuple(r._size) != tuple(g._size):
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
+            if r._dtype is not g._dtype:
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was {g.type()} got "
+                                   f"{r.type()})")
+            if r.device != g.device:
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was {g.type()} got "
+                                   f"{r.type()})")
+            g = r
+    return g
+
+
+def _retain(t, g) -> None:
+    """retain_grad's update of a non-leaf's ``.grad``."""
+    from ._ops import aten, clone_like
+    if t._grad is None:
+        t._grad = clone_like(g, t)
+    else:
+        t._grad = aten("add.Tensor")(t._grad, g)
+
+
+def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_graph: bool, inputs=None,
+                 accumulate: bool = True, allow_unused: bool = True):
+    """Run the graph from ``roots``. With ``inputs`` and ``accumulate=False`` return their gradients
+    (``autograd.grad``); with ``accumulate=True`` only update ``.grad`` (of ``inputs`` when given)."""
+    root_edges = [gradient_edge(t) for t in roots]
+    root = GraphRoot(root_edges, root_grads)
+    # targets: edges whose gradient is captured (grad) or accumulated (backward(inputs=...))
+    targets: dict = {}
+    input_edges = []
+    if inputs is not None:
+        for k, t in enumerate(inputs):
+            e = gradient_edge(t)
+            if e is None:
+                if not accumulate:
+                    raise RuntimeError("One of the differentiated Tensors does not require grad")
+                e = (grad_accumulator(t), 0)
+            input_edges.append(e)
+            targets.setdefault((e[0], e[1]), []).append(k)
+    # discover the graph
+    nodes = {root}
+    order = [root]
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for e in node.next_edges:
+            if e is not None and e[0] not in nodes:
+                nodes.add(e[0])
+                order.append(e[0])
+                stack.append(e[0])
+    # which nodes must run
+    if inputs is None:
+        needed = nodes
+    else:
+        needed = set()
+        target_nodes = {e[0] for e in input_edges}
+        changed = True
+        # post-order fixed point (graphs are DAGs; iterate in reverse discovery order until stable)
+        while changed:
+            changed = False
+            for node in reversed(order):
+                if node in needed:
+                    continue
+                if isinstance(node, AccumulateGrad):
+                    ok = accumulate and node in target_nodes
+                else:
+                    ok = any(e is not None and (e[0] in needed or (e[0], e[1]) in targets) for e in node.next_edges)
+                    ok = ok or (node is root and any(e is not None and (e[0], e[1]) in targets for e in root_edges))
+                if ok:
+                    needed.add(node)
+                    changed = True
+        needed.add(root)
+    deps: dict = {}
+    for node in nodes:
+        if node not in needed:
+            continue
+        for e in node.next_edges:
+            if e is not None and (e[0] in needed or (e[0], e[1]) in targets):
+                deps[e[0]] = deps.get(e[0], 0) + 1
+    captured = [None] * (len(inputs) if inputs is not None else 0)
+    buffers: dict = {}
+    counter = itertools.count()
+    heap = [(-root._sequence_nr, next(counter), root)]
+    acc_updates = []
+    retains = []
+    prev_mode = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph
+    try:
+        while heap:
+            _, _, node = heapq.heappop(heap)
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * max(1, len(node.input_meta))
+            # tensor pre-hooks (and retain_grad) for each input of the node
+            if isinstance(node, AccumulateGrad):
+                m = node.variable._ameta
+                if m is not None and m.hooks and grads[0] is not None:
+                    grads[0] = _run_tensor_hooks(m.hooks, grads[0])
+            else:
+                if node._tensor_pre_hooks:
+                    for nr, hooks in node._tensor_pre_hooks.items():
+                        if nr < len(grads) and grads[nr] is not None:
+                            grads[nr] = _run_tensor_hooks(hooks, grads[nr])
+                if node._retains:
+                    for nr, ref in node._retains.items():
+                        t = ref()
+                        if t is not None and nr < len(grads) and grads[nr] is not None:
+                            retains.append((t, grads[nr]))
+            if targets:
+                for nr in range(len(grads)):
+                    ks = targets.get((node, nr))
+                    if ks:
+                        for k in ks:
+                            captured[k] = grads[nr]
+            if node not in needed:
+                continue
+            for _hid, hook in list(node._pre_hooks):
+                r = hook(tuple(grads))
+                if r is not None:
+                    grads = list(r)
+            if isinstance(node, AccumulateGrad):
+                if inputs is not None and not accumulate:
+                    continue
+                acc_updates.append((node, grads))
+                continue
+            if node is not root and not node._post_hooks and all(g is None for g in grads):
+                outputs = [None] * len(node.next_edges)
+            else:
+                outputs = node.apply(grads)
+                if len(outputs) != len(node.next_edges):
+                    raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                                       f"(expected {len(node.next_edges)}, got {len(outputs)})")
+            if node._post_hooks:
+                for _hid, hook in list(node._post_hooks):
+                    r = hook(tuple(outputs), tuple(grads))
+                    if r is not None:
+                        outputs = list(r)
+            if not keep_graph:
+                node.release()
+            del grads
+            for i, e in enumerate(node.next_edges):
+                if e is None:
+                    continue
+                nxt, nr = e
+                if nxt not in needed and (nxt, nr) not in targets:
+                    continue
+                g = outputs[i]
+                if g is not None and nr < len(nxt.input_meta):
+                    g = validate(node, i, g, nxt.input_meta[nr])
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * max(1, len(nxt.input_meta))
+                if g is not None:
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    heapq.heappush(heap, (-nxt._sequence_nr, next(counter), nxt))
+        outputs = g = buf = None
+        for t, g in retains:
+            _retain(t, g)
+        for node, grads in acc_updates:
+            node.apply(grads)
+            if not keep_graph:
+                node.release()
+    finally:
+        grad_mode.state.enabled = prev_mode
+    if inputs is not None and not accumulate:
+        return captured
+    if inputs is not None and accumulate:
+        for k, t in enumerate(inputs):
+            if t._grad_fn is not None and captured[k] is not None:
+                _retain(t, captured[k])
+    return None

@@ -1,0 +1,169 @@
+"""Grad mode: whether operators record the autograd graph on this thread.
+
+``no_grad``, ``enable_grad``, ``set_grad_enabled`` and ``inference_mode`` work as context managers and as
+decorators, as in PyTorch.
+
+>>> import openreg
+>>> x = openreg.ones(2, requires_grad=True)
+>>> with openreg.no_grad():
+...     y = x + 1
+>>> y.requires_grad, openreg.is_grad_enabled()
+(False, True)
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+
+
+class _GradState(threading.local):
+    enabled = True
+    inference = False
+
+
+state = _GradState()
+
+
+def is_grad_enabled() -> bool:
+    """Whether grad mode is on for this thread.
+
+    >>> import openreg
+    >>> openreg.is_grad_enabled()
+    True
+    """
+    return state.enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether ``inference_mode`` is active on this thread.
+
+    >>> import openreg
+    >>> openreg.is_inference_mode_enabled()
+    False
+    """
+    return state.inference
+
+
+class _DecoratorContextManager:
+    """A context manager usable as a function decorator (a fresh instance per call)."""
+
+    def _clone(self):
+        return self.__class__()
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is not supported")
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self._clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+
+class no_grad(_DecoratorContextManager):
+    """Disable gradient recording inside the block (or the decorated function).
+
+    >>> import openreg
+    >>> @openreg.no_grad()
+    ... def double(t):
+    ...     return t * 2
+    >>> double(openreg.ones(1, requires_grad=True)).requires_grad
+    False
+    """
+
+    def __enter__(self) -> None:
+        self._prev = state.enabled
+        state.enabled = False
+
+    def __exit__(self, *exc) -> None:
+        state.enabled = self._prev
+
+
+class enable_grad(_DecoratorContextManager):
+    """Enable gradient recording inside the block, even within ``no_grad``.
+
+    >>> import openreg
+    >>> x = openreg.ones(1, requires_grad=True)
+    >>> with openreg.no_grad():
+    ...     with openreg.enable_grad():
+    ...         y = x * 2
+    >>> y.requires_grad
+    True
+    """
+
+    def __enter__(self) -> None:
+        self._prev = state.enabled
+        state.enabled = True
+
+    def __exit__(self, *exc) -> None:
+        state.enabled = self._prev
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Set grad mode to ``mode``; takes effect immediately, and is undone on exit when used with ``with``.
+
+    >>> import openreg
+    >>> with openreg.set_grad_enabled(False):
+    ...     openreg.is_grad_enabled()
+    False
+    """
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = state.enabled
+        self.mode = bool(mode)
+        state.enabled = self.mode
+
+    def _clone(self):
+        return self.__class__(self.mode)
+
+    def __call__(self, func):
+        state.enabled = self._prev     # used as a decorator: do not change the mode at decoration time
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        state.enabled = self._prev
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like ``no_grad`` (and marks inference mode); ``inference_mode(False)`` is a no-op block.
+
+    >>> import openreg
+    >>> with openreg.inference_mode():
+    ...     y = openreg.ones(1, requires_grad=True) * 2
+    >>> y.requires_grad
+    False
+    """
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+
+    def _clone(self):
+        return self.__class__(self.mode)
+
+    def __call__(self, func=None):
+        if isinstance(func, bool):
+            return self.__class__(func)
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        self._prev = (state.enabled, state.inference)
+        if self.mode:
+            state.enabled, state.inference = False, True
+
+    def __exit__(self, *exc) -> None:
+        state.enabled, state.inference = self._prev
+
+
+__all__ = [
+    "enable_grad",
+    "inference_mode",
+    "is_grad_enabled",
+    "is_inference_mode_enabled",
+    "no_grad",
+    "set_grad_enabled",
+    "state",
+]

@@ -1,0 +1,495 @@
+"""The autograd kernel: one generic function per operator, registered at the ``Autograd`` alias key.
+
+Fast path (nothing requires grad, no tangents): redispatch below autograd. Otherwise the op runs with the
+autograd keys excluded on this thread, then a ``FormulaNode`` (formula from ``aten/derivatives.py``) is
+recorded with its saved tensors, outputs get their history (in-place ops on views rebase the base's history
+through ``CopySlices``) and tangents are propagated with the forward formulas.
+
+>>> import openreg
+>>> x = openreg.ones(2, requires_grad=True)
+>>> y = x + x
+>>> y.grad_fn.name(), y.requires_grad
+('AddBackward0', True)
+"""
+from __future__ import annotations
+
+from .._dispatch import tls
+from .._dispatch.keys import AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK
+from ..tensor import Tensor
+from . import forward_grad as _fg
+from . import grad_mode
+from .graph import Node, NotImplementedNode, gradient_edge, requires_grad_of, tensor_meta
+from .meta import get_meta
+from .saved import SavedTensor
+
+_gm = grad_mode.state
+_tls = tls.state
+_fwtls = _fg.tls
+_level = _fg.current_level
+
+
+class OpInfo:
+    """What the autograd kernel needs to know about an operator, computed once from its schema."""
+
+    def __init__(self, qualname: str, schema, formula) -> None:
+        self.qualname = qualname
+        self.short = qualname.split("::")[-1].split(".")[0]
+        self.formula = formula
+        self.tensor_args: list = []     # (name, position or None, is_list)
+        self.arg_pos: dict = {}
+        self.kw_names: list = []
+        pos = 0
+        for a in schema.arguments:
+            if a.kwarg_only:
+                self.kw_names.append(a.name)
+            else:
+                self.arg_pos[a.name] = pos
+            if a.type.kind == "Tensor":
+                self.tensor_args.append((a.name, None if a.kwarg_only else pos, a.type.is_list))
+            if not a.kwarg_only:
+                pos += 1
+        written = [a for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+        self.inplace = bool(written) and written[0] is schema.arguments[0] and not written[0].type.is_list and \
+            bool(schema.returns)
+        self.mutating = bool(written) and not self.inplace
+        rets = schema.returns
+        self.is_view = not written and any(r.alias_info is not None and not r.alias_info.is_write for r in rets)
+        self.multi_output = len(rets) > 1 or (len(rets) == 1 and rets[0].type.is_list)
+        self.returns_list = len(rets) == 1 and rets[0].type.is_list
+        self.pos_tensors = [p for _n, p, lst in self.tensor_args if p is not None and not lst]
+        self.other_tensors = [(n, p, lst) for n, p, lst in self.tensor_args if p is None or lst]
+
+
+class Args:
+    """Attribute access to an op's arguments inside formulas: ``a.self``, ``a.other``, ``a.result``,
+    ``a.dim``...; saved tensors are unpacked (with their version check) on access."""
+
+    __slots__ = ("_meta", "_node", "_values")
+
+    def __init__(self, values: dict, meta: dict, node=None) -> None:
+        self._values = values
+        self._meta = meta
+        self._node = node
+
+    def __getattr__(self, name: str):
+        try:
+            v = self._values[name]
+        except KeyError:
+            raise AttributeError(f"formula argument '{name}' was not saved") from None
+        if type(v) is SavedTensor:
+            return v.unpack(self._node)
+        if type(v) is list and v and type(v[0]) is SavedTensor:
+            return [s.unpack(self._node) if s is not None else None for s in v]
+        return v
+
+    def size(self, name: str) -> tuple:
+        return self._meta[name][0]
+
+    def dtype(self, name: str):
+        return self._meta[name][1]
+
+    def device(self, name: str):
+        return self._meta[name][2]
+
+    def stride(self, name: str) -> tuple:
+        return self._meta[name][3]
+
+    def meta(self, name: str):
+        return self._meta[name]
+
+
+def _tmeta(t):
+    if t is None:
+        return None
+    if isinstance(t, (list, tuple)):
+        return [_tmeta(x) for x in t]
+    return (tuple(t._size), t._dtype, t._storage.device, tuple(t._stride), t._offset)
+
+
+class FormulaNode(Node):
+    """The backward of one recorded op call; its formula comes from the derivatives table."""
+
+    __slots__ = ("_released", "args", "info", "slots")
+
+    def __init__(self, info: OpInfo, next_edges: list, slots: list) -> None:
+        super().__init__(next_edges)
+        self.info = info
+        self.slots = slots          # per next edge: (arg name, index in a list argument or None)
+        self.args = None
+        self._released = False
+
+    def name(self) -> str:
+        return self.info.formula.name
+
+    def apply(self, grads: list) -> list:
+        n = len(self.next_edges)
+        if self.info.multi_output:
+            if all(g is None for g in grads):
+                return [None] * n
+            g = list(grads)
+        else:
+            g = grads[0]
+            if g is None:
+                return [None] * n
+        out = [None] * n
+        edges = self.next_edges
+        a = self.args
+        for name, fn in self.info.formula.bwd.items():
+            idx = [i for i, (nm, _li) in enumerate(self.slots) if nm == name]
+            if not idx or all(edges[i] is None for i in idx):
+                continue
+            res = fn(g, a)
+            if self.slots[idx[0]][1] is not None:
+                for i in idx:
+                    out[i] = res[self.slots[i][1]]
+            else:
+                out[idx[0]] = res
+        return out
+
+    def release(self) -> None:
+        a = self.args
+        if a is None:
+            return
+        for v in a._values.values():
+            if type(v) is SavedTensor:
+                v.release()
+            elif type(v) is list:
+                for s in v:
+                    if type(s) is SavedTensor:
+                        s.release()
+
+
+def _needs(t) -> bool:
+    return t is not None and (t._requires_grad or (t._base is not None and t._base._requires_grad))
+
+
+def _any_requires(info: OpInfo, args, kwargs) -> bool:
+    for p in info.pos_tensors:
+        if p < len(args):
+            t = args[p]
+            if t is not None and (t._requires_grad or (t._base is not None and t._base._requires_grad)):
+                return True
+    for name, p, is_list in info.other_tensors:
+        v = args[p] if p is not None and p < len(args) else kwargs.get(name)
+        if v is None:
+            continue
+        if is_list:
+            if any(_needs(t) for t in v):
+                return True
+        elif _needs(v):
+            return True
+    return False
+
+
+def _value(info: OpInfo, args, kwargs, name: str, p):
+    if p is not None:
+        return args[p] if p < len(args) else kwargs.get(name)
+    return kwargs.get(name)
+
+
+def _any_tangent(info: OpInfo, args, kwargs, level: int) -> bool:
+    for name, p, is_list in info.tensor_args:
+        v = _value(info, args, kwargs, name, p)
+        if v is None:
+            continue
+        for t in (v if is_list else (v,)):
+            if t is not None and (t._ameta is not None or (t._base is not None and t._base._ameta is not None)) \
+                    and _fg.fw_grad(t, level) is not None:
+                return True
+    return False
+
+
+def _is_diff(t) -> bool:
+    return isinstance(t, Tensor) and (t._dtype.is_floating_point or t._dtype.is_complex)
+
+
+def make_kernel(info: OpInfo, redispatch):
+    """The Autograd kernel of one operator (called with its key set)."""
+
+    def autograd_kernel(ks, *args, **kwargs):
+        if _gm.enabled:
+            need = _any_requires(info, args, kwargs)
+        else:
+            need = False
+        fw = _level[0] >= 0 and not _fwtls.disabled and _any_tangent(info, args, kwargs, _level[0])
+        if not need and not fw:
+            out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
+            if info.is_view and not _gm.enabled and _any_requires(info, args, kwargs):
+                for o in (out if isinstance(out, (list, tuple)) else (out,)):
+                    if isinstance(o, Tensor):
+                        get_meta(o).no_grad_view = True
+            return out
+        return _slow(info, redispatch, ks, args, kwargs, need, fw)
+    autograd_kernel.__qualname__ = f"autograd_kernel[{info.qualname}]"
+    return autograd_kernel
+
+
+def _check_inplace(info: OpInfo, self_t) -> None:
+    if self_t._grad_fn is None and self_t._requires_grad and self_t._base is None:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+    base = self_t._base
+    if base is None:
+        return
+    m = self_t._ameta
+    if m is not None and m.multi_output_view is not None and requires_grad_of(self_t):
+        raise RuntimeError(f"Output {self_t._output_nr} of {m.multi_output_view} is a view and is being modified "
+                           f"inplace. This view is the output of a function that returns multiple views. Such "
+                           f"functions do not allow the output views to be modified inplace. You should replace "
+                           f"the inplace operation by an out-of-place one.")
+    if m is not None and m.no_grad_view and (base._requires_grad or base._grad_fn is not None):
+        raise RuntimeError("A view was created in no_grad mode and is being modified inplace with grad mode "
+                           "enabled. This view is the output of a function that returns a view, and modifying it "
+                           "in place would make the autograd history of its base inconsistent. Given that this use "
+                           "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
+                           "both the view and the inplace either both inside the no_grad block (if you don't want "
+                           "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+    if base._grad_fn is None and base._requires_grad:
+        raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _run(redispatch, ks, args, kwargs):
+    old = _tls.exclude
+    _tls.exclude = old | AUTOGRAD_MASK
+    try:
+        return redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
+    finally:
+        _tls.exclude = old
+
+
+def _clone_nograd(t):
+    from ._ops import clone_like
+    old = _tls.exclude
+    _tls.exclude = old | AUTOGRAD_MASK
+    try:
+        return clone_like(t, t)
+    finally:
+        _tls.exclude = old
+
+
+def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
+    formula = info.formula
+    # the flattened differentiable-input slots
+    slots, inputs = [], []
+    values = {}
+    for name, p, is_list in info.tensor_args:
+        v = _value(info, args, kwargs, name, p)
+        values[name] = v
+        if is_list:
+            for i, t in enumerate(v or ()):
+                slots.append((name, i))
+                inputs.append(t)
+        else:
+            slots.append((name, None))
+            inputs.append(v)
+    if need:
+        req = [t is not None and _is_diff(t) and requires_grad_of(t) for t in inputs]
+        need = any(req)
+    if need and info.mutating:
+        raise RuntimeError(f"{info.short}(): functions with out=... arguments don't support automatic "
+                           f"differentiation, but one of the arguments requires grad.")
+    self_t = args[0] if info.inplace else None
+    if need and info.inplace:
+        _check_inplace(info, self_t)
+    if formula is not None and formula.nondiff:
+        need = False
+    level = _level[0]
+    tangents_in = None
+    if fw:
+        tangents_in = {}
+        for name, p, is_list in info.tensor_args:
+            v = values[name]
+            if v is None:
+                tangents_in[name] = None
+            elif is_list:
+                tangents_in[name] = [_fg.fw_grad(t, level) if t is not None else None for t in v]
+            else:
+                tangents_in[name] = _fg.fw_grad(v, level)
+    original_self = None
+    if info.inplace and formula is not None and not formula.nondiff and (
+            (need and "self" in formula.save) or (fw and formula.jvp_uses_self)):
+        original_self = _clone_nograd(self_t)
+    edges = [gradient_edge(t) if r else None for t, r in zip(inputs, req)] if need else None
+
+    out = _run(redispatch, ks, args, kwargs)
+
+    if need:
+        _record(info, formula, args, kwargs, values, slots, edges, out, self_t, original_self)
+    if fw and formula is not None and not formula.nondiff:
+        _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, original_self, level)
+    elif fw and formula is None and any(_is_diff(o) for o in _outputs(out)):
+        raise RuntimeError(f"Trying to use forward AD with {info.short} that does not support it because it "
+                               f"has not been implemented yet.")
+    return out
+
+
+def _outputs(out) -> tuple:
+    if isinstance(out, (list, tuple)):
+        return tuple(out)
+    return (out,)
+
+
+def _record(info, formula, args, kwargs, values, slots, edges, out, self_t, original_self) -> None:
+    outs = _outputs(out)
+    if not any(_is_diff(o) for o in outs):
+        return
+    if formula is None:
+        node = NotImplementedNode(info.qualname, edges)
+    else:
+        node = FormulaNode(info, edges, slots)
+    node.input_meta = [tensor_meta(o) if _is_diff(o) else None for o in outs]
+    if info.inplace:
+        _rebase_history(self_t, node)
+    else:
+        view_name = node.name() if info.is_view and info.multi_output else None
+        for i, o in enumerate(outs):
+            if _is_diff(o):
+                o._grad_fn, o._output_nr, o._requires_grad = node, i, True
+                if info.is_view and o._base is not None:
+                    m = get_meta(o)
+                    m.view_version = o._vc.value
+                    m.multi_output_view = view_name
+    if formula is None:
+        return
+    saved = {}
+    meta = {}
+    for name, p, is_list in info.tensor_args:
+        meta[name] = _tmeta(values[name])
+    for name in formula.save:
+        if name == "result":
+            if info.multi_output:
+                saved["result"] = [SavedTensor(o, is_output=True) if _is_diff(o) else o for o in outs]
+            else:
+                saved["result"] = SavedTensor(outs[0], is_output=True)
+        elif name == "self" and original_self is not None:
+            saved["self"] = SavedTensor(original_self)
+        else:
+            v = values.get(name)
+            if v is None:
+                saved[name] = None
+            elif isinstance(v, list):
+                saved[name] = [SavedTensor(t) if t is not None else None for t in v]
+            else:
+                saved[name] = SavedTensor(v)
+    for name, p in info.arg_pos.items():
+        if name not in values:
+            saved[name] = args[p] if p < len(args) else None
+    for name in info.kw_names:
+        if name not in values:
+            saved[name] = kwargs.get(name)
+    saved["out_meta"] = node.input_meta
+    node.args = Args(saved, meta, node)
+
+
+def _rebase_history(self_t, node: Node) -> None:
+    base = self_t._base
+    m = self_t._ameta
+    if base is None or (m is not None and m.no_grad_view):
+        self_t._grad_fn, self_t._output_nr, self_t._requires_grad = node, 0, True
+        return
+    from .view_node import AsStridedViewBackward, CopySlices
+    cs = CopySlices(base, self_t, node)
+    base._grad_fn, base._output_nr, base._requires_grad = cs, 0, True
+    vn = AsStridedViewBackward(base, self_t)
+    self_t._grad_fn, self_t._output_nr, self_t._requires_grad = vn, 0, True
+    get_meta(self_t).view_version = self_t._vc.value
+
+
+def record_alias(src, alias) -> None:
+    """Give ``alias`` (a view of ``src`` made with autograd off) the history of a view of ``src``."""
+    edge = gradient_edge(src)
+    if edge is None or not _gm.enabled:
+        return
+    from .view_node import AsStridedViewBackward
+    node = AsStridedViewBackward.__new__(AsStridedViewBackward)
+    Node.__init__(node, [edge])
+    node.base_geom = (tuple(src._size), tuple(src._stride))
+    node.view_geom = (tuple(alias._size), tuple(alias._stride), alias._offset - src._offset)
+    node.input_meta = [tensor_meta(alias)]
+    node.__class__ = _AliasBackward
+    alias._grad_fn, alias._output_nr, alias._requires_grad = node, 0, True
+    get_meta(alias).view_version = alias._vc.value
+
+
+class _AliasBackward(Node):
+    def name(self) -> str:
+        return "AliasBackward0"
+
+    def apply(self, grads: list) -> list:
+        return [grads[0]]
+
+
+def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, original_self, level) -> None:
+    outs = _outputs(out)
+    primal_values = dict(values)
+    if original_self is not None:
+        primal_values["self"] = original_self
+    for name, p in info.arg_pos.items():
+        if name not in primal_values:
+            primal_values[name] = args[p] if p < len(args) else None
+    for name in info.kw_names:
+        if name not in primal_values:
+            primal_values[name] = kwargs.get(name)
+    primal_values["result"] = list(outs) if info.multi_output else outs[0]
+    primal_values["out_meta"] = [tensor_meta(o) if _is_diff(o) else None for o in outs]
+    meta = {name: _tmeta(values[name]) for name, _p, _l in info.tensor_args}
+    a = Args(primal_values, meta)
+    if formula.jvp is None:
+        raise RuntimeError(f"Trying to use forward AD with {info.short} that does not support it because it has "
+                           f"not been implemented yet.")
+    _fwtls.disabled = True
+    old = _tls.exclude
+    _tls.exclude = old | AUTOGRAD_MASK
+    try:
+        total = None
+        for name, fn in formula.jvp.items():
+            t = tangents_in.get(name)
+            if t is None or (isinstance(t, list) and all(x is None for x in t)):
+                continue
+            r = fn(t, a)
+            if r is None:
+                continue
+            if total is None:
+                total = r
+            elif info.multi_output:
+                total = [x if y is None else (y if x is None else x + y) for x, y in zip(total, r)]
+            else:
+                total = total + r
+        if total is None:
+            if info.inplace:
+                existing = _fg.fw_grad(outs[0], level)
+                if existing is not None:
+                    existing.zero_()
+            return
+        results = total if info.multi_output else [total]
+        for o, t in zip(outs, results):
+            if t is None or not _is_diff(o):
+                continue
+            if tuple(t._size) != tuple(o._size):
+                t = t.expand(tuple(o._size))
+            if t._dtype is not o._dtype:
+                t = t.to(o._dtype)
+            if info.inplace:
+                existing = _fg.fw_grad(o, level)
+                if existing is not None:
+                    existing.copy_(t)
+                    continue
+                _fg.set_fw_grad(o, t, level, is_inplace=True)
+            else:
+                _fg.set_fw_grad(o, t, level, is_inplace=False)
+    finally:
+        _tls.exclude = old
+        _fwtls.disabled = False
+
+
+_fallback_kernels: dict = {}
+
+
+def not_implemented_fallback(op, ks, *args, **kwargs):
+    """Boxed fallback for ops without their own autograd kernel: record a node that raises at backward
+    (only when an input requires grad), PyTorch's autograd_not_implemented_fallback."""
+    k = _fallback_kernels.get(op)
+    if k is None:
+        from ..aten.derivatives import DERIVATIVES
+        k = _fallback_kernels[op] = make_kernel(OpInfo(op.name(), op._schema, DERIVATIVES.get(op.name())),
+                                                op.redispatch_fn)
+    return k(ks, *args, **kwargs)

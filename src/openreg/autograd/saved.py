@@ -1,0 +1,72 @@
+"""Saved tensors: what a backward formula keeps from the forward, with the version at save time.
+
+Unpacking after an in-place change of the tensor (its version counter moved) raises PyTorch's error;
+unpacking after the graph was freed raises the "backward through the graph a second time" error.
+
+>>> import openreg
+>>> x = openreg.ones(2, requires_grad=True)
+>>> y = x * 1
+>>> z = (y * y).sum()
+>>> _ = y.add_(1)
+>>> try:
+...     z.backward()
+... except RuntimeError as e:
+...     print("modified by an inplace operation" in str(e))
+True
+"""
+from __future__ import annotations
+
+FREED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
+             "have already been freed). Saved intermediate values of the graph are freed when you call "
+             ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+             "graph a second time or if you need to access saved tensors after calling backward.")
+
+
+def _alias(t):
+    from ..tensor import Tensor
+    out = Tensor._make(t._storage, t._size, t._stride, t._offset, t._dtype, t._vc, t._base)
+    out._qparams = t._qparams
+    return out
+
+
+class SavedTensor:
+    """One saved tensor. Outputs of the node are kept without their ``grad_fn`` (no reference cycle) and
+    re-attached to the node when unpacked."""
+
+    __slots__ = ("data", "freed", "is_output", "output_nr", "version")
+
+    def __init__(self, t, is_output: bool = False) -> None:
+        self.freed = False
+        self.version = t._vc.value
+        if is_output:
+            self.data = _alias(t)
+            self.output_nr = t._output_nr
+        else:
+            self.data = t
+            self.output_nr = 0
+        self.is_output = is_output
+
+    def unpack(self, owner=None):
+        if self.freed:
+            raise RuntimeError(FREED_MSG)
+        t = self.data
+        if t._vc.value != self.version:
+            owner_name = owner.name() if owner is not None else "a node"
+            src = owner if self.is_output else t._grad_fn
+            where = f", which is output {self.output_nr if self.is_output else t._output_nr} of " \
+                    f"{src.name()}," if src is not None else ""
+            raise RuntimeError(
+                f"one of the variables needed for gradient computation has been modified by an inplace "
+                f"operation: [{t.type()} {list(t.shape)}]{where} is at version {t._vc.value}; expected version "
+                f"{self.version} instead. Hint: the backtrace further above shows the operation that failed to "
+                f"compute its gradient (in {owner_name}). The variable in question was changed in there or "
+                f"anywhere later. Good luck!")
+        if self.is_output:
+            out = _alias(t)
+            out._grad_fn, out._output_nr, out._requires_grad = owner, self.output_nr, owner is not None
+            return out
+        return t
+
+    def release(self) -> None:
+        self.freed = True
+        self.data = None
