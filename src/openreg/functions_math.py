@@ -542,6 +542,13 @@ def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor: 
 ger = outer
 
 
+def _check_tensor_lists(op: str, a, b) -> None:
+    if len(a) == 0:
+        raise RuntimeError(f"{op}: Tensor list must have at least one tensor.")
+    if len(a) != len(b):
+        raise RuntimeError(f"{op}: Tensor lists must have the same number of tensors, got {len(a)} and {len(b)}")
+
+
 def _foreach_add(self: list, other: list, *, alpha=1) -> list:
     """``[a + alpha * b for a, b in zip(self, other)]`` as one operator call.
 
@@ -549,6 +556,7 @@ def _foreach_add(self: list, other: list, *, alpha=1) -> list:
     >>> [t.tolist() for t in openreg._foreach_add([openreg.ones(2)], [openreg.ones(2)])]
     [[2.0, 2.0]]
     """
+    _check_tensor_lists("_foreach_add", self, other)
     return aten._foreach_add.List(self, other, alpha=alpha)
 
 
@@ -560,6 +568,7 @@ def _foreach_add_(self: list, other: list, *, alpha=1) -> None:
     >>> openreg._foreach_add_(a, [openreg.ones(2)]); a[0].tolist()
     [2.0, 2.0]
     """
+    _check_tensor_lists("_foreach_add_", self, other)
     aten._foreach_add_.List(self, other, alpha=alpha)
 
 

@@ -1,0 +1,26 @@
+"""Shared pytest fixtures.
+
+``devices`` parametrizes a test over "cpu" and, when the PrivateUse1 backend reports itself available,
+"privateuseone" (skipped otherwise).
+"""
+from __future__ import annotations
+
+import pytest
+
+import openreg
+
+
+def _privateuse1_available() -> bool:
+    mod = getattr(openreg, "privateuseone", None)
+    is_available = getattr(mod, "is_available", None)
+    try:
+        return bool(is_available()) if callable(is_available) else False
+    except Exception:  # a half-initialised device module counts as unavailable
+        return False
+
+
+@pytest.fixture(params=["cpu", pytest.param("privateuseone", marks=pytest.mark.skipif(
+    not _privateuse1_available(), reason="PrivateUse1 backend not available"))])
+def devices(request) -> str:
+    """The device string to run a test on."""
+    return request.param
