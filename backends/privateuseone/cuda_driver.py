@@ -75,6 +75,11 @@ class CudaDriver(Driver):
         self._defaults: dict[int, CudaStream] = {}
         self._pending: list[tuple[Any, Any]] = []     # (event, host object kept alive for an async copy)
         self._lock = threading.Lock()
+        # CuPy's own temporaries (kernel results before they are adopted) come from the same per-device pools.
+        cp.cuda.set_allocator(self._malloc_on_current_device)
+
+    def _malloc_on_current_device(self, nbytes: int):
+        return self.pool(int(_cupy().cuda.runtime.getDevice())).malloc(nbytes)
 
     @property
     def array_module(self):

@@ -1,0 +1,180 @@
+"""The caching allocator: exact statistics, size classes, cache reuse, limits and out-of-memory errors."""
+from __future__ import annotations
+
+import gc
+
+import pytest
+from openreg.backends.privateuseone.allocator import CachingAllocator, OutOfMemoryError, round_size
+from openreg.backends.privateuseone.emulated_driver import EmulatedDriver
+
+import openreg
+
+pu = openreg.privateuseone
+D1 = "privateuseone:1"
+
+
+def _snap(index=1):
+    s = pu.memory_stats(index)
+    return {k: s[k] for k in ("allocated_bytes.all.current", "reserved_bytes.all.current",
+                              "requested_bytes.all.current", "allocation.all.current", "segment.all.current",
+                              "num_device_alloc", "num_device_free")}
+
+
+def _delta(after, before):
+    return {k: after[k] - before[k] for k in after}
+
+
+@pytest.fixture(autouse=True)
+def _clean():
+    gc.collect()
+    pu.empty_cache()
+    yield
+    pu.set_per_process_memory_fraction(1.0, 1)
+    gc.collect()
+    pu.empty_cache()
+
+
+def test_round_size_classes():
+    assert [round_size(n) for n in (1, 512, 513, 1 << 20)] == [512, 512, 1024, 1 << 20]
+    assert round_size((1 << 20) + 1) == (1 << 20) + (1 << 18)      # 4 classes per power of two
+    assert round_size(3 << 20) == 3 << 20
+    assert round_size((3 << 20) + 1) == (7 << 19)
+    for n in range(1, 5000, 37):
+        assert round_size(n) >= n and round_size(n) % 512 == 0
+
+
+def test_stats_exact_after_every_alloc_free_and_empty_cache():
+    base = _snap()
+    a = openreg.empty(100, device=D1)                    # 400 bytes -> one 512-byte block, new segment
+    assert _delta(_snap(), base) == {"allocated_bytes.all.current": 512, "reserved_bytes.all.current": 512,
+                                     "requested_bytes.all.current": 400, "allocation.all.current": 1,
+                                     "segment.all.current": 1, "num_device_alloc": 1, "num_device_free": 0}
+    b = openreg.empty(3 << 18, dtype=openreg.float32, device=D1)  # 3 MiB -> large pool class 3 MiB
+    assert _delta(_snap(), base)["allocated_bytes.all.current"] == 512 + (3 << 20)
+    assert pu.memory_stats(1)["allocated_bytes.large_pool.current"] >= 3 << 20
+    del a
+    d = _delta(_snap(), base)
+    assert d["allocated_bytes.all.current"] == 3 << 20 and d["reserved_bytes.all.current"] == 512 + (3 << 20)
+    assert d["allocation.all.current"] == 1 and d["requested_bytes.all.current"] == 3 << 20
+    c = openreg.empty(90, device=D1)                     # served from the cache: no new segment
+    d = _delta(_snap(), base)
+    assert d["num_device_alloc"] == 2 and d["reserved_bytes.all.current"] == 512 + (3 << 20)
+    assert d["allocated_bytes.all.current"] == 512 + (3 << 20)
+    del b, c
+    d = _delta(_snap(), base)
+    assert d["allocated_bytes.all.current"] == 0 and d["reserved_bytes.all.current"] == 512 + (3 << 20)
+    pu.empty_cache()
+    assert _delta(_snap(), base) == {"allocated_bytes.all.current": 0, "reserved_bytes.all.current": 0,
+                                     "requested_bytes.all.current": 0, "allocation.all.current": 0,
+                                     "segment.all.current": 0, "num_device_alloc": 2, "num_device_free": 2}
+    assert pu.memory_reserved(1) == pu.memory_allocated(1)
+
+
+def test_peaks_and_reset():
+    pu.reset_peak_memory_stats(1)
+    base = pu.memory_allocated(1)
+    t = openreg.empty(1 << 16, dtype=openreg.uint8, device=D1)
+    del t
+    assert pu.max_memory_allocated(1) == base + (1 << 16)
+    assert pu.memory_allocated(1) == base
+    pu.reset_peak_memory_stats(D1)
+    assert pu.max_memory_allocated(1) == base
+    assert pu.max_memory_reserved(1) >= pu.memory_reserved(1)
+
+
+def test_memory_stats_keys_and_devices_are_separate():
+    s = pu.memory_stats(0)
+    for key in ("allocated_bytes.all.current", "allocated_bytes.all.peak", "allocated_bytes.small_pool.freed",
+                "reserved_bytes.all.current", "reserved_bytes.large_pool.peak", "requested_bytes.all.allocated",
+                "allocation.all.current", "segment.all.current", "num_alloc_retries", "num_ooms"):
+        assert key in s
+    before0, before1 = pu.memory_allocated(0), pu.memory_allocated(1)
+    t = openreg.empty(1000, device=D1)
+    assert pu.memory_allocated(0) == before0 and pu.memory_allocated(1) == before1 + 4096
+    del t
+
+
+def test_views_keep_memory_until_last_reference():
+    base = pu.memory_allocated(1)
+    t = openreg.zeros(4, 4, device=D1)
+    v = t.as_strided((2,), (5,), 1)
+    s = t.untyped_storage()[8:16]
+    del t
+    assert pu.memory_allocated(1) == base + 512
+    del v
+    assert pu.memory_allocated(1) == base + 512
+    del s
+    assert pu.memory_allocated(1) == base
+
+
+def test_oom_message_and_counters():
+    total = pu.mem_get_info(1)[1]
+    fraction = (4 << 20) / total
+    pu.set_per_process_memory_fraction(fraction, 1)
+    keep = openreg.empty(1 << 20, dtype=openreg.uint8, device=D1)
+    before = pu.memory_stats(1)
+    request = 5 << 20
+    with pytest.raises(RuntimeError, match="out of memory") as info:
+        openreg.empty(request, dtype=openreg.uint8, device=D1)
+    assert isinstance(info.value, OutOfMemoryError)
+    msg = str(info.value)
+    limit = int(fraction * total)
+    assert "Tried to allocate 5.00 MiB" in msg and f"{request} bytes" in msg
+    assert f"({1 << 20} bytes) is in use" in msg and f"({limit} bytes)" in msg
+    after = pu.memory_stats(1)
+    assert after["num_ooms"] == before["num_ooms"] + 1
+    assert after["num_alloc_retries"] == before["num_alloc_retries"] + 1
+    assert after["allocated_bytes.all.current"] == before["allocated_bytes.all.current"]
+    del keep
+    pu.set_per_process_memory_fraction(1.0, 1)
+    big = openreg.empty(request, dtype=openreg.uint8, device=D1)   # fits again
+    del big
+
+
+def test_cached_blocks_freed_and_retried_before_oom():
+    alloc = CachingAllocator(EmulatedDriver(devices=1, memory=4 << 20))
+    blocks = [alloc.malloc(0, 1 << 20) for _ in range(3)]       # 3 MiB reserved
+    for b in blocks:
+        alloc.free(b)                                          # cached, still reserved
+    assert alloc.stats(0)["reserved_bytes.all.current"] == 3 << 20
+    big = alloc.malloc(0, 2 << 20)                             # needs the cache released first
+    s = alloc.stats(0)
+    assert s["num_alloc_retries"] == 1 and s["num_ooms"] == 0
+    assert s["reserved_bytes.all.current"] == 2 << 20 and s["allocated_bytes.all.current"] == 2 << 20
+    with pytest.raises(OutOfMemoryError, match="Tried to allocate 3.00 MiB"):
+        alloc.malloc(0, 3 << 20)
+    s = alloc.stats(0)
+    assert s["num_ooms"] == 1 and s["num_alloc_retries"] == 2
+    alloc.free(big)
+    alloc.empty_cache()
+    assert alloc.stats(0)["reserved_bytes.all.current"] == 0
+    assert alloc.driver.mem_get_info(0) == (4 << 20, 4 << 20)
+
+
+def test_fraction_argument_errors():
+    with pytest.raises(ValueError, match="Invalid fraction value"):
+        pu.set_per_process_memory_fraction(-0.1)
+    with pytest.raises(TypeError, match="must be `float`"):
+        pu.set_per_process_memory_fraction(1)
+
+
+def test_pool_returns_to_baseline_after_failing_ops():
+    base = _snap()
+    x = openreg.ones(3, device=D1)
+    with pytest.raises(RuntimeError):
+        x + openreg.ones(4, device=D1)                     # shape mismatch
+    with pytest.raises(RuntimeError, match="same device"):
+        x + openreg.ones(3, device="privateuseone:0")
+    with pytest.raises(RuntimeError):
+        openreg.ops.inductor._mm_plus_mm(x, x, x, x, x)      # not matrices
+    pu.set_per_process_memory_fraction((1 << 20) / pu.mem_get_info(1)[1], 1)
+    with pytest.raises(RuntimeError, match="out of memory"):
+        x + openreg.ones(1 << 20, device=D1)
+    pu.set_per_process_memory_fraction(1.0, 1)
+    del x
+    gc.collect()
+    pu.empty_cache()
+    after = _snap()
+    assert after["allocated_bytes.all.current"] == base["allocated_bytes.all.current"]
+    assert after["reserved_bytes.all.current"] == base["reserved_bytes.all.current"]
+    assert after["allocation.all.current"] == base["allocation.all.current"]
