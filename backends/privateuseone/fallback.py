@@ -1,6 +1,6 @@
 """The CPU fallback: run an operator that has no device kernel on the CPU, with results back on the device.
 
-``cpu_fallback(op, keyset, args, kwargs)`` is a boxed kernel (PyTorch's ``at::native::cpu_fallback``): it
+``cpu_fallback(op, *args, **kwargs)`` is a boxed kernel (PyTorch's ``at::native::cpu_fallback``): it
 copies every device tensor argument (also inside ``Tensor[]`` / ``Tensor?[]``) to the CPU, redispatches to the
 CPU kernel, then writes the arguments the schema marks as mutated (``Tensor(a!)``, ``out=``) back into their
 device memory (resizing ``out=`` tensors as the CPU kernel did) and returns the results on the device. Nothing
@@ -90,7 +90,8 @@ def _to_cpu(t: Tensor, memo: dict) -> Tensor:
 
 def _to_device(t: Tensor, device: Device) -> Tensor:
     """A device copy of a CPU result tensor."""
-    from openreg.ops import aten
+    from openreg._dispatch.ops import ops
+    aten = ops.aten
 
     from openreg.aten.structured import empty_tensor
     out = empty_tensor(tuple(t._size), t._dtype, device)
@@ -102,7 +103,8 @@ def _to_device(t: Tensor, device: Device) -> Tensor:
 
 def _write_back(dst: Tensor, src: Tensor) -> None:
     """Copy a mutated CPU argument into its device tensor, resizing it first if the kernel resized it."""
-    from openreg.ops import aten
+    from openreg._dispatch.ops import ops
+    aten = ops.aten
 
     from openreg.aten.structured import resize_tensor_
     if tuple(dst._size) != tuple(src._size):
@@ -141,8 +143,13 @@ def _check_not_view(op, schema) -> None:
                 f"since the tensor's storage cannot be shared across devices.")
 
 
-def cpu_fallback(op, ks: int, args: tuple, kwargs: dict):
-    """Boxed fallback: run ``op`` on CPU copies of the device tensors and move the results back."""
+def cpu_fallback(op, *args, **kwargs):
+    """Backend fallback (``Library("_", "IMPL").fallback(cpu_fallback, "PrivateUse1")``): run ``op`` on CPU
+    copies of the device tensors and move the results back."""
+    return _run(op, args, kwargs)
+
+
+def _run(op, args: tuple, kwargs: dict):
     name = op.name()
     schema = op._schema
     if name in FALLBACK_BLOCKLIST or name.split(".")[0] in FALLBACK_BLOCKLIST:
@@ -201,7 +208,7 @@ def _results_to_device(result, back: dict, device: Device):
 
 def cpu_fallback_kernel(op, ks: int, args: tuple, kwargs: dict):
     """``cpu_fallback`` marked as a boxed kernel, for ``Library.impl(op, cpu_fallback_kernel, "PrivateUse1")``."""
-    return cpu_fallback(op, ks, args, kwargs)
+    return _run(op, args, kwargs)
 
 
 cpu_fallback_kernel._openreg_boxed = True  # type: ignore[attr-defined]
