@@ -37,7 +37,10 @@ def _operand(x, spec, xp):
     """``x`` (tensor or scalar) in the compute dtype; a zero-dim CPU tensor joins a device computation."""
     if xp is not np and isinstance(x, Tensor) and x._storage.device._type == "cpu":
         x = x.item()
-    return as_compute(x, spec, xp)
+    try:
+        return as_compute(x, spec, xp)
+    except OverflowError:  # an int scalar outside the integer dtype's range wraps around, as a C cast does
+        return xp.asarray(np.asarray(x, dtype=np.int64).astype(spec.compute.numpy))
 
 
 def _pair(spec, a, b):
@@ -301,8 +304,12 @@ def _sum_all(spec, self, *, dtype=None):
 def _mean(spec, self, dim=None, keepdim=False, *, dtype=None):
     xp = xp_of(self)
     arr, acc = _reduce_input(spec, self, dtype, xp)
-    with _quiet():
-        return xp.asarray(xp.mean(arr, axis=normalize_dims(dim, self.dim()), keepdims=keepdim, dtype=acc))
+    axes = normalize_dims(dim, self.dim())
+    count = 1
+    for d in axes:
+        count *= arr.shape[d]
+    with _quiet():  # an empty reduction is 0 / 0 = nan, without NumPy's "Mean of empty slice" warning
+        return xp.asarray(xp.sum(arr, axis=axes, keepdims=keepdim, dtype=acc) / xp.asarray(count, dtype=acc))
 
 
 def _mean_all(spec, self, *, dtype=None):

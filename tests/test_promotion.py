@@ -1,0 +1,127 @@
+"""PyTorch type promotion through the math ops: tensor/tensor, tensor/scalar, zero-dim vs dimensioned."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import openreg as o
+
+
+def full(shape, dtype):
+    return o.ones(*shape, dtype=dtype) if shape else o.from_numpy(np.array(1, dtype=dtype.numpy))
+
+
+# (lhs dtype, lhs shape, rhs dtype or Python scalar, rhs shape, expected) -- from PyTorch's documented rules
+CASES = [
+    (o.int32, (2,), o.int64, (2,), o.int64),
+    (o.uint8, (2,), o.int8, (2,), o.int16),
+    (o.int64, (2,), o.float16, (2,), o.float16),
+    (o.float16, (2,), o.bfloat16, (2,), o.float32),
+    (o.bool, (2,), o.int8, (2,), o.int8),
+    (o.float32, (2,), o.float64, (2,), o.float64),
+    (o.float64, (2,), o.complex64, (2,), o.complex128),
+    # zero-dim tensors only matter when their category is higher
+    (o.int32, (2,), o.int64, (), o.int32),
+    (o.float16, (2,), o.float64, (), o.float16),
+    (o.int32, (2,), o.float64, (), o.float64),
+    (o.int32, (), o.int64, (), o.int64),
+    (o.uint8, (2,), o.int64, (), o.uint8),
+    # Python scalars: same rule, with int -> int64, float -> default dtype
+    (o.int32, (2,), 5, None, o.int32),
+    (o.uint8, (2,), 1000 - 999, None, o.uint8),
+    (o.int32, (2,), 2.5, None, o.float32),
+    (o.float16, (2,), 2.5, None, o.float16),
+    (o.bool, (2,), 1, None, o.int64),
+    (o.bool, (2,), True, None, o.bool),
+    (o.int64, (), 2.5, None, o.float32),
+    (o.float64, (2,), 1j, None, o.complex128),
+    (o.float32, (2,), 1j, None, o.complex64),
+]
+
+
+@pytest.mark.parametrize("lhs, lshape, rhs, rshape, expected", CASES)
+def test_add_mul_result_dtype(lhs, lshape, rhs, rshape, expected):
+    a = full(lshape, lhs)
+    b = rhs if rshape is None else full(rshape, rhs)
+    assert (a + b).dtype is expected
+    assert (a * b).dtype is expected
+    assert o.ops.aten.add.Tensor(a, b).dtype is expected if rshape is not None else True
+    # the meta backend agrees
+    am = a.to("meta")
+    bm = b if rshape is None else (b if len(rshape) == 0 else b.to("meta"))
+    assert (am + bm).dtype is expected
+
+
+def test_promotion_is_symmetric_for_reflected_scalars():
+    i = o.ones(2, dtype=o.int32)
+    assert (2.5 + i).dtype is o.float32
+    assert (2 - i).dtype is o.int32
+    assert (2.5 / i).dtype is o.float32
+    assert (7 // i).dtype is o.int32
+    assert (7.0 // i).dtype is o.float32
+    assert (2 ** i).dtype is o.int32
+    assert (2.0 ** i).dtype is o.float32
+    assert (3 % i).dtype is o.int32
+    z = o.from_numpy(np.array(3, dtype=np.int16))
+    assert (1 / z).dtype is o.float32
+    assert (1 // z).dtype is o.int16
+
+
+def test_true_division_and_unary_float_ops_give_default_dtype():
+    i = o.ones(3, dtype=o.int16)
+    assert (i / i).dtype is o.float32
+    assert i.sqrt().dtype is o.float32
+    assert o.ones(2, dtype=o.bool).exp().dtype is o.float32
+    o.set_default_dtype(o.float64)
+    try:
+        assert (i / i).dtype is o.float64
+        assert (i + 1.5).dtype is o.float64
+        assert i.sigmoid().dtype is o.float64
+        assert (o.ones(2, dtype=o.float32) + 1.5).dtype is o.float32
+    finally:
+        o.set_default_dtype(o.float32)
+
+
+def test_comparisons_give_bool_and_compare_in_promoted_dtype():
+    i = o.from_numpy(np.array([2, 3]))
+    r = i == 2.5
+    assert r.dtype is o.bool and r.tolist() == [False, False]
+    u = o.from_numpy(np.array([200], dtype=np.uint8))
+    assert (u + 300).dtype is o.uint8 and (u + 300).tolist() == [(200 + 300) % 256]  # wraps like a C cast
+
+
+def test_rounding_division_keeps_integer_dtype():
+    i = o.from_numpy(np.array([7, -7], dtype=np.int16))
+    assert o.div(i, 2, rounding_mode="floor").dtype is o.int16
+    assert o.div(i, 2.0, rounding_mode="trunc").dtype is o.float32
+
+
+def test_out_dtype_must_be_castable():
+    f = o.ones(2)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+        o.add(f, f, out=o.empty(0, dtype=o.int64))
+    with pytest.raises(RuntimeError, match="result type Long can't be cast to the desired output type Bool"):
+        o.add(o.ones(2, dtype=o.int64), 1, out=o.empty(0, dtype=o.bool))
+    r = o.add(o.ones(2, dtype=o.int64), 1, out=o.empty(0, dtype=o.float64))
+    assert r.dtype is o.float64 and r.tolist() == [2.0, 2.0]
+
+
+def test_inplace_result_must_fit_self():
+    i = o.ones(2, dtype=o.int32)
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Int"):
+        i += 1.5
+    assert i.tolist() == [1, 1]
+    i += o.ones(2, dtype=o.int64)  # int64 result is cast back to int32
+    assert i.dtype is o.int32 and i.tolist() == [2, 2]
+    f = o.ones(2, dtype=o.float16)
+    f *= o.ones(2, dtype=o.float64)
+    assert f.dtype is o.float16
+
+
+def test_where_and_clamp_promote():
+    c = o.from_numpy(np.array([True, False]))
+    assert o.where(c, o.ones(2, dtype=o.int32), o.ones(2, dtype=o.float16)).dtype is o.float16
+    assert o.where(c, o.ones(2, dtype=o.int32), 2).dtype is o.int32
+    assert o.where(c, o.ones(2, dtype=o.int32), 2.5).dtype is o.float32
+    assert o.clamp(o.ones(2, dtype=o.int32), 0, 5).dtype is o.int32
+    assert o.maximum(o.ones(2, dtype=o.int32), o.ones(2, dtype=o.float64)).dtype is o.float64
