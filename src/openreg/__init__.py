@@ -26,6 +26,9 @@ from .aten.attention_ops import _fused_sdp_choice  # noqa: F401,E402
 from .aten.quantized_ops import quantize_per_tensor  # noqa: F401,E402
 from . import _tensor_methods_math  # noqa: F401,E402  (math methods and operators)
 from .functions_math import *  # noqa: F401,F403  (openreg.add, openreg.matmul, ...)
+from . import _tensor_methods_views  # noqa: F401,E402  (views, indexing, copies, new_*)
+from .functions_tensor import *  # noqa: F401,F403,E402  (openreg.cat, openreg.arange, ...)
+from .memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E402,E501
 from .factories import (  # noqa: F401
     as_tensor, empty, empty_strided, from_numpy, full, ones, tensor, zeros,
 )

@@ -54,30 +54,6 @@ def __radd__(self, other):
     return _add_s(self, other, 1)
 
 
-def view(self, *size):
-    if len(size) == 1 and isinstance(size[0], _dt.dtype):
-        raise NotImplementedError("view(dtype) is not supported yet")
-    return _view(self, _size_args(size))
-
-
-def as_strided(self, size, stride, storage_offset=None):
-    return _as_strided(self, size, stride, storage_offset)
-
-
-def copy_(self, src, non_blocking=False):
-    return _copy_(self, src, non_blocking)
-
-
-def fill_(self, value):
-    if _is_tensor(value):
-        value = value.item()
-    return _fill_(self, value)
-
-
-def zero_(self):
-    return _zero_(self)
-
-
 def sum(self, dim=None, keepdim=False, *, dtype=None):
     if dim is None:
         return _sum(self, dtype=dtype) if not keepdim else _sum_dim(self, None, True, dtype=dtype)
@@ -88,73 +64,12 @@ def mm(self, mat2):
     return _mm(self, mat2)
 
 
-def _parse_to(args, kwargs):
-    device = kwargs.pop("device", None)
-    dtype = kwargs.pop("dtype", None)
-    for a in args:
-        if isinstance(a, _dt.dtype):
-            dtype = a
-        elif isinstance(a, Tensor):
-            device, dtype = a.device, a.dtype
-        elif isinstance(a, (str, Device, int)) and not isinstance(a, bool):
-            device = Device(a)
-        elif a is not None:
-            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
-    return (None if device is None else Device(device)), dtype
-
-
-def to(self, *args, non_blocking=False, copy=False, memory_format=None, **kwargs):
-    """Convert device and/or dtype; returns ``self`` when nothing changes and ``copy`` is False."""
-    device, dtype = _parse_to(args, dict(kwargs))
-    if device is not None and device._type == "privateuseone" and device.index is None:
-        from .privateuse1_hooks import current_device_index
-        device = Device("privateuseone", current_device_index())
-    same_dev = device is None or device == self.device
-    same_dtype = dtype is None or dtype is self._dtype
-    if same_dev and same_dtype and not copy:
-        return self
-    return _to_copy(self, dtype or self._dtype, device or self.device, non_blocking)
-
-
-def _to_copy(self, dtype, device, non_blocking=False):
-    from .tensor import contiguous_strides
-    stride = self._stride if self.is_contiguous() else contiguous_strides(self._size)
-    out = _empty_strided(tuple(self._size), stride, dtype=dtype, device=device)
-    _copy_(out, self, non_blocking)
-    if self._backend_meta is not None:
-        from .utils.backend_meta import copy_backend_meta
-        copy_backend_meta(self, out)
-    if self._qparams is not None and dtype is self._dtype:
-        out._qparams = self._qparams
-    return out
-
-
-def cpu(self):
-    return to(self, "cpu")
-
-
-def clone(self, *, memory_format=None):
-    return _to_copy(self, self._dtype, self.device)
-
-
-def contiguous(self, memory_format=None):
-    return self if self.is_contiguous() else clone(self)
-
-
-def detach(self):
-    from .aten.views import make_view
-    out = make_view(self, self._size, self._stride, self._offset)
-    out._base = None
-    out._requires_grad = False
-    if self._backend_meta is not None:
-        out._backend_meta = self._backend_meta   # shared, as PyTorch's shallow_copy_and_detach
-    return out
+# view, as_strided, copy_, fill_, zero_, to, cpu, clone, contiguous, detach: see _tensor_methods_views.py
 
 
 _METHODS = {
     "abs": abs, "abs_": abs_, "add": add, "add_": add_, "__add__": add, "__radd__": __radd__,
-    "__iadd__": add_, "view": view, "as_strided": as_strided, "copy_": copy_, "fill_": fill_, "zero_": zero_,
-    "sum": sum, "mm": mm, "to": to, "cpu": cpu, "clone": clone, "contiguous": contiguous, "detach": detach,
+    "__iadd__": add_, "sum": sum, "mm": mm,
 }
 
 

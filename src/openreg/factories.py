@@ -39,8 +39,9 @@ def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None, out=None) -> Tensor:
     """An uninitialised tensor of ``size``."""
     size = _size_args(size)
-    t = ops.aten.empty.memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory or None)
-    return _finish(t, requires_grad)
+    t = ops.aten.empty.memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory or None,
+                                     memory_format=memory_format)
+    return _finish(_into(t, out), requires_grad)
 
 
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
@@ -51,29 +52,53 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     return _finish(t, requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False) \
-        -> Tensor:
-    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value when not given)."""
-    if dtype is None:
-        dtype = _dt.default_dtype_for_category(_dt.scalar_category(fill_value))
-    t = empty(*_size_args((size,) if not isinstance(size, (int, np.integer)) else (size,)), dtype=dtype,
-              device=device, pin_memory=pin_memory)
-    t.fill_(fill_value)
-    return _finish(t, requires_grad)
+def _size_of(size) -> tuple:
+    return _size_args((size,) if isinstance(size, (int, np.integer)) else tuple(size))
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False,
+         out=None) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value when not given).
+
+    >>> import openreg
+    >>> openreg.full((2,), True).dtype, openreg.full((1,), 2.5).tolist()
+    (openreg.bool, [2.5])
+    """
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    t = ops.aten.full.default(_size_of(size), fill_value, dtype=dtype, device=device,
+                              pin_memory=pin_memory or None)
+    return _finish(_into(t, out), requires_grad)
+
+
+def _into(t: Tensor, out):
+    if out is None:
+        return t
+    from .aten.structured import resize_out
+    resize_out("out", out, t._size)
+    return out.copy_(t)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
-    """A tensor of zeros."""
-    t = empty(*size, dtype=dtype, device=device, pin_memory=pin_memory)
-    t.zero_()
-    return _finish(t, requires_grad)
+    """A tensor of zeros.
+
+    >>> import openreg
+    >>> openreg.zeros(2, 1).tolist()
+    [[0.0], [0.0]]
+    """
+    t = ops.aten.zeros.default(_size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return _finish(_into(t, out), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
-    """A tensor of ones."""
-    t = empty(*size, dtype=dtype, device=device, pin_memory=pin_memory)
-    t.fill_(1)
-    return _finish(t, requires_grad)
+    """A tensor of ones.
+
+    >>> import openreg
+    >>> openreg.ones(2, dtype=openreg.int64).tolist()
+    [1, 1]
+    """
+    t = ops.aten.ones.default(_size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return _finish(_into(t, out), requires_grad)
 
 
 def _infer_dtype(arr: np.ndarray, data):

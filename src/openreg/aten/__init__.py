@@ -10,6 +10,7 @@ from __future__ import annotations
 from .._dispatch.dispatcher import fallthrough_kernel
 from ..library import Library
 from . import factories, inductor, views
+from . import tensor_model
 from .math_ops import SCHEMAS as MATH_SCHEMAS, register_math_kernels
 from .schemas import ATEN, INDUCTOR
 from .structured import structured
@@ -20,7 +21,7 @@ inductor_lib = Library("inductor", "DEF")
 _fallbacks = Library("_", "IMPL")
 _qualnames: list[str] = []
 
-for _lib, _table in ((aten_lib, ATEN + MATH_SCHEMAS), (inductor_lib, INDUCTOR)):
+for _lib, _table in ((aten_lib, ATEN + MATH_SCHEMAS + tensor_model.SCHEMAS), (inductor_lib, INDUCTOR)):
     for _schema, _tags in _table:
         _name = _lib.define(_schema, tags=_tags)
         _qualnames.append(f"{_lib.ns}::{_name}")
@@ -77,3 +78,5 @@ _meta.impl("fill_.Scalar", lambda self, value: self, "Meta")
 _meta.impl("zero_", lambda self: self, "Meta")
 _meta_inductor = Library("inductor", "IMPL")
 _meta_inductor.impl("_mm_plus_mm", _meta_mm_plus_mm, "Meta")
+_tensor_model = Library("aten", "IMPL")
+tensor_model.register(_tensor_model)

@@ -12,7 +12,8 @@ from .meta_rules import check_nonnegative_size
 from .structured import empty_tensor
 
 
-def _resolve_device(device):
+def resolve_device(device):
+    """The concrete device of a factory's ``device=`` (default CPU; a bare PrivateUse1 -> current index)."""
     from ..devices import PRIVATEUSE1
     dev = CPU if device is None else Device(device)
     if dev._type == PRIVATEUSE1 and dev.index is None:
@@ -23,8 +24,15 @@ def _resolve_device(device):
 
 def empty_memory_format(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     check_nonnegative_size("empty", size)
-    dev = _resolve_device(device)
-    t = empty_tensor(size, dtype or _dt.get_default_dtype(), dev)
+    dev = resolve_device(device)
+    stride = None
+    if memory_format is not None:
+        from ..memory_format import normalize, preserve_format, strides_for
+        fmt = normalize(memory_format)
+        if fmt is preserve_format:
+            raise RuntimeError("preserve_format not supported for empty")
+        stride = strides_for(size, fmt)
+    t = empty_tensor(size, dtype or _dt.get_default_dtype(), dev, stride=stride)
     if pin_memory:
         return t.pin_memory()
     return t
@@ -34,10 +42,12 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     check_nonnegative_size("empty_strided", size)
     if len(size) != len(stride):
         raise RuntimeError(f"mismatch in length of strides and shape")
-    t = empty_tensor(size, dtype or _dt.get_default_dtype(), _resolve_device(device), stride=tuple(stride))
+    t = empty_tensor(size, dtype or _dt.get_default_dtype(), resolve_device(device), stride=tuple(stride))
     if pin_memory:
         return t.pin_memory()
     return t
 
+
+_resolve_device = resolve_device
 
 KERNELS = {"empty.memory_format": empty_memory_format, "empty_strided": empty_strided}

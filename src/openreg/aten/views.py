@@ -14,11 +14,27 @@ from ..tensor import Size, Tensor
 from .meta_rules import fmt_shape
 
 
+class LazyAten:
+    """``A.view`` -> ``ops.aten.view.default``, ``A.slice__Tensor`` -> ``ops.aten.slice.Tensor``, resolved on
+    first use (kernels are defined before some of the operators they call) and cached."""
+
+    def __getattr__(self, name: str):
+        from .._dispatch.ops import ops
+        op, _, overload = name.rpartition("__") if "__" in name else (name, "", "default")
+        value = getattr(getattr(ops.aten, op), overload)
+        setattr(self, name, value)
+        return value
+
+
+A = LazyAten()
+
+
 def make_view(self: Tensor, size, stride, offset: int) -> Tensor:
     """A view of ``self``'s storage with new metadata; shares the version counter."""
     base = self._base if self._base is not None else self
     out = Tensor._make(self._storage, Size(size), tuple(stride), offset, self._dtype, self._vc, base)
-    out._qparams = self._qparams
+    if self._qparams is not None:
+        out._qparams = self._qparams
     return out
 
 

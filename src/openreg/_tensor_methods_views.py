@@ -1,0 +1,368 @@
+"""Tensor methods of the tensor model: views, indexing, metadata mutation, copies, conversions, ``new_*``.
+
+Each is a thin call of an ``openreg.ops.aten`` overload (looked up once at import); installed on ``Tensor``
+with ``_tensor_methods.install``.
+
+>>> import openreg
+>>> x = openreg.arange(6.0)
+>>> y = x.view(2, 3).t()
+>>> y.shape, y.is_contiguous(), y.contiguous().is_contiguous(), y.to(openreg.int64).dtype
+(openreg.Size([3, 2]), False, True, openreg.int64)
+"""
+from __future__ import annotations
+
+import numbers
+
+from . import _indexing, _tensor_methods
+from . import dtypes as _dt
+from ._dispatch.ops import ops
+from .devices import device as Device
+from .memory_format import is_dense_nonoverlapping, normalize, preserve_format, strides_for
+from .tensor import Size, Tensor
+
+aten = ops.aten
+_view, _view_dtype, _reshape = aten.view.default, aten.view.dtype, aten.reshape.default
+_as_strided, _as_strided_ = aten.as_strided.default, aten.as_strided_.default
+_t, _transpose, _permute = aten.t.default, aten.transpose.int, aten.permute.default
+_expand, _squeeze, _squeeze_dim, _squeeze_dims = (aten.expand.default, aten.squeeze.default, aten.squeeze.dim,
+                                                  aten.squeeze.dims)
+_unsqueeze, _flatten, _unflatten = aten.unsqueeze.default, aten.flatten.using_ints, aten.unflatten.int
+_narrow, _select, _diagonal, _movedim = aten.narrow.default, aten.select.int, aten.diagonal.default, \
+    aten.movedim.int
+_unbind, _split, _split_sizes, _chunk = aten.unbind.int, aten.split.Tensor, aten.split_with_sizes.default, \
+    aten.chunk.default
+_detach, _alias = aten.detach.default, aten.alias.default
+_resize_, _resize_as_ = aten.resize_.default, aten.resize_as_.default
+_set_, _set_t, _set_s, _set_so = (aten.set_.default, aten.set_.source_Tensor, aten.set_.source_Storage,
+                                  aten.set_.source_Storage_storage_offset)
+_copy_, _fill_s, _fill_t, _zero_ = aten.copy_.default, aten.fill_.Scalar, aten.fill_.Tensor, aten.zero_.default
+_clone, _to_copy, _contiguous = aten.clone.default, aten._to_copy.default, aten.contiguous.default
+_new_empty, _new_empty_strided = aten.new_empty.default, aten.new_empty_strided.default
+_new_zeros, _new_ones, _new_full = aten.new_zeros.default, aten.new_ones.default, aten.new_full.default
+_index_put_, _index_put = aten.index_put_.default, aten.index_put.default
+
+
+def _size_args(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        return tuple(size[0])
+    return size
+
+
+# -- views ------------------------------------------------------------------------------------------------
+def view(self, *size):
+    """A view with a new shape (one ``-1`` is inferred), or ``view(dtype)`` reinterpreting the bytes."""
+    if len(size) == 1:
+        s = size[0]
+        if isinstance(s, _dt.dtype):
+            return _view_dtype(self, s)
+        if isinstance(s, (tuple, list)):
+            size = s
+    return _view(self, size)
+
+
+def view_as(self, other):
+    return _view(self, other._size)
+
+
+def reshape(self, *shape):
+    return _reshape(self, _size_args(shape))
+
+
+def reshape_as(self, other):
+    return _reshape(self, other._size)
+
+
+def as_strided(self, size, stride, storage_offset=None):
+    return _as_strided(self, size, stride, storage_offset)
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    return _as_strided_(self, size, stride, storage_offset)
+
+
+def t(self):
+    return _t(self)
+
+
+def _T(self):
+    from .aten.view_ops import T_warn
+    T_warn(self)
+    n = self.dim()
+    return _permute(self, tuple(range(n - 1, -1, -1)))
+
+
+def _mT(self):
+    from .aten.view_ops import mT_check
+    mT_check(self)
+    return _transpose(self, -2, -1)
+
+
+def transpose(self, dim0, dim1):
+    return _transpose(self, dim0, dim1)
+
+
+def permute(self, *dims):
+    return _permute(self, _size_args(dims))
+
+
+def expand(self, *size):
+    return _expand(self, _size_args(size))
+
+
+def expand_as(self, other):
+    return _expand(self, other._size)
+
+
+def squeeze(self, dim=None):
+    if dim is None:
+        return _squeeze(self)
+    if isinstance(dim, (tuple, list)):
+        return _squeeze_dims(self, dim)
+    return _squeeze_dim(self, dim)
+
+
+def unsqueeze(self, dim):
+    return _unsqueeze(self, dim)
+
+
+def flatten(self, start_dim=0, end_dim=-1):
+    return _flatten(self, start_dim, end_dim)
+
+
+def unflatten(self, dim, sizes):
+    return _unflatten(self, dim, sizes)
+
+
+def narrow(self, dim, start, length):
+    return _narrow(self, dim, start, length)
+
+
+def select(self, dim, index):
+    return _select(self, dim, index)
+
+
+def diagonal(self, offset=0, dim1=0, dim2=1):
+    return _diagonal(self, offset, dim1, dim2)
+
+
+def movedim(self, source, destination):
+    if isinstance(source, (tuple, list)) or isinstance(destination, (tuple, list)):
+        src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
+        dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+        if len(src) != len(dst):
+            raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
+                               f"contain the same number of dims as destination ({list(dst)} dims)")
+        n = self.dim()
+        src = [self._wrap_dim(d) for d in src]
+        dst = [self._wrap_dim(d) for d in dst]
+        order = [-1] * n
+        for s, d in zip(src, dst):
+            order[d] = s
+        rest = iter(d for d in range(n) if d not in src)
+        order = [o if o != -1 else next(rest) for o in order]
+        return _permute(self, order)
+    return _movedim(self, source, destination)
+
+
+def unbind(self, dim=0):
+    return tuple(_unbind(self, dim))
+
+
+def split(self, split_size, dim=0):
+    if isinstance(split_size, (tuple, list)):
+        return tuple(_split_sizes(self, split_size, dim))
+    return tuple(_split(self, split_size, dim))
+
+
+def split_with_sizes(self, split_sizes, dim=0):
+    return tuple(_split_sizes(self, split_sizes, dim))
+
+
+def chunk(self, chunks, dim=0):
+    return tuple(_chunk(self, chunks, dim))
+
+
+def detach(self):
+    return _detach(self)
+
+
+def is_contiguous(self, memory_format=None) -> bool:
+    fmt = normalize(memory_format)
+    if fmt is preserve_format or fmt.name == "contiguous_format":
+        return Tensor._is_contiguous_default(self)
+    if len(self._size) != (4 if fmt.name == "channels_last" else 5):
+        return False
+    return is_dense_nonoverlapping(self._size, self._stride) and tuple(self._stride) == strides_for(self._size, fmt)
+
+
+# -- metadata mutation --------------------------------------------------------------------------------------
+def resize_(self, *size, memory_format=None):
+    return _resize_(self, _size_args(size), memory_format=memory_format)
+
+
+def resize_as_(self, the_template, memory_format=None):
+    return _resize_as_(self, the_template, memory_format=memory_format)
+
+
+def set_(self, source=None, storage_offset=None, size=None, stride=None):
+    """``set_()``, ``set_(tensor)``, ``set_(storage)``, ``set_(storage, offset, size, stride=())``."""
+    if source is None:
+        return _set_(self)
+    if isinstance(source, Tensor):
+        return _set_t(self, source)
+    if storage_offset is None and size is None:
+        return _set_s(self, source)
+    if storage_offset is None or size is None:
+        raise TypeError("set_() received an invalid combination of arguments - expected (Storage source, int "
+                        "storage_offset, tuple of ints size, tuple of ints stride = ())")
+    return _set_so(self, source, storage_offset, size, () if stride is None else stride)
+
+
+# -- copies ---------------------------------------------------------------------------------------------------
+def copy_(self, src, non_blocking=False):
+    return _copy_(self, src, non_blocking)
+
+
+def fill_(self, value):
+    if isinstance(value, Tensor):
+        return _fill_t(self, value)
+    return _fill_s(self, value)
+
+
+def zero_(self):
+    return _zero_(self)
+
+
+def clone(self, *, memory_format=None):
+    return _clone(self, memory_format=memory_format)
+
+
+def contiguous(self, memory_format=None):
+    if memory_format is None:
+        if Tensor._is_contiguous_default(self):
+            return self
+        return _clone(self, memory_format="contiguous_format")
+    return _contiguous(self, memory_format=memory_format)
+
+
+def _parse_to(args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, _dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, (str, Device, int)) and not isinstance(a, bool):
+            device = Device(a)
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    if device is not None:
+        from .aten.factories import resolve_device
+        device = resolve_device(device)
+    return device, dtype
+
+
+def to(self, *args, non_blocking=False, copy=False, memory_format=None, **kwargs):
+    """Convert device and/or dtype; returns ``self`` when nothing changes and ``copy`` is False."""
+    device, dtype = _parse_to(args, dict(kwargs))
+    same = (device is None or device == self.device) and (dtype is None or dtype is self._dtype)
+    if same and not copy and memory_format is None:
+        return self
+    return _to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking, memory_format=memory_format)
+
+
+def cpu(self, memory_format=None):
+    return to(self, "cpu", memory_format=memory_format)
+
+
+def _converter(dtype):
+    def convert(self, memory_format=None):
+        return to(self, dtype, memory_format=memory_format)
+    convert.__name__ = dtype.name
+    return convert
+
+
+# -- new_* ----------------------------------------------------------------------------------------------------
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return _finish(_new_empty(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
+                      pin_memory=False):
+    return _finish(_new_empty_strided(self, size, stride, dtype=dtype, device=device), requires_grad)
+
+
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return _finish(_new_zeros(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+
+
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    return _finish(_new_ones(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+
+
+def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
+             pin_memory=False):
+    return _finish(_new_full(self, size, fill_value, dtype=dtype, device=device), requires_grad)
+
+
+def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    from .factories import tensor
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
+                      "or sourceTensor.clone().detach().requires_grad_(True), rather than "
+                      "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+    return tensor(data, dtype=dtype or self._dtype, device=self.device if device is None else device,
+                  requires_grad=requires_grad)
+
+
+def _finish(t, requires_grad):
+    return t.requires_grad_(True) if requires_grad else t
+
+
+# -- indexing -------------------------------------------------------------------------------------------------
+def index_put_(self, indices, values, accumulate=False):
+    return _index_put_(self, list(indices), values, accumulate)
+
+
+def index_put(self, indices, values, accumulate=False):
+    return _index_put(self, list(indices), values, accumulate)
+
+
+def __getitem__(self, index):
+    return _indexing.getitem(self, index)
+
+
+def __setitem__(self, index, value):
+    _indexing.setitem(self, index, value)
+
+
+if not hasattr(Tensor, "_is_contiguous_default"):
+    Tensor._is_contiguous_default = Tensor.is_contiguous
+
+_METHODS = {
+    "view": view, "view_as": view_as, "reshape": reshape, "reshape_as": reshape_as, "as_strided": as_strided,
+    "as_strided_": as_strided_, "t": t, "T": property(_T), "mT": property(_mT), "transpose": transpose,
+    "swapaxes": transpose, "swapdims": transpose, "permute": permute, "expand": expand, "expand_as": expand_as,
+    "squeeze": squeeze, "unsqueeze": unsqueeze, "flatten": flatten, "unflatten": unflatten, "narrow": narrow,
+    "select": select, "diagonal": diagonal, "movedim": movedim, "moveaxis": movedim, "unbind": unbind,
+    "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk, "detach": detach,
+    "is_contiguous": is_contiguous, "resize_": resize_, "resize_as_": resize_as_, "set_": set_,
+    "copy_": copy_, "fill_": fill_, "zero_": zero_, "clone": clone, "contiguous": contiguous, "to": to,
+    "cpu": cpu, "new_empty": new_empty, "new_empty_strided": new_empty_strided, "new_zeros": new_zeros,
+    "new_ones": new_ones, "new_full": new_full, "new_tensor": new_tensor, "index_put_": index_put_,
+    "index_put": index_put, "__getitem__": __getitem__, "__setitem__": __setitem__,
+}
+for _name, _dtype in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
+                      ("bfloat16", _dt.bfloat16), ("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int16),
+                      ("char", _dt.int8), ("byte", _dt.uint8), ("bool", _dt.bool), ("cfloat", _dt.complex64),
+                      ("cdouble", _dt.complex128)):
+    if not hasattr(Tensor, _name):
+        _METHODS[_name] = _converter(_dtype)
+
+_tensor_methods.install(_METHODS)
+
+__all__ = ["Size", "numbers"]

@@ -1,0 +1,94 @@
+"""Copies: ``clone``, ``_to_copy`` (behind ``Tensor.to``), ``contiguous`` and the tensor overload of ``fill_``.
+
+All allocate through ``empty_strided``/``empty`` on the target device and move the data with ``copy_``, so
+the backends only need ``copy_`` (and ``fill_.Scalar``) kernels.
+
+>>> import openreg
+>>> x = openreg.arange(6.0).view(2, 3).t()
+>>> y = x.contiguous()
+>>> y.stride(), y.tolist() == x.tolist(), x.clone().stride()
+((2, 1), True, (1, 3))
+"""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
+from ..tensor import Tensor
+from .factories import resolve_device
+from .views import A
+
+SCHEMAS = [
+    ("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", ()),
+    ("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+     "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", ()),
+    ("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", ()),
+    ("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", ()),
+    ("fill.Scalar(Tensor self, Scalar value) -> Tensor", ()),
+]
+
+
+def _layout_for(self: Tensor, memory_format) -> tuple:
+    fmt = normalize(memory_format)
+    if fmt is preserve_format:
+        return preserved_strides(self)
+    return strides_for(self._size, fmt)
+
+
+def clone(self: Tensor, *, memory_format=None) -> Tensor:
+    out = A.empty_strided(self._size, _layout_for(self, memory_format), dtype=self._dtype,
+                                         device=self.device)
+    A.copy_(out, self)
+    _keep_backend_meta(self, out)
+    return out
+
+
+def _keep_backend_meta(src: Tensor, out: Tensor) -> None:
+    """Copies keep the backend metadata and, for an unchanged quantized dtype, the quantization parameters."""
+    if src._qparams is not None and out._dtype is src._dtype:
+        out._qparams = src._qparams
+    if src._backend_meta is not None:
+        from ..utils.backend_meta import copy_backend_meta
+        copy_backend_meta(src, out)
+
+
+def to_copy(self: Tensor, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking: bool = False,
+            memory_format=None) -> Tensor:
+    dev = self.device if device is None else resolve_device(device)
+    out = A.empty_strided(self._size, _layout_for(self, memory_format),
+                                         dtype=dtype or self._dtype, device=dev)
+    if pin_memory:
+        out = out.pin_memory()
+    A.copy_(out, self, non_blocking)
+    _keep_backend_meta(self, out)
+    return out
+
+
+def contiguous(self: Tensor, *, memory_format=contiguous_format) -> Tensor:
+    fmt = normalize(memory_format)
+    if fmt is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if tuple(self._stride) == strides_for(self._size, fmt) or self.is_contiguous() and fmt is contiguous_format:
+        return self
+    return A.clone(self, memory_format=fmt)
+
+
+def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
+    if value.dim() != 0:
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} "
+                           f"dimensions.")
+    if value.is_meta or self.is_meta:
+        return self
+    return A.fill___Scalar(self, value.item())
+
+
+def fill(self: Tensor, value) -> Tensor:
+    out = A.empty_strided(self._size, preserved_strides(self), dtype=self._dtype,
+                                         device=self.device)
+    return A.fill___Scalar(out, value)
+
+
+EXPLICIT = {"clone": clone, "_to_copy": to_copy, "fill_.Tensor": fill_tensor_, "fill.Scalar": fill}
+IMPLICIT = {"contiguous": contiguous}
+META: dict = {}
+
+__all__ = ["SCHEMAS", "EXPLICIT", "IMPLICIT", "META", "_dt"]

@@ -1,0 +1,278 @@
+"""Factory operators: ``zeros``, ``ones``, ``full``, ``arange``, ``linspace``, ``eye``, the ``*_like`` and
+``new_*`` families, ``triu_indices``/``tril_indices`` and ``scalar_tensor``.
+
+They have no tensor argument (or only a template tensor), so BackendSelect picks the kernel from ``device=``.
+Every kernel allocates through ``empty``/``empty_strided`` and fills with ``fill_``/``zero_`` or with values
+computed on the host and copied in (``arange``, ``linspace``, ``eye``, ``triu_indices``): one
+CompositeExplicitAutograd kernel serves the CPU, the device and Meta.
+
+>>> import openreg
+>>> openreg.arange(1, 7, 2).tolist(), openreg.arange(3.0).dtype
+([1, 3, 5], openreg.float32)
+>>> openreg.eye(2, 3, dtype=openreg.int64).tolist()
+[[1, 0, 0], [0, 1, 0]]
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._array_bridge import from_compute, wrap_array
+from ..devices import CPU
+from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
+from ..tensor import Tensor
+from .meta_rules import check_nonnegative_size
+from .structured import resize_out
+from .factories import resolve_device
+from .views import A
+
+_OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+_LIKE = _OPTS + ", MemoryFormat? memory_format=None"
+
+SCHEMAS = [
+    (f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", ()),
+    (f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", ()),
+    (f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", ()),
+    (f"arange(Scalar end, *, {_OPTS}) -> Tensor", ()),
+    (f"arange.start(Scalar start, Scalar end, *, {_OPTS}) -> Tensor", ()),
+    (f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", ()),
+    ("arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)", ()),
+    ("arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", ()),
+    (f"linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor", ()),
+    (f"eye(SymInt n, *, {_OPTS}) -> Tensor", ()),
+    (f"eye.m(SymInt n, SymInt m, *, {_OPTS}) -> Tensor", ()),
+    (f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
+    (f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
+    (f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
+    (f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", ()),
+    ("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
+     "Device? device=None, bool? pin_memory=None) -> Tensor", ()),
+    ("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
+     "Device? device=None, bool? pin_memory=None) -> Tensor", ()),
+    (f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor", ()),
+    (f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
+    (f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor", ()),
+    (f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
+    (f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
+    (f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", ()),
+]
+
+def from_host(arr: np.ndarray, dtype, device) -> Tensor:
+    """A tensor on ``device`` holding host-computed values ``arr`` converted to ``dtype``."""
+    dev = resolve_device(device)
+    if dev._type == "meta":
+        return A.empty__memory_format(arr.shape, dtype=dtype, device=dev)
+    t = wrap_array(from_compute(arr, dtype), dtype, CPU)
+    if dev._type == "cpu":
+        return t
+    return A._to_copy(t, device=dev)
+
+
+def full_dtype(value):
+    """The dtype ``full`` gives ``value`` when none is asked for (bool, int64, default float, complex)."""
+    if isinstance(value, complex):
+        return _dt.complex128 if _dt.get_default_dtype() is _dt.float64 else _dt.complex64
+    return _dt.default_dtype_for_category(_dt.scalar_category(value))
+
+
+def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return A.zero_(A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory))
+
+
+def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return A.fill___Scalar(A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory), 1)
+
+
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    dtype = dtype or full_dtype(fill_value)
+    return A.fill___Scalar(A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory), fill_value)
+
+
+def _is_float(x) -> bool:
+    return isinstance(x, (float, complex))
+
+
+def _arange_values(start, end, step, dtype):
+    """The host values of arange (PyTorch's length rule: ceil((end - start) / step) in double)."""
+    if isinstance(start, complex) or isinstance(end, complex) or isinstance(step, complex):
+        raise RuntimeError("arange(): complex values are not supported")
+    for v in (start, end):
+        if not math.isfinite(v):
+            raise RuntimeError(f"unsupported range: {start} -> {end}")
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (step > 0 and end < start) or (step < 0 and end > start):
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    if dtype.is_floating_point or dtype.is_complex:
+        n = math.ceil((float(end) - float(start)) / float(step))
+        values = float(start) + float(step) * np.arange(n, dtype=np.float64)
+    else:
+        n = math.ceil((int(end) - int(start)) / int(step)) if not (
+            _is_float(start) or _is_float(end) or _is_float(step)) else \
+            math.ceil((float(end) - float(start)) / float(step))
+        if _is_float(start) or _is_float(step):
+            values = (float(start) + float(step) * np.arange(n, dtype=np.float64)).astype(np.int64)
+        else:
+            values = int(start) + int(step) * np.arange(n, dtype=np.int64)
+    return values
+
+
+def _arange_dtype(dtype, *values):
+    if dtype is not None:
+        return dtype
+    return _dt.get_default_dtype() if any(_is_float(v) for v in values) else _dt.int64
+
+
+def arange_start_step(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    dtype = _arange_dtype(dtype, start, end, step)
+    if dtype is _dt.bool:
+        raise RuntimeError("\"arange_cpu\" not implemented for 'Bool'")
+    return from_host(_arange_values(start, end, step, dtype), dtype, device)
+
+
+def arange(end, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return arange_start_step(0, end, 1, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def arange_start(start, end, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return arange_start_step(start, end, 1, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def arange_start_out(start, end, step=1, *, out: Tensor) -> Tensor:
+    values = _arange_values(start, end, step, out._dtype)
+    resize_out("arange", out, values.shape)
+    if not out.is_meta:
+        A.copy_(out, from_host(values, out._dtype, CPU))
+    return out
+
+
+def arange_out(end, *, out: Tensor) -> Tensor:
+    return arange_start_out(0, end, 1, out=out)
+
+
+def linspace(start, end, steps: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if dtype is None:
+        complex_in = isinstance(start, complex) or isinstance(end, complex)
+        dtype = full_dtype(1j) if complex_in else _dt.get_default_dtype()
+    work = np.complex128 if dtype.is_complex else np.float64
+    idx = np.arange(steps, dtype=np.float64)
+    if steps == 1:
+        values = np.full(1, start, dtype=work)
+    else:
+        step = (end - start) / max(steps - 1, 1)
+        half = steps // 2
+        # PyTorch's symmetric formula: the first half counts up from start, the second down from end.
+        values = np.where(idx < half, start + step * idx, end - step * (steps - idx - 1)).astype(work)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        values = np.trunc(values.real).astype(np.int64)
+    return from_host(values, dtype, device)
+
+
+def eye_m(n: int, m: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    if n < 0:
+        raise RuntimeError(f"n must be greater or equal to 0, got {n}")
+    if m < 0:
+        raise RuntimeError(f"m must be greater or equal to 0, got {m}")
+    dtype = dtype or _dt.get_default_dtype()
+    values = np.eye(n, m, dtype=np.float64)
+    return from_host(values, dtype, device)
+
+
+def eye(n: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return eye_m(n, n, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def _like_alloc(self: Tensor, dtype, device, pin_memory, memory_format) -> Tensor:
+    fmt = normalize(memory_format)
+    stride = preserved_strides(self) if fmt is preserve_format else strides_for(self._size, fmt)
+    out = A.empty_strided(self._size, stride, dtype=dtype or self._dtype,
+                         device=self.device if device is None else device)
+    return out.pin_memory() if pin_memory else out
+
+
+def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+    return _like_alloc(self, dtype, device, pin_memory, memory_format)
+
+
+def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+    return A.zero_(_like_alloc(self, dtype, device, pin_memory, memory_format))
+
+
+def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+    return A.fill___Scalar(_like_alloc(self, dtype, device, pin_memory, memory_format), 1)
+
+
+def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
+              memory_format=None) -> Tensor:
+    return A.fill___Scalar(_like_alloc(self, dtype, device, pin_memory, memory_format), fill_value)
+
+
+def _tri_indices(op: str, row: int, col: int, offset: int, dtype, device, upper: bool) -> Tensor:
+    if row < 0:
+        raise RuntimeError(f"row must be non-negative, got{row}")
+    if col < 0:
+        raise RuntimeError(f"col must be non-negative, got{col}")
+    if dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError(f"\"{op}\" not implemented for '{dtype.name}'")
+    rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    return from_host(np.stack([rows, cols]).astype(np.int64).reshape(2, -1), dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout=None, device=None,
+                 pin_memory=None) -> Tensor:
+    return _tri_indices("triu_indices", row, col, offset, dtype or _dt.int64, device, True)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout=None, device=None,
+                 pin_memory=None) -> Tensor:
+    return _tri_indices("tril_indices", row, col, offset, dtype or _dt.int64, device, False)
+
+
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    if dtype is None:
+        dtype = full_dtype(1j) if isinstance(s, complex) else _dt.get_default_dtype()
+    return A.fill___Scalar(A.empty__memory_format((), dtype=dtype, device=device, pin_memory=pin_memory), s)
+
+
+def _new_opts(self, dtype, device):
+    return dtype or self._dtype, self.device if device is None else device
+
+
+def new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    dtype, device = _new_opts(self, dtype, device)
+    return A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    dtype, device = _new_opts(self, dtype, device)
+    return A.empty_strided(size, stride, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return A.zero_(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory))
+
+
+def new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return A.fill___Scalar(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), 1)
+
+
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return A.fill___Scalar(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), fill_value)
+
+
+EXPLICIT = {
+    "zeros": zeros, "ones": ones, "full": full, "arange": arange, "arange.start": arange_start,
+    "arange.start_step": arange_start_step, "arange.out": arange_out, "arange.start_out": arange_start_out,
+    "linspace": linspace, "eye": eye, "eye.m": eye_m, "empty_like": empty_like, "zeros_like": zeros_like,
+    "ones_like": ones_like, "full_like": full_like, "triu_indices": triu_indices, "tril_indices": tril_indices,
+    "scalar_tensor": scalar_tensor, "new_empty": new_empty, "new_empty_strided": new_empty_strided,
+    "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
+}
+IMPLICIT: dict = {}
+META: dict = {}
+
+__all__ = ["SCHEMAS", "EXPLICIT", "IMPLICIT", "META", "check_nonnegative_size"]

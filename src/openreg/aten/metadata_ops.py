@@ -1,0 +1,122 @@
+"""In-place metadata operators: ``resize_``, ``resize_as_`` and the four ``set_`` overloads.
+
+They change a tensor's sizes, strides, offset or storage without touching element values (``resize_``
+grows the storage when it must, never shrinks it). Storage handling is device-agnostic, so one
+CompositeExplicitAutograd kernel serves every backend.
+
+>>> import openreg
+>>> t = openreg.zeros(2, 2)
+>>> nbytes = t.untyped_storage().nbytes()
+>>> _ = t.resize_(1)
+>>> t.shape, t.untyped_storage().nbytes() == nbytes
+(openreg.Size([1]), True)
+>>> s = openreg.UntypedStorage(24)
+>>> openreg.empty(0).set_(s, 1, (2,), (2,)).stride()
+(2,)
+"""
+from __future__ import annotations
+
+from ..memory_format import normalize, preserve_format, strides_for
+from ..storage import UntypedStorage
+from ..tensor import Tensor
+from .meta_rules import check_nonnegative_size, fmt_shape
+
+SCHEMAS = [
+    ("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", ()),
+    ("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", ()),
+    ("set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)", ()),
+    ("set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, "
+     "SymInt[] stride=[]) -> Tensor(a!)", ()),
+    ("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", ()),
+    ("set_(Tensor(a!) self) -> Tensor(a!)", ()),
+]
+
+
+def _grow_storage(storage: UntypedStorage, size, stride, offset: int, itemsize: int) -> None:
+    if any(s == 0 for s in size):
+        needed = 0
+    else:
+        needed = (offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))) * itemsize
+    if needed > storage.nbytes():
+        storage.resize_(needed)
+
+
+def resize_(self: Tensor, size, *, memory_format=None) -> Tensor:
+    check_nonnegative_size("resize_", size)
+    if tuple(size) == tuple(self._size) and memory_format is None:
+        return self
+    fmt = normalize(memory_format)
+    if fmt is preserve_format:
+        if memory_format is not None:
+            raise RuntimeError("Unsupported memory format preserve_format")
+        from ..tensor import contiguous_strides
+        stride = contiguous_strides(size)
+    else:
+        stride = strides_for(size, fmt)
+    _grow_storage(self._storage, size, stride, self._offset, self._dtype.itemsize)
+    self._set_meta(size, stride, self._offset)
+    return self
+
+
+def resize_as_(self: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
+    return resize_(self, tuple(the_template._size), memory_format=memory_format)
+
+
+def _check_storage(self: Tensor, source) -> UntypedStorage:
+    if not isinstance(source, UntypedStorage):
+        raise TypeError(f"set_(): argument 'source' must be Storage, not {type(source).__name__}")
+    if source.device != self.device:
+        raise RuntimeError(f"Attempted to set the storage of a tensor on device \"{self.device}\" to a storage on "
+                           f"different device \"{source.device}\".  This is no longer allowed; the devices must "
+                           f"match.")
+    return source
+
+
+def _install(self: Tensor, storage: UntypedStorage, offset: int, size, stride) -> Tensor:
+    self._storage = storage
+    self._set_meta(size, stride, offset)
+    return self
+
+
+def set_storage_offset(self: Tensor, source, storage_offset: int, size, stride=()) -> Tensor:
+    storage = _check_storage(self, source)
+    check_nonnegative_size("set_", size)
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    if stride:
+        if len(stride) != len(size):
+            raise RuntimeError(f"mismatch in length of strides and shape: sizes {fmt_shape(size)}, strides "
+                               f"{fmt_shape(stride)}")
+    else:
+        from ..tensor import contiguous_strides
+        stride = contiguous_strides(size)
+    _grow_storage(storage, size, stride, storage_offset, self._dtype.itemsize)
+    return _install(self, storage, storage_offset, size, stride)
+
+
+def set_storage(self: Tensor, source) -> Tensor:
+    storage = _check_storage(self, source)
+    n = storage.nbytes() // self._dtype.itemsize
+    return _install(self, storage, 0, (n,), (1,))
+
+
+def set_tensor(self: Tensor, source: Tensor) -> Tensor:
+    if source._dtype is not self._dtype:
+        raise RuntimeError(f"Could not set tensor of type {source._dtype} to a tensor of type {self._dtype}")
+    if source.device != self.device:
+        raise RuntimeError(f"Attempted to set the storage of a tensor on device \"{self.device}\" to a storage on "
+                           f"different device \"{source.device}\".  This is no longer allowed; the devices must "
+                           f"match.")
+    return _install(self, source._storage, source._offset, tuple(source._size), tuple(source._stride))
+
+
+def set_empty(self: Tensor) -> Tensor:
+    return _install(self, UntypedStorage(0, device=self.device), 0, (0,), (1,))
+
+
+EXPLICIT = {
+    "resize_": resize_, "resize_as_": resize_as_, "set_.source_Storage": set_storage,
+    "set_.source_Storage_storage_offset": set_storage_offset, "set_.source_Tensor": set_tensor, "set_": set_empty,
+}
+IMPLICIT: dict = {}
+META: dict = {}

@@ -1,0 +1,182 @@
+"""Splitting and joining: ``unbind``, ``split``, ``split_with_sizes``, ``chunk`` (views) and ``cat``, ``stack``.
+
+The splits are views of the input. ``cat`` allocates the result and copies each input into its slice with
+``copy_``, so the same kernel serves every backend (and Meta, whose ``copy_`` computes nothing).
+
+>>> import openreg
+>>> a, b = openreg.ones(2, 2), openreg.zeros(2, 1)
+>>> openreg.cat([a, b], dim=1).tolist()
+[[1.0, 1.0, 0.0], [1.0, 1.0, 0.0]]
+>>> [p.shape[0] for p in openreg.arange(5).split(2)]
+[2, 2, 1]
+"""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._dispatch.tags import Tag
+from ..tensor import Tensor
+from .meta_rules import fmt_shape, wrap_dim
+from .views import A
+
+C = Tag.core
+
+SCHEMAS = [
+    ("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", ()),
+    ("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", ()),
+    ("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]", (C,)),
+    ("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", ()),
+    ("cat(Tensor[] tensors, int dim=0) -> Tensor", (C,)),
+    ("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", ()),
+    ("stack(Tensor[] tensors, int dim=0) -> Tensor", ()),
+    ("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", ()),
+]
+
+def unbind(self: Tensor, dim: int = 0) -> list:
+    if len(self._size) == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, len(self._size))
+    from .view_ops import select
+    return [select(self, d, i) for i in range(self._size[d])]
+
+
+def split_with_sizes(self: Tensor, split_sizes, dim: int = 0) -> list:
+    if len(self._size) == 0:
+        raise RuntimeError("split_with_sizes expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, len(self._size))
+    size = self._size[d]
+    if any(s < 0 for s in split_sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                           f"split_sizes={fmt_shape(split_sizes)}")
+    if sum(split_sizes) != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
+                           f"dimension {d}), but got split_sizes={fmt_shape(split_sizes)}")
+    from .view_ops import slice_tensor
+    out, start = [], 0
+    for s in split_sizes:
+        out.append(slice_tensor(self, d, start, start + s))
+        start += s
+    return out
+
+
+def split(self: Tensor, split_size: int, dim: int = 0) -> list:
+    if len(self._size) == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    d = wrap_dim(dim, len(self._size))
+    size = self._size[d]
+    if split_size == 0 and size != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    num = max((size + split_size - 1) // split_size, 1) if split_size else 1
+    last = split_size - (split_size * num - size)
+    return split_with_sizes(self, [split_size] * (num - 1) + [last], d)
+
+
+def chunk(self: Tensor, chunks: int, dim: int = 0) -> list:
+    if len(self._size) == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, len(self._size))
+    size = self._size[d]
+    split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:
+        return list(A.split_with_sizes(self, [0] * chunks, d))
+    return list(A.split__Tensor(self, split_size, d))
+
+
+def _cat_meta(tensors, dim: int):
+    """(result size, dtype, device, the tensors that take part) with PyTorch's checks and messages."""
+    if len(tensors) == 0:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    dtype = tensors[0]._dtype
+    dev = tensors[0].device
+    for t in tensors[1:]:
+        dtype = _dt.promote_types(dtype, t._dtype)
+        if t.device != dev:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{dev} and {t.device}!")
+    # Legacy rule: 1-D tensors of size 0 are skipped whatever the other shapes are.
+    parts = [(i, t) for i, t in enumerate(tensors) if not (len(t._size) == 1 and t._size[0] == 0)]
+    for i, t in enumerate(tensors):
+        if len(t._size) == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    if not parts:
+        return (0,), dtype, dev, parts, 0
+    ref_i, ref = parts[0]
+    d = wrap_dim(dim, len(ref._size))
+    total = 0
+    for i, t in parts:
+        if len(t._size) != len(ref._size):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref._size)} and "
+                               f"{len(t._size)}")
+        for k, (a, b) in enumerate(zip(ref._size, t._size)):
+            if k != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
+                                   f"got size {b} for tensor number {i} in the list.")
+        total += t._size[d]
+    size = list(ref._size)
+    size[d] = total
+    return tuple(size), dtype, dev, parts, d
+
+
+def _cat_into(out: Tensor, parts, d: int) -> Tensor:
+    start = 0
+    copy_ = A.copy_
+    for _, t in parts:
+        n = t._size[d]
+        if n:
+            copy_(A.slice__Tensor(out, d, start, start + n, 1), t)
+        start += n
+    return out
+
+
+def cat(tensors, dim: int = 0) -> Tensor:
+    size, dtype, dev, parts, d = _cat_meta(tensors, dim)
+    out = A.empty__memory_format(size, dtype=dtype, device=dev)
+    return _cat_into(out, parts, d)
+
+
+def cat_out(tensors, dim: int = 0, *, out: Tensor) -> Tensor:
+    from .meta_rules import check_out_cast
+    from .structured import resize_out
+    size, dtype, dev, parts, d = _cat_meta(tensors, dim)
+    check_out_cast("cat", dtype, out._dtype)
+    if out.device != dev:
+        raise RuntimeError(f"Expected out tensor to have device {dev}, but got {out.device} instead")
+    for t in tensors:
+        if t._storage is out._storage and out.numel():
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
+                               "tensor refer to a single memory location. Please clone() the tensor before "
+                               "performing the operation.")
+    resize_out("cat", out, size)
+    return _cat_into(out, parts, d)
+
+
+def _stack_inputs(tensors, dim: int) -> tuple:
+    if len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    ref = tensors[0]._size
+    for i, t in enumerate(tensors[1:], 1):
+        if t._size != ref:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {fmt_shape(ref)} at entry 0 "
+                               f"and {fmt_shape(t._size)} at entry {i}")
+    d = wrap_dim(dim, len(ref) + 1)
+    unsqueeze = A.unsqueeze
+    return [unsqueeze(t, d) for t in tensors], d
+
+
+def stack(tensors, dim: int = 0) -> Tensor:
+    parts, d = _stack_inputs(tensors, dim)
+    return A.cat(parts, d)
+
+
+def stack_out(tensors, dim: int = 0, *, out: Tensor) -> Tensor:
+    parts, d = _stack_inputs(tensors, dim)
+    return A.cat__out(parts, d, out=out)
+
+
+EXPLICIT = {"unbind.int": unbind, "split.Tensor": split, "split_with_sizes": split_with_sizes, "cat": cat,
+            "cat.out": cat_out}
+IMPLICIT = {"chunk": chunk, "stack": stack, "stack.out": stack_out}
+META: dict = {}

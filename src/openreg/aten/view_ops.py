@@ -1,0 +1,357 @@
+"""View operators: new tensors over the same storage with rearranged sizes, strides and offset.
+
+Every kernel here only computes metadata (``views.make_view``), so one CompositeExplicitAutograd kernel
+serves the CPU, the device and Meta. Decompositions that PyTorch registers as CompositeImplicitAutograd
+(``reshape``, ``flatten``, ``narrow`` ...) are implemented on top of the explicit view ops.
+
+>>> import openreg
+>>> t = openreg.arange(6.0).view(2, 3)
+>>> u = t.transpose(0, 1)
+>>> u.shape, u.stride(), u.untyped_storage() is t.untyped_storage()
+(openreg.Size([3, 2]), (1, 3), True)
+"""
+from __future__ import annotations
+
+import warnings
+
+from .._dispatch.tags import Tag
+from ..tensor import Tensor, contiguous_strides
+from .meta_rules import fmt_shape, wrap_dim
+from .views import A, compute_view_stride, infer_size, make_view
+
+C, IV = Tag.core, Tag.inplace_view
+
+SCHEMAS = [
+    ("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", ()),
+    ("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", ()),
+    ("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", ()),
+    ("as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)",
+     (IV,)),
+    ("t(Tensor(a) self) -> Tensor(a)", ()),
+    ("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", ()),
+    ("permute(Tensor(a) self, int[] dims) -> Tensor(a)", (C,)),
+    ("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", (C,)),
+    ("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", ()),
+    ("squeeze(Tensor(a) self) -> Tensor(a)", ()),
+    ("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", (C,)),
+    ("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", (C,)),
+    ("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", (C,)),
+    ("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", ()),
+    ("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", ()),
+    ("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", ()),
+    ("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", (C,)),
+    ("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
+     (C,)),
+    ("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", ()),
+    ("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", ()),
+    ("alias(Tensor(a) self) -> Tensor(a)", (C,)),
+    ("detach(Tensor(a) self) -> Tensor(a)", ()),
+]
+
+
+# -- explicit view kernels (metadata only) -----------------------------------------------------------
+def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
+    from .views import check_in_bounds
+    offset = self._offset if storage_offset is None else storage_offset
+    check_in_bounds("as_strided_", self, size, stride, offset)
+    self._set_meta(size, stride, offset)
+    return self
+
+
+def view_dtype(self: Tensor, dtype) -> Tensor:
+    """Reinterpret the bytes as ``dtype``; a different element size rescales the last dimension."""
+    from .meta_rules import scalar_type_name
+    old, new = self._dtype.itemsize, dtype.itemsize
+    size, stride, offset = list(self._size), list(self._stride), self._offset
+    if old != new:
+        what = f"to view {scalar_type_name(self._dtype)} as {scalar_type_name(dtype)} (different element sizes)"
+        if not size:
+            raise RuntimeError(f"self.dim() cannot be 0 {what}")
+        if stride[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {stride[-1]}")
+        if new > old:
+            ratio = new // old
+            if size[-1] % ratio:
+                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {size[-1]}")
+            if offset % ratio:
+                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+            for i, st in enumerate(stride[:-1]):
+                if st % ratio:
+                    raise RuntimeError(f"self.stride({i}) must be divisible by {ratio} {what}, but got {st}")
+            size[-1] //= ratio
+            stride = [st // ratio for st in stride[:-1]] + [1]
+            offset //= ratio
+        else:
+            ratio = old // new
+            size[-1] *= ratio
+            stride = [st * ratio for st in stride[:-1]] + [1]
+            offset *= ratio
+    out = make_view(self, size, stride, offset)
+    out._dtype = dtype
+    return out
+
+
+def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = len(self._size)
+    d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    size, stride = list(self._size), list(self._stride)
+    if n:
+        size[d0], size[d1] = size[d1], size[d0]
+        stride[d0], stride[d1] = stride[d1], stride[d0]
+    return make_view(self, size, stride, self._offset)
+
+
+def t(self: Tensor) -> Tensor:
+    if len(self._size) > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(self._size)}D")
+    return transpose(self, 0, min(1, len(self._size) - 1) if self._size else 0)
+
+
+def permute(self: Tensor, dims) -> Tensor:
+    n = len(self._size)
+    if len(dims) != n:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal to "
+                           f"len(dims) = {len(dims)}")
+    wrapped = [wrap_dim(d, n) for d in dims]
+    if len(set(wrapped)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return make_view(self, [self._size[d] for d in wrapped], [self._stride[d] for d in wrapped], self._offset)
+
+
+def expand(self: Tensor, size, *, implicit: bool = False) -> Tensor:
+    n_new, n_old = len(size), len(self._size)
+    if n_new < n_old:
+        raise RuntimeError(f"expand({self.type()}{{{fmt_shape(self._size)}}}, size={fmt_shape(size)}): the "
+                           f"number of sizes provided ({n_new}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({n_old})")
+    out_size, out_stride = [0] * n_new, [0] * n_new
+    for i in range(n_new - 1, -1, -1):
+        j = i - (n_new - n_old)
+        target = size[i]
+        if j < 0:
+            if target < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) isn't allowed in a leading, "
+                                   f"non-existing dimension {i}")
+            out_size[i] = target
+            out_stride[i] = 0
+            continue
+        cur, st = self._size[j], self._stride[j]
+        if target == -1:
+            target = cur
+        if target < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {target}: {fmt_shape(size)}")
+        if cur != target:
+            if cur != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({target}) must match the existing size "
+                                   f"({cur}) at non-singleton dimension {i}.  Target sizes: {fmt_shape(size)}.  "
+                                   f"Tensor sizes: {fmt_shape(self._size)}")
+            st = 0
+        out_size[i], out_stride[i] = target, st
+    return make_view(self, out_size, out_stride, self._offset)
+
+
+def squeeze(self: Tensor) -> Tensor:
+    keep = [i for i, s in enumerate(self._size) if s != 1]
+    return make_view(self, [self._size[i] for i in keep], [self._stride[i] for i in keep], self._offset)
+
+
+def squeeze_dims(self: Tensor, dim) -> Tensor:
+    n = len(self._size)
+    dims = {wrap_dim(d, n) for d in dim}
+    keep = [i for i, s in enumerate(self._size) if not (i in dims and s == 1)]
+    return make_view(self, [self._size[i] for i in keep], [self._stride[i] for i in keep], self._offset)
+
+
+def squeeze_dim(self: Tensor, dim: int) -> Tensor:
+    return squeeze_dims(self, (dim,))
+
+
+def unsqueeze(self: Tensor, dim: int) -> Tensor:
+    n = len(self._size)
+    d = wrap_dim(dim, n + 1)
+    size, stride = list(self._size), list(self._stride)
+    new_stride = 1 if d >= n else size[d] * stride[d]
+    size.insert(d, 1)
+    stride.insert(d, new_stride)
+    return make_view(self, size, stride, self._offset)
+
+
+def select(self: Tensor, dim: int, index: int) -> Tensor:
+    n = len(self._size)
+    if n == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, n)
+    size = self._size[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {fmt_shape(self._size)} at "
+                         f"dimension {d}")
+    if index < 0:
+        index += size
+    sizes = self._size[:d] + self._size[d + 1:]
+    strides = self._stride[:d] + self._stride[d + 1:]
+    return make_view(self, sizes, strides, self._offset + index * self._stride[d])
+
+
+def slice_tensor(self: Tensor, dim: int = 0, start=None, end=None, step: int = 1) -> Tensor:
+    n = len(self._size)
+    if n == 0:
+        raise RuntimeError("slice() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, n)
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    size = self._size[d]
+    start = 0 if start is None else start
+    end = size if end is None else end
+    if start < 0:
+        start += size
+    if end < 0:
+        end += size
+    start = min(max(start, 0), size)
+    end = min(max(end, start), size)
+    length = (end - start + step - 1) // step
+    sizes, strides = list(self._size), list(self._stride)
+    sizes[d] = length
+    strides[d] = self._stride[d] * step
+    return make_view(self, sizes, strides, self._offset + start * self._stride[d])
+
+
+def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    n = len(self._size)
+    d1, d2 = wrap_dim(dim1, n), wrap_dim(dim2, n)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    s1, s2 = self._size[d1], self._size[d2]
+    storage_offset = self._offset
+    if offset >= 0:
+        length = max(min(s1, s2 - offset), 0)
+        if length:
+            storage_offset += offset * self._stride[d2]
+    else:
+        length = max(min(s1 + offset, s2), 0)
+        if length:
+            storage_offset -= offset * self._stride[d1]
+    keep = [i for i in range(n) if i not in (d1, d2)]
+    sizes = [self._size[i] for i in keep] + [length]
+    strides = [self._stride[i] for i in keep] + [self._stride[d1] + self._stride[d2]]
+    return make_view(self, sizes, strides, storage_offset)
+
+
+def movedim(self: Tensor, source: int, destination: int) -> Tensor:
+    n = len(self._size)
+    src, dst = wrap_dim(source, n), wrap_dim(destination, n)
+    order = [i for i in range(n) if i != src]
+    order.insert(dst, src)
+    return permute(self, order) if n else alias(self)
+
+
+def alias(self: Tensor) -> Tensor:
+    return make_view(self, self._size, self._stride, self._offset)
+
+
+def detach(self: Tensor) -> Tensor:
+    """Shares storage and version counter but is not a view in autograd's sense (no ``_base``)."""
+    out = make_view(self, self._size, self._stride, self._offset)
+    out._base = None
+    out._backend_meta = self._backend_meta  # shared, like PyTorch's shallow_copy_and_detach
+    return out
+
+
+# -- implicit decompositions ----------------------------------------------------------------------------
+def reshape(self: Tensor, shape) -> Tensor:
+    size = infer_size("reshape", shape, self.numel())
+    if compute_view_stride(self._size, self._stride, size) is not None:
+        return A.view(self, size)
+    return A.view(A.clone(self, memory_format="contiguous_format"), size)
+
+
+def view_as(self: Tensor, other: Tensor) -> Tensor:
+    return A.view(self, other._size)
+
+
+def expand_as(self: Tensor, other: Tensor) -> Tensor:
+    return A.expand(self, other._size)
+
+
+def flatten(self: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    n = len(self._size)
+    if n == 0:
+        return reshape(self, (1,))
+    s, e = wrap_dim(start_dim, n), wrap_dim(end_dim, n)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return self
+    numel = 1
+    for x in self._size[s:e + 1]:
+        numel *= x
+    return A.reshape(self, tuple(self._size[:s]) + (numel,) + tuple(self._size[e + 1:]))
+
+
+def unflatten(self: Tensor, dim: int, sizes) -> Tensor:
+    n = len(self._size)
+    d = wrap_dim(dim, n)
+    if len(sizes) == 0:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    size = self._size[d]
+    if sizes.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for x in sizes:
+        if x != -1:
+            known *= x
+    if -1 in sizes:
+        if known == 0 or size % known:
+            raise RuntimeError(f"unflatten: Provided sizes {fmt_shape(sizes)} don't multiply up to the size of dim "
+                               f"{dim} ({size}) in the input tensor")
+        sizes = tuple(size // known if x == -1 else x for x in sizes)
+    elif known != size:
+        raise RuntimeError(f"unflatten: Provided sizes {fmt_shape(sizes)} don't multiply up to the size of dim "
+                           f"{dim} ({size}) in the input tensor")
+    return A.view(self, tuple(self._size[:d]) + tuple(sizes) + tuple(self._size[d + 1:]))
+
+
+def narrow(self: Tensor, dim: int, start: int, length: int) -> Tensor:
+    n = len(self._size)
+    if n == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    d = wrap_dim(dim, n)
+    size = self._size[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    if start < 0:
+        start += size
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return A.slice__Tensor(self, d, start, start + length, 1)
+
+
+def mT_check(self: Tensor) -> None:
+    if len(self._size) < 2:
+        raise RuntimeError(f"tensor.mT is only supported on matrices or batches of matrices. Got "
+                           f"{len(self._size)}-D tensor.")
+
+
+def T_warn(self: Tensor) -> None:
+    if len(self._size) not in (0, 2):
+        warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is "
+                      "deprecated and it will throw an error in a future release. Consider `x.mT` to transpose "
+                      "batches of matrices or `x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                      "dimensions of a tensor.", UserWarning, stacklevel=3)
+
+
+EXPLICIT = {
+    "view.dtype": view_dtype, "as_strided_": as_strided_, "t": t, "transpose.int": transpose, "permute": permute, "expand": expand,
+    "squeeze": squeeze, "squeeze.dim": squeeze_dim, "squeeze.dims": squeeze_dims, "unsqueeze": unsqueeze,
+    "select.int": select, "slice.Tensor": slice_tensor, "diagonal": diagonal, "alias": alias, "detach": detach,
+    "movedim.int": movedim,
+}
+IMPLICIT = {
+    "reshape": reshape, "view_as": view_as, "expand_as": expand_as, "flatten.using_ints": flatten,
+    "unflatten.int": unflatten, "narrow": narrow,
+}
+META: dict = {}
+
+__all__ = ["SCHEMAS", "EXPLICIT", "IMPLICIT", "META", "contiguous_strides"]

@@ -1,0 +1,96 @@
+"""Memory formats (``openreg.contiguous_format``, ``preserve_format``, ``channels_last``, ``channels_last_3d``).
+
+A memory format names a stride order for a new tensor; ops taking ``memory_format=`` accept these objects
+or their schema names (``"contiguous_format"`` ...).
+
+>>> import openreg
+>>> x = openreg.empty(2, 3, 4, 5, memory_format=openreg.channels_last)
+>>> x.stride(), x.is_contiguous(memory_format=openreg.channels_last)
+((60, 1, 15, 3), True)
+"""
+from __future__ import annotations
+
+
+class memory_format:
+    """One memory format; compares equal to its schema name."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"openreg.{self.name}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, memory_format):
+            return other.name == self.name
+        return isinstance(other, str) and other == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+channels_last_3d = memory_format("channels_last_3d")
+_ALL = {m.name: m for m in (contiguous_format, preserve_format, channels_last, channels_last_3d)}
+
+
+def _by_name(name: str) -> memory_format:
+    return _ALL[name]
+
+
+def normalize(fmt) -> memory_format:
+    """``None`` -> preserve_format; names and objects -> the object; anything else -> TypeError."""
+    if fmt is None:
+        return preserve_format
+    if isinstance(fmt, memory_format):
+        return fmt
+    if isinstance(fmt, str) and fmt in _ALL:
+        return _ALL[fmt]
+    raise TypeError(f"memory_format must be an openreg.memory_format, not {type(fmt).__name__}")
+
+
+def strides_for(size, fmt: memory_format) -> tuple:
+    """Strides (in elements) of a dense tensor of ``size`` laid out in ``fmt`` (not preserve_format)."""
+    from .tensor import contiguous_strides
+    n = len(size)
+    if fmt is channels_last or fmt is channels_last_3d:
+        want = 4 if fmt is channels_last else 5
+        if n != want:
+            raise RuntimeError(f"required rank {want} tensor to use {fmt.name} format")
+        # Order (fastest first): C, then spatial dims from last to first, then N.
+        order = [1] + list(range(n - 1, 1, -1)) + [0]
+        stride = [0] * n
+        acc = 1
+        for d in order:
+            stride[d] = acc
+            acc *= max(size[d], 1)
+        return tuple(stride)
+    return contiguous_strides(size)
+
+
+def is_dense_nonoverlapping(size, stride) -> bool:
+    """Whether the elements fill a contiguous block exactly once (any dim order)."""
+    dims = sorted((st, sz) for sz, st in zip(size, stride) if sz != 1)
+    expected = 1
+    for st, sz in dims:
+        if sz == 0:
+            return True
+        if st != expected:
+            return False
+        expected *= sz
+    return True
+
+
+def preserved_strides(t) -> tuple:
+    """PyTorch's preserve_format rule: keep ``t``'s strides when dense and non-overlapping, else contiguous."""
+    from .tensor import contiguous_strides
+    if is_dense_nonoverlapping(t._size, t._stride):
+        return tuple(t._stride)
+    return contiguous_strides(t._size)
