@@ -15,7 +15,7 @@ def _privateuse1_available() -> bool:
     is_available = getattr(mod, "is_available", None)
     try:
         return bool(is_available()) if callable(is_available) else False
-    except Exception:  # a half-initialised device module counts as unavailable
+    except (RuntimeError, OSError, ImportError):  # a half-initialised device module counts as unavailable
         return False
 
 

@@ -250,7 +250,7 @@ for _op in ("logical_and", "logical_or", "logical_xor"):
 
 # -- clamp and where ----------------------------------------------------------------------------------------
 
-def _clamp(spec, self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
+def _clamp(spec, self, min=None, max=None):
     xp = xp_of(self)
     x = _operand(self, spec, xp)
     if min is not None:
@@ -260,11 +260,11 @@ def _clamp(spec, self, min=None, max=None):  # noqa: A002 - PyTorch's argument n
     return x
 
 
-def _clamp_min(spec, self, min):  # noqa: A002
+def _clamp_min(spec, self, min):
     return _clamp(spec, self, min, None)
 
 
-def _clamp_max(spec, self, max):  # noqa: A002
+def _clamp_max(spec, self, max):
     return _clamp(spec, self, None, max)
 
 

@@ -100,7 +100,7 @@ def remainder_(self, other):
     return _rem_t_(self, other) if isinstance(other, Tensor) else _rem_s_(self, other)
 
 
-def pow(self, exponent):  # noqa: A001 - PyTorch's name
+def pow(self, exponent):
     return _pow_tt(self, exponent) if isinstance(exponent, Tensor) else _pow_ts(self, exponent)
 
 
@@ -267,11 +267,11 @@ def _unary_methods(name: str) -> dict:
     return {name: method, name + "_": method_}
 
 
-def clamp(self, min=None, max=None):  # noqa: A002 - PyTorch's argument names
+def clamp(self, min=None, max=None):
     return F.clamp(self, min, max)
 
 
-def clamp_(self, min=None, max=None):  # noqa: A002
+def clamp_(self, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = None if min is None or isinstance(min, Tensor) else wrap_scalar(min, self)
         hi = None if max is None or isinstance(max, Tensor) else wrap_scalar(max, self)
@@ -279,11 +279,11 @@ def clamp_(self, min=None, max=None):  # noqa: A002
     return aten.clamp_.default(self, min, max)
 
 
-def clamp_min_(self, min):  # noqa: A002
+def clamp_min_(self, min):
     return aten.clamp_min_.Tensor(self, min) if isinstance(min, Tensor) else aten.clamp_min_.default(self, min)
 
 
-def clamp_max_(self, max):  # noqa: A002
+def clamp_max_(self, max):
     return aten.clamp_max_.Tensor(self, max) if isinstance(max, Tensor) else aten.clamp_max_.default(self, max)
 
 
@@ -291,7 +291,7 @@ def where(self, condition, other):
     return F.where(condition, self, other)
 
 
-def sum(self, dim=None, keepdim=False, *, dtype=None):  # noqa: A001
+def sum(self, dim=None, keepdim=False, *, dtype=None):
     return F.sum(self, dim, keepdim, dtype=dtype)
 
 

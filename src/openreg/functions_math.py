@@ -63,7 +63,7 @@ def _make_unary(name: str):
     packet = getattr(aten, name)
     functional, out_variant = packet.default, packet.out
 
-    def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002 - PyTorch's name
+    def fn(input: Tensor, *, out: Tensor | None = None) -> Tensor:
         if out is None:
             return functional(input)
         return out_variant(input, out=out)
@@ -74,7 +74,7 @@ def _make_unary(name: str):
     return fn
 
 
-abs = _make_unary("abs")  # noqa: A001 - PyTorch's names
+abs = _make_unary("abs")
 neg = _make_unary("neg")
 negative = neg
 exp = _make_unary("exp")
@@ -107,7 +107,7 @@ def _binary_call(op: str, input, other, tensor_ov, scalar_ov, out_ov, out, **kw)
     return scalar_ov(input, other, **kw)
 
 
-def add(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def add(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
     """``input + alpha * other`` with broadcasting and type promotion.
 
     >>> import openreg
@@ -117,7 +117,7 @@ def add(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor: 
     return _binary_call("add", input, other, aten.add.Tensor, aten.add.Scalar, aten.add.out, out, alpha=alpha)
 
 
-def sub(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def sub(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
     """``input - alpha * other``.
 
     >>> import openreg
@@ -130,7 +130,7 @@ def sub(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor: 
 subtract = sub
 
 
-def rsub(input: Tensor, other, *, alpha=1) -> Tensor:  # noqa: A002
+def rsub(input: Tensor, other, *, alpha=1) -> Tensor:
     """``other - alpha * input``.
 
     >>> import openreg
@@ -143,7 +143,7 @@ def rsub(input: Tensor, other, *, alpha=1) -> Tensor:  # noqa: A002
     return aten.rsub.Scalar(input, other, alpha)
 
 
-def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product.
 
     >>> import openreg
@@ -156,7 +156,7 @@ def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:  # noqa: 
 multiply = mul
 
 
-def div(input: Tensor, other, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def div(input: Tensor, other, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
     """True division (integers give floats), or ``"trunc"``/``"floor"`` rounded division.
 
     >>> import openreg
@@ -174,7 +174,7 @@ def div(input: Tensor, other, *, rounding_mode: str | None = None, out: Tensor |
 divide = div
 
 
-def true_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def true_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     """Alias of ``div`` without rounding.
 
     >>> import openreg
@@ -184,7 +184,7 @@ def true_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:  
     return div(input, other, out=out)
 
 
-def floor_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def floor_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     """Division rounded toward negative infinity (Python's ``//``).
 
     >>> import openreg
@@ -195,7 +195,7 @@ def floor_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor: 
                         aten.floor_divide.out, out)
 
 
-def remainder(input, other, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def remainder(input, other, *, out: Tensor | None = None) -> Tensor:
     """Python's ``%``: the result has the sign of the divisor.
 
     >>> import openreg
@@ -210,7 +210,7 @@ def remainder(input, other, *, out: Tensor | None = None) -> Tensor:  # noqa: A0
                         aten.remainder.Tensor_out, out)
 
 
-def pow(input, exponent, *, out: Tensor | None = None) -> Tensor:  # noqa: A001,A002
+def pow(input, exponent, *, out: Tensor | None = None) -> Tensor:
     """``input ** exponent``; either may be a Python scalar.
 
     >>> import openreg
@@ -231,7 +231,7 @@ def pow(input, exponent, *, out: Tensor | None = None) -> Tensor:  # noqa: A001,
     return aten.pow.Tensor_Scalar_out(input, exponent, out=out)
 
 
-def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise maximum of two tensors (NaN propagates).
 
     >>> import openreg
@@ -241,7 +241,7 @@ def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tenso
     return aten.maximum.default(input, other) if out is None else aten.maximum.out(input, other, out=out)
 
 
-def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Elementwise minimum of two tensors (NaN propagates).
 
     >>> import openreg
@@ -262,7 +262,7 @@ def _make_tensor_scalar_binary(name: str):
     packet = getattr(aten, name)
     t_ov, s_ov, t_out, s_out = packet.Tensor, packet.Scalar, packet.Tensor_out, packet.Scalar_out
 
-    def fn(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    def fn(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
         if not isinstance(input, Tensor):
             _check_input(name, input)
         if isinstance(other, Tensor):
@@ -289,7 +289,7 @@ greater, greater_equal, less, less_equal, not_equal = gt, ge, lt, le, ne
 def _make_logical(name: str, result: str):
     packet = getattr(aten, name)
 
-    def fn(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+    def fn(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
         return packet.default(input, other) if out is None else packet.out(input, other, out=out)
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = (f"Elementwise ``{name}`` of the truth values of two tensors.\n\n>>> import openreg\n"
@@ -304,7 +304,7 @@ logical_xor = _make_logical("logical_xor", "[True, False, True]")
 
 # -- clamp and where -------------------------------------------------------------------------------------
 
-def clamp(input: Tensor, min=None, max=None, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def clamp(input: Tensor, min=None, max=None, *, out: Tensor | None = None) -> Tensor:
     """Limit values to ``[min, max]`` (scalars or broadcastable tensors; either may be None).
 
     >>> import openreg
@@ -322,7 +322,7 @@ def clamp(input: Tensor, min=None, max=None, *, out: Tensor | None = None) -> Te
 clip = clamp
 
 
-def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
+def clamp_min(input: Tensor, min) -> Tensor:
     """``clamp(input, min=min)``.
 
     >>> import openreg
@@ -332,7 +332,7 @@ def clamp_min(input: Tensor, min) -> Tensor:  # noqa: A002
     return aten.clamp_min.Tensor(input, min) if isinstance(min, Tensor) else aten.clamp_min.default(input, min)
 
 
-def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
+def clamp_max(input: Tensor, max) -> Tensor:
     """``clamp(input, max=max)``.
 
     >>> import openreg
@@ -342,7 +342,7 @@ def clamp_max(input: Tensor, max) -> Tensor:  # noqa: A002
     return aten.clamp_max.Tensor(input, max) if isinstance(max, Tensor) else aten.clamp_max.default(input, max)
 
 
-def where(condition: Tensor, input, other, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def where(condition: Tensor, input, other, *, out: Tensor | None = None) -> Tensor:
     """``input`` where ``condition`` is true, else ``other`` (tensors or scalars, broadcast together).
 
     >>> import openreg
@@ -367,7 +367,7 @@ def where(condition: Tensor, input, other, *, out: Tensor | None = None) -> Tens
 
 # -- reductions ----------------------------------------------------------------------------------------------
 
-def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:  # noqa: A001,A002
+def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:
     """Sum over ``dim`` (int, list, or None for all); bool and integers accumulate in int64.
 
     >>> import openreg
@@ -381,7 +381,7 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tens
     return aten.sum.dim_IntList(input, dim, keepdim, dtype=dtype)
 
 
-def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:
     """Mean over ``dim``; needs a floating or complex dtype (``dtype=`` may supply one).
 
     >>> import openreg
@@ -395,7 +395,7 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Ten
     return aten.mean.dim(input, dim, keepdim, dtype=dtype)
 
 
-def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:
     """Product of all elements, or over one ``dim``.
 
     >>> import openreg
@@ -411,7 +411,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Ten
     return aten.prod.dim_int(input, dim, keepdim, dtype=dtype)
 
 
-def amax(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def amax(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Maximum over ``dim`` (all dims when empty); NaN propagates.
 
     >>> import openreg
@@ -421,7 +421,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = N
     return aten.amax.default(input, dim, keepdim) if out is None else aten.amax.out(input, dim, keepdim, out=out)
 
 
-def amin(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def amin(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Minimum over ``dim`` (all dims when empty); NaN propagates.
 
     >>> import openreg
@@ -431,7 +431,7 @@ def amin(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = N
     return aten.amin.default(input, dim, keepdim) if out is None else aten.amin.out(input, dim, keepdim, out=out)
 
 
-def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Index of the maximum (of the flattened tensor when ``dim`` is None), as int64.
 
     >>> import openreg
@@ -443,7 +443,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out:
     return aten.argmax.default(input, dim, keepdim)
 
 
-def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
     """Index of the minimum (of the flattened tensor when ``dim`` is None), as int64.
 
     >>> import openreg
@@ -455,7 +455,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out:
     return aten.argmin.default(input, dim, keepdim)
 
 
-def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:  # noqa: A002
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``exp(x) / exp(x).sum(dim)``, computed stably.
 
     >>> import openreg
@@ -465,7 +465,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:  # noqa: A002
     return aten.softmax.int(input, dim, dtype)
 
 
-def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:  # noqa: A002
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     """``log(softmax(x, dim))``, computed stably.
 
     >>> import openreg
@@ -477,7 +477,7 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:  # noqa: A002
 
 # -- matrix products ---------------------------------------------------------------------------------------
 
-def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Matrix product of two 2-D tensors.
 
     >>> import openreg
@@ -487,7 +487,7 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:  # 
     return aten.mm.default(input, mat2) if out is None else aten.mm.out(input, mat2, out=out)
 
 
-def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Batched matrix product of two 3-D tensors with the same batch size.
 
     >>> import openreg
@@ -497,7 +497,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:  #
     return aten.bmm.default(input, mat2) if out is None else aten.bmm.out(input, mat2, out=out)
 
 
-def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
     """PyTorch's ``matmul``: dot, matrix-vector, matrix or broadcast batched product by operand dims.
 
     >>> import openreg
@@ -507,7 +507,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
     return aten.matmul.default(input, other) if out is None else aten.matmul.out(input, other, out=out)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out: Tensor | None = None) -> Tensor:
     """``beta * input + alpha * (mat1 @ mat2)``; ``input`` broadcasts to the product's shape.
 
     >>> import openreg
@@ -519,7 +519,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out: Te
     return aten.addmm.default(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
-def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Inner product of two 1-D tensors of the same dtype and length.
 
     >>> import openreg
@@ -529,7 +529,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor: 
     return aten.dot.default(input, tensor) if out is None else aten.dot.out(input, tensor, out=out)
 
 
-def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
+def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     """Outer product of two vectors.
 
     >>> import openreg
@@ -573,11 +573,73 @@ def _foreach_add_(self: list, other: list, *, alpha=1) -> None:
 
 
 __all__ = [
-    "abs", "neg", "negative", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "reciprocal",
-    "relu", "bitwise_not", "logical_not", "add", "sub", "subtract", "rsub", "mul", "multiply", "div", "divide",
-    "true_divide", "floor_divide", "remainder", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-    "greater", "greater_equal", "less", "less_equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "logical_and", "logical_or", "logical_xor", "clamp", "clip", "clamp_min", "clamp_max", "where", "sum",
-    "mean", "prod", "amax", "amin", "argmax", "argmin", "softmax", "log_softmax", "mm", "bmm", "matmul",
-    "addmm", "dot", "outer", "ger", "_foreach_add", "_foreach_add_",
+    "_foreach_add",
+    "_foreach_add_",
+    "abs",
+    "add",
+    "addmm",
+    "amax",
+    "amin",
+    "argmax",
+    "argmin",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "bmm",
+    "clamp",
+    "clamp_max",
+    "clamp_min",
+    "clip",
+    "cos",
+    "div",
+    "divide",
+    "dot",
+    "eq",
+    "exp",
+    "floor_divide",
+    "ge",
+    "ger",
+    "greater",
+    "greater_equal",
+    "gt",
+    "le",
+    "less",
+    "less_equal",
+    "log",
+    "log_softmax",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "lt",
+    "matmul",
+    "maximum",
+    "mean",
+    "minimum",
+    "mm",
+    "mul",
+    "multiply",
+    "ne",
+    "neg",
+    "negative",
+    "not_equal",
+    "outer",
+    "pow",
+    "prod",
+    "reciprocal",
+    "relu",
+    "remainder",
+    "rsqrt",
+    "rsub",
+    "sigmoid",
+    "sin",
+    "softmax",
+    "sqrt",
+    "sub",
+    "subtract",
+    "sum",
+    "tanh",
+    "true_divide",
+    "where",
 ]

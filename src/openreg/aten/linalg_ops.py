@@ -21,8 +21,8 @@ SCHEMAS = [
     ("bmm(Tensor self, Tensor mat2) -> Tensor", (C,)),
     ("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)", ()),
     ("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor", (C,)),
-    ("addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) "
-     "-> Tensor(a!)", ()),
+    (("addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) "
+     "-> Tensor(a!)"), ()),
     ("addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)", ()),
     ("dot(Tensor self, Tensor tensor) -> Tensor", ()),
     ("dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)", ()),

@@ -395,7 +395,7 @@ for _name in _LOGICAL:
 
 # -- clamp and where ----------------------------------------------------------------------------------------
 
-def clamp_meta(self, min=None, max=None) -> Spec:  # noqa: A002 - PyTorch's argument names
+def clamp_meta(self, min=None, max=None) -> Spec:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     tensors = [t for t in (min, max) if isinstance(t, Tensor)]
@@ -411,11 +411,11 @@ def clamp_meta(self, min=None, max=None) -> Spec:  # noqa: A002 - PyTorch's argu
     return Spec(size, dtype, dev)
 
 
-def clamp_min_meta(self, min) -> Spec:  # noqa: A002
+def clamp_min_meta(self, min) -> Spec:
     return clamp_meta(self, min, None)
 
 
-def clamp_max_meta(self, max) -> Spec:  # noqa: A002
+def clamp_max_meta(self, max) -> Spec:
     return clamp_meta(self, None, max)
 
 

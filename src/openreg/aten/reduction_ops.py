@@ -20,16 +20,16 @@ C = Tag.core
 SCHEMAS = [
     ("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", (C,)),
     ("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", (C,)),
-    ("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
-     "Tensor(a!) out) -> Tensor(a!)", ()),
+    (("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
+     "Tensor(a!) out) -> Tensor(a!)"), ()),
     ("mean(Tensor self, *, ScalarType? dtype=None) -> Tensor", (C,)),
     ("mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", (C,)),
-    ("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "
-     "-> Tensor(a!)", ()),
+    (("mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "
+     "-> Tensor(a!)"), ()),
     ("prod(Tensor self, *, ScalarType? dtype=None) -> Tensor", (C,)),
     ("prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", (C,)),
-    ("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "
-     "-> Tensor(a!)", ()),
+    (("prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) "
+     "-> Tensor(a!)"), ()),
     ("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", (C,)),
     ("amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)", ()),
     ("amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", (C,)),
