@@ -80,3 +80,6 @@ _meta_inductor = Library("inductor", "IMPL")
 _meta_inductor.impl("_mm_plus_mm", _meta_mm_plus_mm, "Meta")
 _tensor_model = Library("aten", "IMPL")
 tensor_model.register(_tensor_model)
+
+from . import random_ops as _random_ops  # noqa: E402
+_random_ops.register(aten_lib)  # rand/randn/randint/bernoulli/...: schemas, Meta and composite kernels
