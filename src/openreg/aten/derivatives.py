@@ -3,7 +3,7 @@
 One entry per operator overload, keyed by PyTorch's name (``"aten::mul.Tensor"``), JAX/PyTorch style: a
 formula per differentiable input, written with tensor ops so that it is itself differentiable (double
 backward). Backward formulas get the output gradient ``g`` (a list for multi-output ops) and ``a``, the op's
-arguments (``a.self``, ``a.other``, ``a.result``, ``a.dim``; ``a.size("self")`` for metadata of tensors that are
+arguments (``a.self``, ``a.other``, ``a.result``, ``a.dim``; ``a.size_of("self")`` for metadata of tensors that are
 not saved). Gradients may have the broadcast shape or another float dtype: the engine reduces and casts them.
 Forward formulas get one input's tangent ``t`` and ``a``; absent tangents are symbolic zeros (skipped).
 ``pointwise=True`` reuses the backward formula as the JVP (true for elementwise ops), ``linear=True`` applies
@@ -162,7 +162,9 @@ def _clamp_grad(g, a):
 for _op in ("aten::clamp", "aten::clamp_"):
     defderiv(_op, save="self", pointwise=True, name="ClampBackward1", self=_clamp_grad)
 for _op in ("aten::clamp.Tensor", "aten::clamp_.Tensor"):
-    defderiv(_op, save="self min max", name="ClampBackward0", pointwise=True, self=_clamp_grad)
+    defderiv(_op, save="self min max", name="ClampBackward0", pointwise=True, self=_clamp_grad,
+             min=lambda g, a: g * _mask(a.self < a.min, g),
+             max=lambda g, a: g * _mask(a.self > a.max, g))
 
 
 def _pow_scalar_grad(g, a):
@@ -260,42 +262,46 @@ nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round",
         "aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like", "aten::rand_like",
         "aten::randn_like", "aten::detach", "aten::floor_divide", "aten::bernoulli", "aten::bernoulli_.float",
         "aten::uniform_", "aten::normal_", "aten::random_", "aten::rand", "aten::randn")
-defderiv("aten::remainder.Tensor", save="self other", name="RemainderBackward1", self=lambda g, a: g,
-         other=lambda g, a: -(g * (a.self / a.other).floor()))
+def _remainder_other(g, a):
+    return -(g * _A("div.Tensor_mode")(a.self, a.other, rounding_mode="floor"))
+
+
+defderiv("aten::remainder.Tensor", save="self other", name="RemainderBackward1", pointwise=True,
+         self=lambda g, a: g, other=_remainder_other)
 defderiv("aten::remainder.Scalar", name="RemainderBackward0", pointwise=True, self=lambda g, a: g)
 
 # -- reductions -------------------------------------------------------------------------------------------
 
-defderiv("aten::sum", linear=True, self=lambda g, a: g.expand(a.size("self")))
+defderiv("aten::sum", linear=True, self=lambda g, a: g.expand(a.size_of("self")))
 defderiv("aten::sum.dim_IntList", linear=True, index=1,
-         self=lambda g, a: _unreduce(g, a.size("self"), a.dim, a.keepdim))
+         self=lambda g, a: _unreduce(g, a.size_of("self"), a.dim, a.keepdim))
 defderiv("aten::mean", linear=True,
-         self=lambda g, a: g.expand(a.size("self")) / max(_numel(a.size("self")), 1))
+         self=lambda g, a: g.expand(a.size_of("self")) / max(_numel(a.size_of("self")), 1))
 defderiv("aten::mean.dim", linear=True, index=1,
-         self=lambda g, a: _unreduce(g, a.size("self"), a.dim, a.keepdim)
-         / max(_numel(a.size("self"), _dims(a.dim, len(a.size("self")))), 1))
+         self=lambda g, a: _unreduce(g, a.size_of("self"), a.dim, a.keepdim)
+         / max(_numel(a.size_of("self"), _dims(a.dim, len(a.size_of("self")))), 1))
 
 
 def _prod_grad(g, a):
     x = a.self
-    if a.size("self") == () or x.numel() == 0:
-        return g.expand(a.size("self"))
-    return _unreduce(g * a.result, a.size("self"), None, False) / x
+    if a.size_of("self") == () or x.numel() == 0:
+        return g.expand(a.size_of("self"))
+    return _unreduce(g * a.result, a.size_of("self"), None, False) / x
 
 
 def _prod_dim_grad(g, a):
-    return _unreduce(g * a.result, a.size("self"), a.dim, a.keepdim) / a.self
+    return _unreduce(g * a.result, a.size_of("self"), a.dim, a.keepdim) / a.self
 
 
 defderiv("aten::prod", save="self result", self=_prod_grad,
          jvp={"self": lambda t, a: (t * a.result / a.self).sum()})
 defderiv("aten::prod.dim_int", save="self result", index=1, self=_prod_dim_grad,
-         jvp={"self": lambda t, a: (t * _unreduce(a.result, a.size("self"), a.dim, a.keepdim) / a.self)
+         jvp={"self": lambda t, a: (t * _unreduce(a.result, a.size_of("self"), a.dim, a.keepdim) / a.self)
               .sum(a.dim, a.keepdim)})
 
 
 def _amax_grad(g, a):
-    size = a.size("self")
+    size = a.size_of("self")
     dims = _dims(a.dim, len(size))
     res = _unreduce(a.result, size, dims, a.keepdim)
     mask = _mask(a.self == res, a.self)
@@ -304,7 +310,7 @@ def _amax_grad(g, a):
 
 
 def _amax_jvp(t, a):
-    size = a.size("self")
+    size = a.size_of("self")
     dims = _dims(a.dim, len(size))
     res = _unreduce(a.result, size, dims, a.keepdim)
     mask = _mask(a.self == res, a.self)
@@ -391,14 +397,14 @@ defderiv("aten::matmul", save="self other", self=_matmul_self, other=_matmul_oth
 
 # -- views and shape ops -------------------------------------------------------------------------------------
 
-defderiv("aten::view", linear=True, self=lambda g, a: g.reshape(a.size("self")))
-defderiv("aten::_unsafe_view", linear=True, self=lambda g, a: g.reshape(a.size("self")))
-defderiv("aten::reshape", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size("self")))
-defderiv("aten::view_as", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size("self")))
+defderiv("aten::view", linear=True, self=lambda g, a: g.reshape(a.size_of("self")))
+defderiv("aten::_unsafe_view", linear=True, self=lambda g, a: g.reshape(a.size_of("self")))
+defderiv("aten::reshape", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size_of("self")))
+defderiv("aten::view_as", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size_of("self")))
 defderiv("aten::alias", linear=True, self=lambda g, a: g)
 defderiv("aten::flatten.using_ints", linear=True, name="ViewBackward0",
-         self=lambda g, a: g.reshape(a.size("self")))
-defderiv("aten::unflatten.int", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size("self")))
+         self=lambda g, a: g.reshape(a.size_of("self")))
+defderiv("aten::unflatten.int", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size_of("self")))
 defderiv("aten::t", linear=True, self=lambda g, a: g.t())
 defderiv("aten::transpose.int", linear=True, self=lambda g, a: g.transpose(a.dim0, a.dim1))
 defderiv("aten::movedim.int", linear=True, self=lambda g, a: g.movedim(a.destination, a.source))
@@ -412,7 +418,7 @@ def _inverse_perm(dims, ndim: int) -> list:
     return inv
 
 
-defderiv("aten::permute", linear=True, self=lambda g, a: g.permute(_inverse_perm(a.dims, len(a.size("self")))))
+defderiv("aten::permute", linear=True, self=lambda g, a: g.permute(_inverse_perm(a.dims, len(a.size_of("self")))))
 
 
 def _sum_to(g, size):
@@ -420,17 +426,17 @@ def _sum_to(g, size):
     return sum_to(g, size)
 
 
-defderiv("aten::expand", linear=True, self=lambda g, a: _sum_to(g, a.size("self")))
-defderiv("aten::expand_as", linear=True, name="ExpandBackward0", self=lambda g, a: _sum_to(g, a.size("self")))
+defderiv("aten::expand", linear=True, self=lambda g, a: _sum_to(g, a.size_of("self")))
+defderiv("aten::expand_as", linear=True, name="ExpandBackward0", self=lambda g, a: _sum_to(g, a.size_of("self")))
 for _op, _i in (("aten::squeeze", 0), ("aten::squeeze.dim", 1), ("aten::squeeze.dims", 2),
                 ("aten::unsqueeze", 0)):
-    defderiv(_op, linear=True, index=_i, self=lambda g, a: g.reshape(a.size("self")))
+    defderiv(_op, linear=True, index=_i, self=lambda g, a: g.reshape(a.size_of("self")))
 
 
 def _scatter_into_zeros(view_fn):
     """Backward of a view that selects part of its input: zeros with the slice set to the gradient."""
     def bwd(g, a):
-        z = _zeros(a.size("self"), g)
+        z = _zeros(a.size_of("self"), g)
         view_fn(z, a).copy_(g)
         return z
     return bwd
@@ -447,8 +453,8 @@ defderiv("aten::diagonal", linear=True,
 
 def _as_strided_grad(g, a):
     from ..autograd._ops import zeros_with_geometry
-    buf = zeros_with_geometry(g, a.size("self"), a.stride("self"))
-    self_offset = a.meta("self")[4]
+    buf = zeros_with_geometry(g, a.size_of("self"), a.stride_of("self"))
+    self_offset = a.meta_of("self")[4]
     offset = a.storage_offset if a.storage_offset is not None else self_offset
     _A("as_strided")(buf, a.size, a.stride, offset - self_offset).copy_(g)
     return buf
@@ -473,7 +479,7 @@ for _op in ("aten::split.Tensor", "aten::split_with_sizes", "aten::chunk"):
 def _cat_grad(g, a):
     out, off = [], 0
     dim = a.dim
-    for m in a.meta("tensors"):
+    for m in a.meta_of("tensors"):
         size = m[0]
         if len(size) == 1 and size[0] == 0 and g.dim() != 1:
             out.append(None)
@@ -485,7 +491,7 @@ def _cat_grad(g, a):
 
 
 def _list_tangents(ts: list, a, name: str) -> list:
-    return [t if t is not None else _zeros(m[0], _proto(ts)).to(m[1]) for t, m in zip(ts, a.meta(name))]
+    return [t if t is not None else _zeros(m[0], _proto(ts)).to(m[1]) for t, m in zip(ts, a.meta_of(name))]
 
 
 DERIVATIVES["aten::cat"] = Derivative("aten::cat", "CatBackward0", (), {"tensors": _cat_grad},
@@ -498,13 +504,13 @@ DERIVATIVES["aten::stack"] = Derivative(
 
 defderiv("aten::clone", linear=True, self=lambda g, a: g)
 defderiv("aten::contiguous", linear=True, name="CloneBackward0", self=lambda g, a: g)
-defderiv("aten::_to_copy", linear=True, self=lambda g, a: g.to(device=a.device("self"), dtype=a.dtype("self")))
+defderiv("aten::_to_copy", linear=True, self=lambda g, a: g.to(device=a.device_of("self"), dtype=a.dtype_of("self")))
 defderiv("aten::copy_", name="CopyBackwards", self=lambda g, a: None,
-         src=lambda g, a: g.to(device=a.device("src"), dtype=a.dtype("src")),
-         jvp={"src": lambda t, a: t.to(device=a.device("self"), dtype=a.dtype("self"))})
+         src=lambda g, a: g.to(device=a.device_of("src"), dtype=a.dtype_of("src")),
+         jvp={"src": lambda t, a: t.to(device=a.device_of("self"), dtype=a.dtype_of("self"))})
 defderiv("aten::fill_.Scalar", name="FillBackward0", self=lambda g, a: None, jvp={})
 defderiv("aten::fill_.Tensor", name="FillBackward1", self=lambda g, a: None, value=lambda g, a: g.sum(),
-         jvp={"value": lambda t, a: t.expand(a.size("self"))})
+         jvp={"value": lambda t, a: t.expand(a.size_of("self"))})
 defderiv("aten::fill.Scalar", name="FillBackward0", self=lambda g, a: None, jvp={})
 defderiv("aten::zero_", name="ZeroBackward0", self=lambda g, a: None, jvp={})
 
@@ -517,7 +523,7 @@ defderiv("aten::masked_fill_.Scalar", save="mask", pointwise=True, name="MaskedF
 
 
 def _index_grad(g, a):
-    z = _zeros(a.size("self"), g)
+    z = _zeros(a.size_of("self"), g)
     return _A("index_put")(z, a.indices, g, True)
 
 
@@ -526,7 +532,7 @@ defderiv("aten::index.Tensor", save="indices", self=_index_grad,
 
 
 def _gather_grad(g, a):
-    z = _zeros(a.size("self"), g)
+    z = _zeros(a.size_of("self"), g)
     return _A("scatter_add")(z, a.dim, a.index, g)
 
 

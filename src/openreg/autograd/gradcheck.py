@@ -30,9 +30,10 @@ def _host(t) -> np.ndarray:
     return np.array(host_array(t.detach()), dtype=np.float64).reshape(tuple(t.shape))
 
 
-def _like(arr: np.ndarray, t):
+def _like(arr: np.ndarray, t, requires_grad: bool = False):
     from ..factories import tensor
-    return tensor(arr, dtype=t.dtype, device=t.device)
+    data = arr.tolist() if arr.ndim == 0 else arr
+    return tensor(data, dtype=t.dtype, device=t.device, requires_grad=requires_grad)
 
 
 def _outputs(fn, inputs) -> list:
@@ -42,7 +43,6 @@ def _outputs(fn, inputs) -> list:
 
 def _numerical(fn, inputs: list, eps: float) -> list:
     """J[i][j]: (numel(output j), numel(input i)) by central differences."""
-    from .grad_mode import no_grad
     jac = []
     for i, x in enumerate(inputs):
         if not (hasattr(x, "_ks") and x.requires_grad):
@@ -56,9 +56,8 @@ def _numerical(fn, inputs: list, eps: float) -> list:
                 pert = base.copy().reshape(-1)
                 pert[k] += sign * eps
                 args = list(inputs)
-                args[i] = _like(pert.reshape(base.shape), x)
-                with no_grad():
-                    vals.append([_host(o).reshape(-1) for o in _outputs(fn, args)])
+                args[i] = _like(pert.reshape(base.shape), x, requires_grad=True)
+                vals.append([_host(o).reshape(-1) for o in _outputs(fn, args)])
             cols.append([(p - m) / (2 * eps) for p, m in zip(vals[0], vals[1])])
         per_out = []
         n_out = len(cols[0]) if cols else len(_outputs(fn, inputs))
@@ -181,7 +180,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
     if grad_outputs is None:
         from ..factories import tensor
         rng = np.random.default_rng(0)
-        grad_outputs = [tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype, device=o.device,
+        grad_outputs = [tensor(rng.standard_normal(tuple(o.shape)).tolist(), dtype=o.dtype, device=o.device,
                                requires_grad=True) for o in outs]
     else:
         grad_outputs = [grad_outputs] if hasattr(grad_outputs, "_ks") else list(grad_outputs)

@@ -62,7 +62,7 @@ class OpInfo:
 
 class Args:
     """Attribute access to an op's arguments inside formulas: ``a.self``, ``a.other``, ``a.result``,
-    ``a.dim``...; saved tensors are unpacked (with their version check) on access."""
+    ``a.dim``...; ``a.size_of("self")`` etc. for metadata; saved tensors are unpacked (with their version check) on access."""
 
     __slots__ = ("_meta", "_node", "_values")
 
@@ -82,19 +82,19 @@ class Args:
             return [s.unpack(self._node) if s is not None else None for s in v]
         return v
 
-    def size(self, name: str) -> tuple:
+    def size_of(self, name: str) -> tuple:
         return self._meta[name][0]
 
-    def dtype(self, name: str):
+    def dtype_of(self, name: str):
         return self._meta[name][1]
 
-    def device(self, name: str):
+    def device_of(self, name: str):
         return self._meta[name][2]
 
-    def stride(self, name: str) -> tuple:
+    def stride_of(self, name: str) -> tuple:
         return self._meta[name][3]
 
-    def meta(self, name: str):
+    def meta_of(self, name: str):
         return self._meta[name]
 
 
@@ -256,14 +256,10 @@ def _run(redispatch, ks, args, kwargs):
         _tls.exclude = old
 
 
-def _clone_nograd(t):
+def _clone_original(t):
+    """The value of ``self`` before an in-place op (recorded, so double backward sees its history)."""
     from ._ops import clone_like
-    old = _tls.exclude
-    _tls.exclude = old | AUTOGRAD_MASK
-    try:
-        return clone_like(t, t)
-    finally:
-        _tls.exclude = old
+    return clone_like(t, t)
 
 
 def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
@@ -307,7 +303,7 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
     original_self = None
     if info.inplace and formula is not None and not formula.nondiff and (
             (need and "self" in formula.save) or (fw and formula.jvp_uses_self)):
-        original_self = _clone_nograd(self_t)
+        original_self = _clone_original(self_t)
     edges = [gradient_edge(t) if r else None for t, r in zip(inputs, req)] if need else None
 
     out = _run(redispatch, ks, args, kwargs)

@@ -1,0 +1,356 @@
+"""Reverse-mode autograd: engine, AccumulateGrad, hooks, saved tensors, in-place, views (CPU and device)."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import openreg
+from openreg.autograd import grad
+
+
+def t(data, dev, requires_grad=False, dtype=openreg.float32):
+    return openreg.tensor(np.asarray(data), dtype=dtype, device=dev, requires_grad=requires_grad)
+
+
+def npy(x):
+    return np.asarray(x.detach().cpu())
+
+
+def test_simple_chain_matches_numpy(devices):
+    a = np.array([[1.0, -2.0], [3.0, 0.5]], dtype=np.float32)
+    x = t(a, devices, True)
+    y = ((x * x).exp() * 0.1 + x.sin()).sum()
+    y.backward()
+    expected = 2 * a * np.exp(a * a) * 0.1 + np.cos(a)
+    np.testing.assert_allclose(npy(x.grad), expected, rtol=1e-5)
+    assert x.grad.device == x.device
+
+
+def test_graph_structure_names_and_sequence(devices):
+    x = t([1.0, 2.0], devices, True)
+    y = (x * 2).sum()
+    fn = y.grad_fn
+    assert fn.name() == "SumBackward0"
+    mul = fn.next_functions[0][0]
+    assert mul.name() == "MulBackward1" or mul.name() == "MulBackward0"
+    acc = mul.next_functions[0][0]
+    assert acc.name() == "torch::autograd::AccumulateGrad" and acc.variable is x
+    assert fn._sequence_nr > mul._sequence_nr
+    assert x.is_leaf and not y.is_leaf and y.requires_grad
+
+
+def test_retain_graph_and_second_backward_error(devices):
+    x = t([1.0, 2.0], devices, True)
+    y = (x * x).sum()
+    y.backward(retain_graph=True)
+    y.backward()
+    np.testing.assert_allclose(npy(x.grad), [4.0, 8.0])
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+
+
+def test_non_scalar_needs_gradient_and_grad_tensors(devices):
+    x = t([1.0, 2.0, 3.0], devices, True)
+    y = x * 3
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        y.backward()
+    y.backward(t([1.0, 0.0, 2.0], devices))
+    np.testing.assert_allclose(npy(x.grad), [3.0, 0.0, 6.0])
+    with pytest.raises(RuntimeError, match="Mismatch in shape"):
+        (x * 2).backward(t([1.0, 2.0], devices))
+
+
+def test_backward_on_tensor_without_grad(devices):
+    x = t([1.0], devices)
+    with pytest.raises(RuntimeError, match="does not require grad and does not have a grad_fn"):
+        (x * 2).sum().backward()
+
+
+def test_grad_does_not_touch_dot_grad_and_allow_unused(devices):
+    x = t([1.0, 2.0], devices, True)
+    z = t([5.0], devices, True)
+    y = (x ** 2).sum()
+    (gx,) = grad(y, x, retain_graph=True)
+    np.testing.assert_allclose(npy(gx), [2.0, 4.0])
+    assert x.grad is None
+    with pytest.raises(RuntimeError, match="appears to not have been used in the graph"):
+        grad(y, [x, z], retain_graph=True)
+    gx, gz = grad(y, [x, z], allow_unused=True)
+    assert gz is None
+
+
+def test_create_graph_double_and_triple_backward(devices):
+    x = t([2.0, -1.0], devices, True)
+    y = (x * x * x).sum()
+    (g1,) = grad(y, x, create_graph=True)
+    (g2,) = grad(g1.sum(), x, create_graph=True)
+    (g3,) = grad(g2.sum(), x)
+    np.testing.assert_allclose(npy(g1), [12.0, 3.0])
+    np.testing.assert_allclose(npy(g2), [12.0, -6.0])
+    np.testing.assert_allclose(npy(g3), [6.0, 6.0])
+
+
+def test_backward_create_graph_accumulates_with_history(devices):
+    x = t([3.0], devices, True)
+    (x * x).sum().backward(create_graph=True)
+    assert x.grad.requires_grad
+    np.testing.assert_allclose(npy(x.grad), [6.0])
+
+
+def test_inputs_argument_limits_accumulation(devices):
+    x = t([1.0], devices, True)
+    w = t([2.0], devices, True)
+    y = (x * w).sum()
+    y.backward(inputs=[w])
+    assert x.grad is None
+    np.testing.assert_allclose(npy(w.grad), [1.0])
+    with pytest.raises(RuntimeError, match="cannot be empty"):
+        (x * w).sum().backward(inputs=[])
+
+
+def test_broadcast_and_dtype_reduction(devices):
+    a = t(np.ones((2, 3)), devices, True)
+    b = t([1.0, 2.0, 3.0], devices, True, dtype=openreg.float64)
+    (a * b).sum().backward()
+    assert b.grad.dtype == openreg.float64 and tuple(b.grad.shape) == (3,)
+    np.testing.assert_allclose(npy(b.grad), [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(npy(a.grad), np.tile([1.0, 2.0, 3.0], (2, 1)))
+
+
+def test_no_grad_enable_grad_set_grad_enabled_inference_mode(devices):
+    x = t([1.0], devices, True)
+    with openreg.no_grad():
+        assert not (x * 2).requires_grad
+        with openreg.enable_grad():
+            assert (x * 2).requires_grad
+    with openreg.set_grad_enabled(False):
+        assert not openreg.is_grad_enabled()
+    assert openreg.is_grad_enabled()
+    with openreg.inference_mode():
+        assert not (x * 2).requires_grad
+
+    @openreg.no_grad()
+    def f(v):
+        return v * 2
+    assert not f(x).requires_grad
+
+    @openreg.enable_grad()
+    def g(v):
+        return v * 2
+    with openreg.no_grad():
+        assert g(x).requires_grad
+
+
+def test_accumulate_grad_semantics(devices):
+    x = t([1.0, 2.0], devices, True)
+    (x * 2).sum().backward()
+    first = x.grad
+    (x * 3).sum().backward()
+    assert x.grad is first  # accumulated in place under no create_graph
+    np.testing.assert_allclose(npy(x.grad), [5.0, 5.0])
+    # layout: gradient of a non-contiguous (transposed) leaf keeps its strides
+    w = openreg.ones(2, 3, device=devices).t().detach().requires_grad_()
+    (w * 2).sum().backward()
+    assert w.grad.stride() == w.stride()
+
+
+def test_leaf_moved_into_graph_interior(devices):
+    x = t([1.0], devices, True)
+    y = x * 2
+    acc = y.grad_fn.next_functions[0][0]
+    x._grad_fn = y.grad_fn  # simulate misuse
+    with pytest.raises(RuntimeError, match="leaf variable has been moved into the graph interior"):
+        acc([t([1.0], devices)])
+    x._grad_fn = None
+
+
+def test_concurrent_backward_exact_sum(devices):
+    x = t(np.ones(4), devices, True)
+    n, per = 4, 25
+
+    def work():
+        for _ in range(per):
+            (x * 2).sum().backward()
+    threads = [threading.Thread(target=work) for _ in range(n)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    np.testing.assert_allclose(npy(x.grad), np.full(4, 2.0 * n * per))
+
+
+def test_inductor_accumulate_grad_op(devices):
+    v = t([1.0, 1.0], devices)
+    openreg.ops.inductor.accumulate_grad_(v, t([1.0, 2.0], devices))
+    openreg.ops.inductor.accumulate_grad_(v, t([1.0, 2.0], devices))
+    np.testing.assert_allclose(npy(v.grad), [2.0, 4.0])
+    m = openreg.empty(2, device="meta")
+    g = openreg.empty(2, device="meta")
+    openreg.ops.inductor.accumulate_grad_(m, g)
+    assert m.grad is g
+    openreg.ops.inductor.accumulate_grad_(m, openreg.empty(3, device="meta"))
+    assert m.grad is g
+
+
+def test_saved_tensor_modified_inplace_error(devices):
+    x = t([1.0, 2.0], devices, True)
+    y = x * 1
+    z = (y * y).sum()
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation.*version 1; expected version 0"):
+        z.backward()
+    assert x.grad is None
+
+
+def test_inplace_on_leaf_errors(devices):
+    x = t([1.0], devices, True)
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in an in-place"):
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        x[0:1].mul_(2)
+    with openreg.no_grad():
+        x.add_(1)  # allowed without grad mode
+    np.testing.assert_allclose(npy(x), [2.0])
+
+
+def test_inplace_on_view_rebases_history(devices):
+    x = t([1.0, 2.0, 3.0, 4.0], devices, True)
+    base = x * 1
+    v = base[1:3]
+    v.mul_(t([10.0, 100.0], devices))
+    assert base.grad_fn.name() == "CopySlices"
+    (base * t([1.0, 2.0, 3.0, 4.0], devices)).sum().backward()
+    np.testing.assert_allclose(npy(x.grad), [1.0, 20.0, 300.0, 4.0])
+
+
+def test_inplace_copy_into_view_gives_source_grad(devices):
+    src = t([5.0, 6.0], devices, True)
+    buf = openreg.zeros(4, device=devices)
+    buf[1:3].copy_(src)
+    assert buf.requires_grad
+    (buf * t([1.0, 2.0, 3.0, 4.0], devices)).sum().backward()
+    np.testing.assert_allclose(npy(src.grad), [2.0, 3.0])
+
+
+def test_stale_view_regenerates_grad_fn(devices):
+    x = t([1.0, 2.0, 3.0], devices, True)
+    base = x * 1
+    v = base[0:2]
+    base.mul_(2)
+    assert v.grad_fn.name() == "AsStridedBackward0"
+    v.sum().backward()
+    np.testing.assert_allclose(npy(x.grad), [2.0, 2.0, 0.0])
+
+
+def test_inplace_updates_grad_chain(devices):
+    x = t([1.0, 2.0], devices, True)
+    y = x * 2
+    y.exp_()
+    y.sum().backward()
+    np.testing.assert_allclose(npy(x.grad), 2 * np.exp(2 * np.array([1.0, 2.0])), rtol=1e-5)
+
+
+def test_hooks_replace_and_validate(devices):
+    x = t([1.0, 2.0], devices, True)
+    y = x * 2
+    seen = []
+    y.register_hook(lambda g: seen.append(npy(g).tolist()))
+    h = x.register_hook(lambda g: g * 10)
+    y.sum().backward()
+    assert seen == [[1.0, 1.0]]
+    np.testing.assert_allclose(npy(x.grad), [20.0, 20.0])
+    h.remove()
+    x.grad = None
+    (x * 2).sum().backward()
+    np.testing.assert_allclose(npy(x.grad), [2.0, 2.0])
+    z = x * 3
+    z.register_hook(lambda g: openreg.ones(3, device=devices))
+    with pytest.raises(RuntimeError, match="has changed the size of value"):
+        z.sum().backward()
+    with pytest.raises(RuntimeError, match="doesn't require gradient"):
+        t([1.0], devices).register_hook(lambda g: g)
+
+
+def test_failed_backward_leaves_grad_unchanged(devices):
+    x = t([1.0, 2.0], devices, True)
+    (x * 1).sum().backward()
+    w = x * 1
+    z = (w * w).sum() + (x * 3).sum()
+    w.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace"):
+        z.backward()
+    np.testing.assert_allclose(npy(x.grad), [1.0, 1.0])
+
+
+def test_retain_grad_and_post_accumulate_hook(devices):
+    x = t([1.0, 2.0], devices, True)
+    y = x * x
+    y.retain_grad()
+    assert y.retains_grad
+    order = []
+    x.register_post_accumulate_grad_hook(lambda p: order.append(npy(p.grad).tolist()))
+    y.sum().backward()
+    np.testing.assert_allclose(npy(y.grad), [1.0, 1.0])
+    assert order == [[2.0, 4.0]]
+
+
+def test_node_hooks(devices):
+    x = t([1.0, 2.0], devices, True)
+    y = x * 3
+    calls = []
+    y.grad_fn.register_prehook(lambda go: calls.append("pre"))
+    y.grad_fn.register_hook(lambda gi, go: calls.append("post"))
+    y.sum().backward()
+    assert calls == ["pre", "post"]
+
+
+def test_detach_and_requires_grad_(devices):
+    x = t([1.0], devices, True)
+    d = x.detach()
+    assert not d.requires_grad and d.untyped_storage() is x.untyped_storage()
+    y = x * 2
+    with pytest.raises(RuntimeError, match="only change requires_grad flags of leaf"):
+        y.requires_grad_(False)
+    with pytest.raises(RuntimeError, match="floating point"):
+        openreg.tensor([1]).requires_grad_()
+
+
+def test_not_implemented_derivative_raises_at_backward(devices):
+    lib = openreg.library.Library("ag_test_ni", "DEF")
+    lib.define("twice(Tensor x) -> Tensor")
+    lib.impl("twice", lambda x: x.detach() * 2, "CompositeExplicitAutograd")
+    try:
+        x = t([1.0], devices, True)
+        y = openreg.ops.ag_test_ni.twice(x)
+        assert y.requires_grad
+        with pytest.raises(RuntimeError, match="the derivative for 'ag_test_ni::twice' is not implemented"):
+            y.sum().backward()
+        assert not openreg.ops.ag_test_ni.twice(t([1.0], devices)).requires_grad
+    finally:
+        lib._destroy()
+
+
+def test_out_variant_with_grad_raises(devices):
+    x = t([1.0, -1.0], devices, True)
+    out = openreg.empty(2, device=devices)
+    with pytest.raises(RuntimeError, match="functions with out=... arguments don't support automatic differentiation"):
+        openreg.ops.aten.abs.out(x, out=out)
+
+
+def test_multi_output_view_inplace_error(devices):
+    x = t([1.0, 2.0], devices, True)
+    a, b = (x * 1).unbind(0)
+    with pytest.raises(RuntimeError, match="This view is the output of a function that returns multiple views"):
+        a.mul_(2)
+
+
+def test_device_grad_roundtrip():
+    if not openreg.privateuseone.is_available():
+        pytest.skip("no device")
+    x = t([1.0, 2.0], "cpu", True)
+    y = x.to("privateuseone") * 3
+    y.sum().backward()
+    assert x.grad.device.type == "cpu"
+    np.testing.assert_allclose(npy(x.grad), [3.0, 3.0])
