@@ -285,15 +285,19 @@ class Library:
 
         >>> import openreg
         >>> seen = []
-        >>> def log_meta(op, keyset, *args, **kwargs):
+        >>> def meta_fallback(op, *args, **kwargs):
         ...     seen.append(op.name())
-        ...     return op.redispatch(keyset & ~(1 << DispatchKey.AutogradMeta), *args, **kwargs)
+        ...     return openreg.empty(args[0].shape, device="meta")
+        >>> defs = Library("fb_demo", "FRAGMENT")
+        >>> defs.define("cpu_only(Tensor x) -> Tensor")
+        'cpu_only'
         >>> lib = Library("_", "IMPL")
-        >>> lib.fallback(log_meta, "AutogradMeta", with_keyset=True)
-        >>> _ = openreg.ops.aten.abs.default(openreg.empty(2, device="meta"))
-        >>> lib._destroy()
+        >>> lib.fallback(meta_fallback, "Meta")
+        >>> openreg.ops.fb_demo.cpu_only(openreg.empty(2, device="meta")).shape
+        openreg.Size([2])
+        >>> lib._destroy(); defs._destroy()
         >>> seen
-        ['aten::abs']
+        ['fb_demo::cpu_only']
         """
         self._check_alive()
         if not callable(fn):
