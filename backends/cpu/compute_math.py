@@ -22,6 +22,7 @@ from .compute import COMPUTE, as_compute, xp_of
 
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
+_BF16, _BOOL = _dt.bfloat16, _dt.bool
 
 
 def _quiet():
@@ -44,6 +45,11 @@ def _operand(x, spec, xp):
 
 
 def _pair(spec, a, b):
+    """The array module and both operands in the compute dtype (fast when no conversion is needed)."""
+    if a.__class__ is Tensor and b.__class__ is Tensor and a._ks == b._ks:
+        d = spec.compute_dtype or spec.dtype
+        if a._dtype is d and b._dtype is d and d is not _BF16:
+            return a._storage._backend.array_module, a._array(), b._array()
     xp = _xp2(a, b)
     return xp, _operand(a, spec, xp), _operand(b, spec, xp)
 
@@ -134,9 +140,11 @@ def _scaled(xp, b, alpha):
 
 def _add(spec, self, other, alpha=1):
     xp, a, b = _pair(spec, self, other)
-    if spec.compute is _dt.bool:
+    if spec.compute_dtype is _BOOL:
         return xp.logical_or(a, xp.logical_and(b, bool(alpha)))
-    return xp.add(a, _scaled(xp, b, alpha))
+    if alpha != 1:
+        b = b * xp.asarray(alpha, dtype=b.dtype)
+    return xp.add(a, b)
 
 
 def _sub(spec, self, other, alpha=1):
@@ -151,7 +159,7 @@ def _rsub(spec, self, other, alpha=1):
 
 def _mul(spec, self, other):
     xp, a, b = _pair(spec, self, other)
-    if spec.compute is _dt.bool:
+    if spec.compute_dtype is _BOOL:
         return xp.logical_and(a, b)
     return xp.multiply(a, b)
 

@@ -36,6 +36,21 @@ _rem_t_, _rem_s_ = aten.remainder_.Tensor, aten.remainder_.Scalar
 _pow_tt, _pow_ts, _pow_st = aten.pow.Tensor_Tensor, aten.pow.Tensor_Scalar, aten.pow.Scalar
 _pow_t_, _pow_s_ = aten.pow_.Tensor, aten.pow_.Scalar
 _matmul = aten.matmul.default
+_ov_bitwise_not__default = aten.bitwise_not.default
+_ov_clamp___Tensor = aten.clamp_.Tensor
+_ov_clamp___default = aten.clamp_.default
+_ov_clamp_min___Tensor = aten.clamp_min_.Tensor
+_ov_clamp_min___default = aten.clamp_min_.default
+_ov_clamp_max___Tensor = aten.clamp_max_.Tensor
+_ov_clamp_max___default = aten.clamp_max_.default
+_ov_amax__default = aten.amax.default
+_ov_amin__default = aten.amin.default
+_ov_argmax__default = aten.argmax.default
+_ov_argmin__default = aten.argmin.default
+_ov_softmax__int = aten.softmax.int
+_ov_log_softmax__int = aten.log_softmax.int
+_ov_addmm__default = aten.addmm.default
+_ov_addmm___default = aten.addmm_.default
 
 
 def _num(x) -> bool:
@@ -205,7 +220,7 @@ def __abs__(self):
 
 
 def __invert__(self):
-    return aten.bitwise_not.default(self)
+    return _ov_bitwise_not__default(self)
 
 
 def _commutative(scalar_op):
@@ -275,16 +290,16 @@ def clamp_(self, min=None, max=None):
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = None if min is None or isinstance(min, Tensor) else wrap_scalar(min, self)
         hi = None if max is None or isinstance(max, Tensor) else wrap_scalar(max, self)
-        return aten.clamp_.Tensor(self, min if lo is None else lo, max if hi is None else hi)
-    return aten.clamp_.default(self, min, max)
+        return _ov_clamp___Tensor(self, min if lo is None else lo, max if hi is None else hi)
+    return _ov_clamp___default(self, min, max)
 
 
 def clamp_min_(self, min):
-    return aten.clamp_min_.Tensor(self, min) if isinstance(min, Tensor) else aten.clamp_min_.default(self, min)
+    return _ov_clamp_min___Tensor(self, min) if isinstance(min, Tensor) else _ov_clamp_min___default(self, min)
 
 
 def clamp_max_(self, max):
-    return aten.clamp_max_.Tensor(self, max) if isinstance(max, Tensor) else aten.clamp_max_.default(self, max)
+    return _ov_clamp_max___Tensor(self, max) if isinstance(max, Tensor) else _ov_clamp_max___default(self, max)
 
 
 def where(self, condition, other):
@@ -304,35 +319,35 @@ def prod(self, dim=None, keepdim=False, *, dtype=None):
 
 
 def amax(self, dim=(), keepdim=False):
-    return aten.amax.default(self, dim, keepdim)
+    return _ov_amax__default(self, dim, keepdim)
 
 
 def amin(self, dim=(), keepdim=False):
-    return aten.amin.default(self, dim, keepdim)
+    return _ov_amin__default(self, dim, keepdim)
 
 
 def argmax(self, dim=None, keepdim=False):
-    return aten.argmax.default(self, dim, keepdim)
+    return _ov_argmax__default(self, dim, keepdim)
 
 
 def argmin(self, dim=None, keepdim=False):
-    return aten.argmin.default(self, dim, keepdim)
+    return _ov_argmin__default(self, dim, keepdim)
 
 
 def softmax(self, dim, dtype=None):
-    return aten.softmax.int(self, dim, dtype)
+    return _ov_softmax__int(self, dim, dtype)
 
 
 def log_softmax(self, dim, dtype=None):
-    return aten.log_softmax.int(self, dim, dtype)
+    return _ov_log_softmax__int(self, dim, dtype)
 
 
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    return aten.addmm.default(self, mat1, mat2, beta=beta, alpha=alpha)
+    return _ov_addmm__default(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
 def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-    return aten.addmm_.default(self, mat1, mat2, beta=beta, alpha=alpha)
+    return _ov_addmm___default(self, mat1, mat2, beta=beta, alpha=alpha)
 
 
 def _logical_methods(name: str) -> dict:

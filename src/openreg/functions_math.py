@@ -21,6 +21,89 @@ from .aten.meta_rules import result_type
 from .tensor import Tensor
 
 aten = ops.aten
+
+# Overloads looked up once here: ``ops.aten.<op>`` lookups scan the operator registry.
+_ov_add__Tensor = aten.add.Tensor
+_ov_add__Scalar = aten.add.Scalar
+_ov_add__out = aten.add.out
+_ov_sub__Tensor = aten.sub.Tensor
+_ov_sub__Scalar = aten.sub.Scalar
+_ov_sub__out = aten.sub.out
+_ov_rsub__Tensor = aten.rsub.Tensor
+_ov_rsub__Scalar = aten.rsub.Scalar
+_ov_mul__Tensor = aten.mul.Tensor
+_ov_mul__Scalar = aten.mul.Scalar
+_ov_mul__out = aten.mul.out
+_ov_div__Tensor = aten.div.Tensor
+_ov_div__Scalar = aten.div.Scalar
+_ov_div__out = aten.div.out
+_ov_div__Tensor_mode = aten.div.Tensor_mode
+_ov_div__Scalar_mode = aten.div.Scalar_mode
+_ov_div__out_mode = aten.div.out_mode
+_ov_floor_divide__default = aten.floor_divide.default
+_ov_floor_divide__Scalar = aten.floor_divide.Scalar
+_ov_floor_divide__out = aten.floor_divide.out
+_ov_remainder__Scalar_Tensor = aten.remainder.Scalar_Tensor
+_ov_remainder__Scalar_out = aten.remainder.Scalar_out
+_ov_remainder__Tensor = aten.remainder.Tensor
+_ov_remainder__Scalar = aten.remainder.Scalar
+_ov_remainder__Tensor_out = aten.remainder.Tensor_out
+_ov_pow__Scalar = aten.pow.Scalar
+_ov_pow__Scalar_out = aten.pow.Scalar_out
+_ov_pow__Tensor_Tensor = aten.pow.Tensor_Tensor
+_ov_pow__Tensor_Tensor_out = aten.pow.Tensor_Tensor_out
+_ov_pow__Tensor_Scalar = aten.pow.Tensor_Scalar
+_ov_pow__Tensor_Scalar_out = aten.pow.Tensor_Scalar_out
+_ov_maximum__default = aten.maximum.default
+_ov_maximum__out = aten.maximum.out
+_ov_minimum__default = aten.minimum.default
+_ov_minimum__out = aten.minimum.out
+_ov_clamp__Tensor = aten.clamp.Tensor
+_ov_clamp__Tensor_out = aten.clamp.Tensor_out
+_ov_clamp__default = aten.clamp.default
+_ov_clamp__out = aten.clamp.out
+_ov_clamp_min__Tensor = aten.clamp_min.Tensor
+_ov_clamp_min__default = aten.clamp_min.default
+_ov_clamp_max__Tensor = aten.clamp_max.Tensor
+_ov_clamp_max__default = aten.clamp_max.default
+_ov_where__self_out = aten.where.self_out
+_ov_where__self = aten.where.self
+_ov_where__ScalarSelf = aten.where.ScalarSelf
+_ov_where__ScalarOther = aten.where.ScalarOther
+_ov_where__Scalar = aten.where.Scalar
+_ov_sum__IntList_out = aten.sum.IntList_out
+_ov_sum__default = aten.sum.default
+_ov_sum__dim_IntList = aten.sum.dim_IntList
+_ov_mean__out = aten.mean.out
+_ov_mean__default = aten.mean.default
+_ov_mean__dim = aten.mean.dim
+_ov_prod__default = aten.prod.default
+_ov_prod__int_out = aten.prod.int_out
+_ov_prod__dim_int = aten.prod.dim_int
+_ov_amax__default = aten.amax.default
+_ov_amax__out = aten.amax.out
+_ov_amin__default = aten.amin.default
+_ov_amin__out = aten.amin.out
+_ov_argmax__out = aten.argmax.out
+_ov_argmax__default = aten.argmax.default
+_ov_argmin__out = aten.argmin.out
+_ov_argmin__default = aten.argmin.default
+_ov_softmax__int = aten.softmax.int
+_ov_log_softmax__int = aten.log_softmax.int
+_ov_mm__default = aten.mm.default
+_ov_mm__out = aten.mm.out
+_ov_bmm__default = aten.bmm.default
+_ov_bmm__out = aten.bmm.out
+_ov_matmul__default = aten.matmul.default
+_ov_matmul__out = aten.matmul.out
+_ov_addmm__out = aten.addmm.out
+_ov_addmm__default = aten.addmm.default
+_ov_dot__default = aten.dot.default
+_ov_dot__out = aten.dot.out
+_ov_outer__default = aten.outer.default
+_ov_outer__out = aten.outer.out
+_ov__foreach_add__List = aten._foreach_add.List
+_ov__foreach_add___List = aten._foreach_add_.List
 _NUMBER_TYPES = (int, float, bool, complex)
 
 
@@ -114,7 +197,7 @@ def add(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
     >>> openreg.add(openreg.tensor([1, 2]), 1.5).tolist()
     [2.5, 3.5]
     """
-    return _binary_call("add", input, other, aten.add.Tensor, aten.add.Scalar, aten.add.out, out, alpha=alpha)
+    return _binary_call("add", input, other, _ov_add__Tensor, _ov_add__Scalar, _ov_add__out, out, alpha=alpha)
 
 
 def sub(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
@@ -124,7 +207,7 @@ def sub(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
     >>> openreg.sub(openreg.tensor([5, 7]), openreg.tensor([1, 2]), alpha=2).tolist()
     [3, 3]
     """
-    return _binary_call("sub", input, other, aten.sub.Tensor, aten.sub.Scalar, aten.sub.out, out, alpha=alpha)
+    return _binary_call("sub", input, other, _ov_sub__Tensor, _ov_sub__Scalar, _ov_sub__out, out, alpha=alpha)
 
 
 subtract = sub
@@ -139,8 +222,8 @@ def rsub(input: Tensor, other, *, alpha=1) -> Tensor:
     """
     _check_input("rsub", input)
     if isinstance(other, Tensor):
-        return aten.rsub.Tensor(input, other, alpha=alpha)
-    return aten.rsub.Scalar(input, other, alpha)
+        return _ov_rsub__Tensor(input, other, alpha=alpha)
+    return _ov_rsub__Scalar(input, other, alpha)
 
 
 def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
@@ -150,7 +233,7 @@ def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     >>> openreg.mul(openreg.tensor([1, 2]), openreg.tensor([[3], [4]])).tolist()
     [[3, 6], [4, 8]]
     """
-    return _binary_call("mul", input, other, aten.mul.Tensor, aten.mul.Scalar, aten.mul.out, out)
+    return _binary_call("mul", input, other, _ov_mul__Tensor, _ov_mul__Scalar, _ov_mul__out, out)
 
 
 multiply = mul
@@ -166,8 +249,8 @@ def div(input: Tensor, other, *, rounding_mode: str | None = None, out: Tensor |
     [3, -4]
     """
     if rounding_mode is None:
-        return _binary_call("div", input, other, aten.div.Tensor, aten.div.Scalar, aten.div.out, out)
-    return _binary_call("div", input, other, aten.div.Tensor_mode, aten.div.Scalar_mode, aten.div.out_mode,
+        return _binary_call("div", input, other, _ov_div__Tensor, _ov_div__Scalar, _ov_div__out, out)
+    return _binary_call("div", input, other, _ov_div__Tensor_mode, _ov_div__Scalar_mode, _ov_div__out_mode,
                         out, rounding_mode=rounding_mode)
 
 
@@ -191,8 +274,8 @@ def floor_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     >>> openreg.floor_divide(openreg.tensor([7, -7]), 2).tolist()
     [3, -4]
     """
-    return _binary_call("floor_divide", input, other, aten.floor_divide.default, aten.floor_divide.Scalar,
-                        aten.floor_divide.out, out)
+    return _binary_call("floor_divide", input, other, _ov_floor_divide__default, _ov_floor_divide__Scalar,
+                        _ov_floor_divide__out, out)
 
 
 def remainder(input, other, *, out: Tensor | None = None) -> Tensor:
@@ -203,11 +286,11 @@ def remainder(input, other, *, out: Tensor | None = None) -> Tensor:
     [1, 1]
     """
     if not isinstance(input, Tensor) and out is None and isinstance(other, Tensor):
-        return aten.remainder.Scalar_Tensor(input, other)
+        return _ov_remainder__Scalar_Tensor(input, other)
     if out is not None and not isinstance(other, Tensor) and isinstance(input, Tensor):
-        return aten.remainder.Scalar_out(input, other, out=out)
-    return _binary_call("remainder", input, other, aten.remainder.Tensor, aten.remainder.Scalar,
-                        aten.remainder.Tensor_out, out)
+        return _ov_remainder__Scalar_out(input, other, out=out)
+    return _binary_call("remainder", input, other, _ov_remainder__Tensor, _ov_remainder__Scalar,
+                        _ov_remainder__Tensor_out, out)
 
 
 def pow(input, exponent, *, out: Tensor | None = None) -> Tensor:
@@ -221,14 +304,14 @@ def pow(input, exponent, *, out: Tensor | None = None) -> Tensor:
         if not isinstance(exponent, Tensor):
             raise TypeError(f"pow(): argument 'exponent' (position 2) must be Tensor, not "
                             f"{type(exponent).__name__}")
-        return aten.pow.Scalar(input, exponent) if out is None else aten.pow.Scalar_out(input, exponent, out=out)
+        return _ov_pow__Scalar(input, exponent) if out is None else _ov_pow__Scalar_out(input, exponent, out=out)
     if isinstance(exponent, Tensor):
         if out is None:
-            return aten.pow.Tensor_Tensor(input, exponent)
-        return aten.pow.Tensor_Tensor_out(input, exponent, out=out)
+            return _ov_pow__Tensor_Tensor(input, exponent)
+        return _ov_pow__Tensor_Tensor_out(input, exponent, out=out)
     if out is None:
-        return aten.pow.Tensor_Scalar(input, exponent)
-    return aten.pow.Tensor_Scalar_out(input, exponent, out=out)
+        return _ov_pow__Tensor_Scalar(input, exponent)
+    return _ov_pow__Tensor_Scalar_out(input, exponent, out=out)
 
 
 def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -238,7 +321,7 @@ def maximum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tenso
     >>> openreg.maximum(openreg.tensor([1, 5]), openreg.tensor([3, 2])).tolist()
     [3, 5]
     """
-    return aten.maximum.default(input, other) if out is None else aten.maximum.out(input, other, out=out)
+    return _ov_maximum__default(input, other) if out is None else _ov_maximum__out(input, other, out=out)
 
 
 def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -248,7 +331,7 @@ def minimum(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tenso
     >>> openreg.minimum(openreg.tensor([1, 5]), openreg.tensor([3, 2])).tolist()
     [1, 2]
     """
-    return aten.minimum.default(input, other) if out is None else aten.minimum.out(input, other, out=out)
+    return _ov_minimum__default(input, other) if out is None else _ov_minimum__out(input, other, out=out)
 
 
 _BINARY_EXAMPLES = {
@@ -315,8 +398,8 @@ def clamp(input: Tensor, min=None, max=None, *, out: Tensor | None = None) -> Te
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         lo = None if min is None else _as_tensor(min, input)
         hi = None if max is None else _as_tensor(max, input)
-        return aten.clamp.Tensor(input, lo, hi) if out is None else aten.clamp.Tensor_out(input, lo, hi, out=out)
-    return aten.clamp.default(input, min, max) if out is None else aten.clamp.out(input, min, max, out=out)
+        return _ov_clamp__Tensor(input, lo, hi) if out is None else _ov_clamp__Tensor_out(input, lo, hi, out=out)
+    return _ov_clamp__default(input, min, max) if out is None else _ov_clamp__out(input, min, max, out=out)
 
 
 clip = clamp
@@ -329,7 +412,7 @@ def clamp_min(input: Tensor, min) -> Tensor:
     >>> openreg.clamp_min(openreg.tensor([-2.0, 1.0]), 0).tolist()
     [0.0, 1.0]
     """
-    return aten.clamp_min.Tensor(input, min) if isinstance(min, Tensor) else aten.clamp_min.default(input, min)
+    return _ov_clamp_min__Tensor(input, min) if isinstance(min, Tensor) else _ov_clamp_min__default(input, min)
 
 
 def clamp_max(input: Tensor, max) -> Tensor:
@@ -339,7 +422,7 @@ def clamp_max(input: Tensor, max) -> Tensor:
     >>> openreg.clamp_max(openreg.tensor([-2.0, 1.0]), 0).tolist()
     [-2.0, 0.0]
     """
-    return aten.clamp_max.Tensor(input, max) if isinstance(max, Tensor) else aten.clamp_max.default(input, max)
+    return _ov_clamp_max__Tensor(input, max) if isinstance(max, Tensor) else _ov_clamp_max__default(input, max)
 
 
 def where(condition: Tensor, input, other, *, out: Tensor | None = None) -> Tensor:
@@ -354,15 +437,15 @@ def where(condition: Tensor, input, other, *, out: Tensor | None = None) -> Tens
         like = input if isinstance(input, Tensor) else other
         if not isinstance(like, Tensor):
             like = condition
-        return aten.where.self_out(condition, _as_tensor(input, like), _as_tensor(other, like), out=out)
+        return _ov_where__self_out(condition, _as_tensor(input, like), _as_tensor(other, like), out=out)
     t_in, t_other = isinstance(input, Tensor), isinstance(other, Tensor)
     if t_in and t_other:
-        return aten.where.self(condition, input, other)
+        return _ov_where__self(condition, input, other)
     if t_other:
-        return aten.where.ScalarSelf(condition, input, other)
+        return _ov_where__ScalarSelf(condition, input, other)
     if t_in:
-        return aten.where.ScalarOther(condition, input, other)
-    return aten.where.Scalar(condition, input, other)
+        return _ov_where__ScalarOther(condition, input, other)
+    return _ov_where__Scalar(condition, input, other)
 
 
 # -- reductions ----------------------------------------------------------------------------------------------
@@ -375,10 +458,10 @@ def sum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tens
     [4, 6]
     """
     if out is not None:
-        return aten.sum.IntList_out(input, dim, keepdim, dtype=dtype, out=out)
+        return _ov_sum__IntList_out(input, dim, keepdim, dtype=dtype, out=out)
     if dim is None and not keepdim:
-        return aten.sum.default(input, dtype=dtype)
-    return aten.sum.dim_IntList(input, dim, keepdim, dtype=dtype)
+        return _ov_sum__default(input, dtype=dtype)
+    return _ov_sum__dim_IntList(input, dim, keepdim, dtype=dtype)
 
 
 def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:
@@ -389,10 +472,10 @@ def mean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Ten
     [1.5, 3.5]
     """
     if out is not None:
-        return aten.mean.out(input, dim, keepdim, dtype=dtype, out=out)
+        return _ov_mean__out(input, dim, keepdim, dtype=dtype, out=out)
     if dim is None and not keepdim:
-        return aten.mean.default(input, dtype=dtype)
-    return aten.mean.dim(input, dim, keepdim, dtype=dtype)
+        return _ov_mean__default(input, dtype=dtype)
+    return _ov_mean__dim(input, dim, keepdim, dtype=dtype)
 
 
 def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:
@@ -405,10 +488,10 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None, out: Ten
     if dim is None:
         if out is not None:
             raise TypeError("prod(): out= needs dim; use openreg.prod(input, dim, out=...)")
-        return aten.prod.default(input, dtype=dtype)
+        return _ov_prod__default(input, dtype=dtype)
     if out is not None:
-        return aten.prod.int_out(input, dim, keepdim, dtype=dtype, out=out)
-    return aten.prod.dim_int(input, dim, keepdim, dtype=dtype)
+        return _ov_prod__int_out(input, dim, keepdim, dtype=dtype, out=out)
+    return _ov_prod__dim_int(input, dim, keepdim, dtype=dtype)
 
 
 def amax(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -418,7 +501,7 @@ def amax(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = N
     >>> openreg.amax(openreg.tensor([[1, 5], [7, 2]]), 1).tolist()
     [5, 7]
     """
-    return aten.amax.default(input, dim, keepdim) if out is None else aten.amax.out(input, dim, keepdim, out=out)
+    return _ov_amax__default(input, dim, keepdim) if out is None else _ov_amax__out(input, dim, keepdim, out=out)
 
 
 def amin(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -428,7 +511,7 @@ def amin(input: Tensor, dim=(), keepdim: bool = False, *, out: Tensor | None = N
     >>> openreg.amin(openreg.tensor([[1, 5], [7, 2]]), 1).tolist()
     [1, 2]
     """
-    return aten.amin.default(input, dim, keepdim) if out is None else aten.amin.out(input, dim, keepdim, out=out)
+    return _ov_amin__default(input, dim, keepdim) if out is None else _ov_amin__out(input, dim, keepdim, out=out)
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -439,8 +522,8 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out:
     (2, [1, 0])
     """
     if out is not None:
-        return aten.argmax.out(input, dim, keepdim, out=out)
-    return aten.argmax.default(input, dim, keepdim)
+        return _ov_argmax__out(input, dim, keepdim, out=out)
+    return _ov_argmax__default(input, dim, keepdim)
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out: Tensor | None = None) -> Tensor:
@@ -451,8 +534,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, out:
     [0, 1]
     """
     if out is not None:
-        return aten.argmin.out(input, dim, keepdim, out=out)
-    return aten.argmin.default(input, dim, keepdim)
+        return _ov_argmin__out(input, dim, keepdim, out=out)
+    return _ov_argmin__default(input, dim, keepdim)
 
 
 def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
@@ -462,7 +545,7 @@ def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     >>> openreg.softmax(openreg.tensor([0.0, 0.0]), 0).tolist()
     [0.5, 0.5]
     """
-    return aten.softmax.int(input, dim, dtype)
+    return _ov_softmax__int(input, dim, dtype)
 
 
 def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
@@ -472,7 +555,7 @@ def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     >>> round(openreg.log_softmax(openreg.tensor([0.0, 0.0]), 0)[0].item(), 4)
     -0.6931
     """
-    return aten.log_softmax.int(input, dim, dtype)
+    return _ov_log_softmax__int(input, dim, dtype)
 
 
 # -- matrix products ---------------------------------------------------------------------------------------
@@ -484,7 +567,7 @@ def mm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     >>> openreg.mm(openreg.ones(2, 3), openreg.ones(3, 1)).tolist()
     [[3.0], [3.0]]
     """
-    return aten.mm.default(input, mat2) if out is None else aten.mm.out(input, mat2, out=out)
+    return _ov_mm__default(input, mat2) if out is None else _ov_mm__out(input, mat2, out=out)
 
 
 def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -494,7 +577,7 @@ def bmm(input: Tensor, mat2: Tensor, *, out: Tensor | None = None) -> Tensor:
     >>> openreg.bmm(openreg.ones(4, 2, 3), openreg.ones(4, 3, 5)).shape
     openreg.Size([4, 2, 5])
     """
-    return aten.bmm.default(input, mat2) if out is None else aten.bmm.out(input, mat2, out=out)
+    return _ov_bmm__default(input, mat2) if out is None else _ov_bmm__out(input, mat2, out=out)
 
 
 def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -504,7 +587,7 @@ def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor
     >>> openreg.matmul(openreg.ones(2, 1, 3, 4), openreg.ones(4)).shape
     openreg.Size([2, 1, 3])
     """
-    return aten.matmul.default(input, other) if out is None else aten.matmul.out(input, other, out=out)
+    return _ov_matmul__default(input, other) if out is None else _ov_matmul__out(input, other, out=out)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out: Tensor | None = None) -> Tensor:
@@ -515,8 +598,8 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1, out: Te
     [[7.0, 8.0]]
     """
     if out is not None:
-        return aten.addmm.out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
-    return aten.addmm.default(input, mat1, mat2, beta=beta, alpha=alpha)
+        return _ov_addmm__out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    return _ov_addmm__default(input, mat1, mat2, beta=beta, alpha=alpha)
 
 
 def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -526,7 +609,7 @@ def dot(input: Tensor, tensor: Tensor, *, out: Tensor | None = None) -> Tensor:
     >>> openreg.dot(openreg.tensor([1, 2]), openreg.tensor([3, 4])).item()
     11
     """
-    return aten.dot.default(input, tensor) if out is None else aten.dot.out(input, tensor, out=out)
+    return _ov_dot__default(input, tensor) if out is None else _ov_dot__out(input, tensor, out=out)
 
 
 def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
@@ -536,7 +619,7 @@ def outer(input: Tensor, vec2: Tensor, *, out: Tensor | None = None) -> Tensor:
     >>> openreg.outer(openreg.tensor([1, 2]), openreg.tensor([3, 4])).tolist()
     [[3, 4], [6, 8]]
     """
-    return aten.outer.default(input, vec2) if out is None else aten.outer.out(input, vec2, out=out)
+    return _ov_outer__default(input, vec2) if out is None else _ov_outer__out(input, vec2, out=out)
 
 
 ger = outer
@@ -557,7 +640,7 @@ def _foreach_add(self: list, other: list, *, alpha=1) -> list:
     [[2.0, 2.0]]
     """
     _check_tensor_lists("_foreach_add", self, other)
-    return aten._foreach_add.List(self, other, alpha=alpha)
+    return _ov__foreach_add__List(self, other, alpha=alpha)
 
 
 def _foreach_add_(self: list, other: list, *, alpha=1) -> None:
@@ -569,7 +652,7 @@ def _foreach_add_(self: list, other: list, *, alpha=1) -> None:
     [2.0, 2.0]
     """
     _check_tensor_lists("_foreach_add_", self, other)
-    aten._foreach_add_.List(self, other, alpha=alpha)
+    _ov__foreach_add___List(self, other, alpha=alpha)
 
 
 __all__ = [

@@ -16,14 +16,29 @@ from ..tensor import Tensor
 from .meta_rules import broadcast_shapes, can_cast, scalar_type_name
 from .structured import resize_out
 
-aten = ops.aten
+
+class _Overloads:
+    """``ops.aten`` overloads looked up on first use, then kept (a namespace lookup scans the registry).
+
+    Lazy because this module is imported before the operators are defined. ``_A.add___Tensor`` is
+    ``ops.aten.add_.Tensor``: the text after the last double underscore is the overload name.
+    """
+
+    def __getattr__(self, key: str):
+        name, _, overload = key.rpartition("__")
+        value = getattr(getattr(ops.aten, name), overload)
+        setattr(self, key, value)
+        return value
+
+
+_A = _Overloads()
 
 
 def _view(t: Tensor, size) -> Tensor:
     size = tuple(size)
     if t.is_contiguous():
-        return aten.view.default(t, size)
-    return aten.view.default(t.contiguous(), size)
+        return _A.view__default(t, size)
+    return _A.view__default(t.contiguous(), size)
 
 
 def _expand(t: Tensor, size) -> Tensor:
@@ -35,7 +50,7 @@ def _expand(t: Tensor, size) -> Tensor:
     stride = [0] * lead
     for s, st, target in zip(t._size, t._stride, size[lead:]):
         stride.append(0 if s == 1 and target != 1 else st)
-    return aten.as_strided.default(t, size, tuple(stride), t._offset)
+    return _A.as_strided__default(t, size, tuple(stride), t._offset)
 
 
 def _prod(size) -> int:
@@ -54,20 +69,20 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
     if d1 == 0 or d2 == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {d1}D and {d2}D")
     if d1 == 1 and d2 == 1:
-        return aten.dot.default(self, other)
+        return _A.dot__default(self, other)
     if d1 == 2 and d2 == 2:
-        return aten.mm.default(self, other)
+        return _A.mm__default(self, other)
     if d1 == 2 and d2 == 1:
-        return _view(aten.mm.default(self, _view(other, (other._size[0], 1))), (self._size[0],))
+        return _view(_A.mm__default(self, _view(other, (other._size[0], 1))), (self._size[0],))
     if d1 == 1 and d2 == 2:
-        return _view(aten.mm.default(_view(self, (1, self._size[0])), other), (other._size[1],))
+        return _view(_A.mm__default(_view(self, (1, self._size[0])), other), (other._size[1],))
     if d1 >= 3 and d2 <= 2:
         # Fold the batch dims of self into the rows of one mm.
         batch = tuple(self._size[:-1])
         folded = _view(self, (_prod(batch), self._size[-1]))
         if d2 == 1:
-            return _view(aten.mm.default(folded, _view(other, (other._size[0], 1))), batch)
-        return _view(aten.mm.default(folded, other), batch + (other._size[1],))
+            return _view(_A.mm__default(folded, _view(other, (other._size[0], 1))), batch)
+        return _view(_A.mm__default(folded, other), batch + (other._size[1],))
     a = _view(self, (1, self._size[0])) if d1 == 1 else self
     b = _view(other, (other._size[0], 1)) if d2 == 1 else other
     n, m1 = a._size[-2:]
@@ -77,7 +92,7 @@ def matmul(self: Tensor, other: Tensor) -> Tensor:
     a3 = _view(_expand(a, batch + (n, m1)), (nb, n, m1))
     b3 = _view(_expand(b, batch + (m2, p)), (nb, m2, p))
     out_size = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
-    return _view(aten.bmm.default(a3, b3), out_size)
+    return _view(_A.bmm__default(a3, b3), out_size)
 
 
 def _copy_into(op: str, result: Tensor, out: Tensor) -> Tensor:
@@ -87,13 +102,13 @@ def _copy_into(op: str, result: Tensor, out: Tensor) -> Tensor:
     if out.device != result.device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
     resize_out(op, out, result._size)
-    return aten.copy_.default(out, result)
+    return _A.copy___default(out, result)
 
 
 def matmul_out(self: Tensor, other: Tensor, *, out: Tensor) -> Tensor:
     """``matmul`` written into ``out`` (resized as PyTorch resizes outputs)."""
     if self.dim() == 2 and other.dim() == 2:
-        return aten.mm.out(self, other, out=out)
+        return _A.mm__out(self, other, out=out)
     return _copy_into("matmul", matmul(self, other), out)
 
 
@@ -106,25 +121,25 @@ def outer(self: Tensor, vec2: Tensor) -> Tensor:
     """``self[:, None] * vec2`` for two vectors."""
     _check_vector("self", self)
     _check_vector("vec2", vec2)
-    return aten.mul.Tensor(_view(self, (self._size[0], 1)), vec2)
+    return _A.mul__Tensor(_view(self, (self._size[0], 1)), vec2)
 
 
 def outer_out(self: Tensor, vec2: Tensor, *, out: Tensor) -> Tensor:
     _check_vector("self", self)
     _check_vector("vec2", vec2)
-    return aten.mul.out(_view(self, (self._size[0], 1)), vec2, out=out)
+    return _A.mul__out(_view(self, (self._size[0], 1)), vec2, out=out)
 
 
 def softmax(self: Tensor, dim: int, dtype=None) -> Tensor:
     """``_softmax`` after converting to ``dtype`` when given."""
     converted = self if dtype is None else self.to(dtype)
-    return aten._softmax.default(converted, dim, False)
+    return _A._softmax__default(converted, dim, False)
 
 
 def log_softmax(self: Tensor, dim: int, dtype=None) -> Tensor:
     """``_log_softmax`` after converting to ``dtype`` when given."""
     converted = self if dtype is None else self.to(dtype)
-    return aten._log_softmax.default(converted, dim, False)
+    return _A._log_softmax__default(converted, dim, False)
 
 
 def _check_lists(op: str, a, b) -> None:
@@ -137,7 +152,7 @@ def _check_lists(op: str, a, b) -> None:
 def foreach_add(self: list, other: list, *, alpha=1) -> list:
     """``[a + alpha * b for a, b in zip(self, other)]``."""
     _check_lists("_foreach_add", self, other)
-    add = aten.add.Tensor
+    add = _A.add__Tensor
     return [add(a, b, alpha=alpha) for a, b in zip(self, other)]
 
 
@@ -148,7 +163,7 @@ def foreach_add_(self: list, other: list, *, alpha=1) -> None:
         if broadcast_shapes(a._size, b._size) != tuple(a._size):
             raise RuntimeError(f"output with shape {list(a._size)} doesn't match the broadcast shape "
                                f"{list(broadcast_shapes(a._size, b._size))}")
-    add_ = aten.add_.Tensor
+    add_ = _A.add___Tensor
     for a, b in zip(self, other):
         add_(a, b, alpha=alpha)
 
