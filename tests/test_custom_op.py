@@ -507,3 +507,41 @@ def test_library_and_custom_op_interplay():
     with pytest.raises(ValueError, match="unexpected type"):
         register_kernel(3.0, "cpu", lambda x: x)
     lib._destroy()
+
+
+def test_custom_op_bad_device_type_leaves_registry_clean():
+    name = fresh()
+
+    def f(x: Tensor) -> Tensor:
+        return x.clone()
+    with pytest.raises(RuntimeError, match="Expected one of"):
+        custom_op(name, mutates_args=(), device_types="nodev")(f)
+    assert dispatcher.dump_table(name) == f"{name}: <not registered>"
+
+
+@needs_autograd
+def test_custom_op_autograd_kwarg_only_and_gradient_count(ops_made):
+    seen = []
+
+    @make(ops_made, fresh(), mutates_args=())
+    def mul(x: Tensor, *, val: float) -> Tensor:
+        return npt(x.detach().numpy() * val)
+
+    def setup_context(ctx, inputs, keyword_only_inputs, output):
+        seen.append(keyword_only_inputs["val"])
+        ctx.val = keyword_only_inputs["val"]
+    mul.register_autograd(lambda ctx, g: g * ctx.val, setup_context=setup_context)
+    x = openreg.tensor([1.0, 2.0], requires_grad=True)
+    with openreg.no_grad():
+        mul(x, val=3.0)
+    assert seen == []           # grad not needed: setup_context does not run
+    (gx,) = openreg.autograd.grad(mul(x, val=3.0), x, openreg.ones(2))
+    assert seen == [3.0] and gx.tolist() == [3.0, 3.0]
+
+    @make(ops_made, fresh(), mutates_args=())
+    def two(x: Tensor, y: Tensor) -> Tensor:
+        return npt(x.detach().numpy() + y.detach().numpy())
+    two.register_autograd(lambda ctx, g: g)      # wrong: one gradient for two inputs
+    out = two(x, openreg.tensor([1.0, 1.0]))
+    with pytest.raises(RuntimeError, match="incorrect number of gradients"):
+        openreg.autograd.grad(out, x, openreg.ones(2))
