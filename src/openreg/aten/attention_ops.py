@@ -134,6 +134,10 @@ def _sdpa_composite(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=
     if choice == SDPBackend.OVERRIDEABLE and not gqa:
         return aten._scaled_dot_product_fused_attention_overrideable.default(
             query, key, value, attn_mask, dropout_p, is_causal, False, scale=scale)[0]
+    if choice == SDPBackend.MATH and dropout_p > 0 and not gqa:
+        # The fused kernel keeps its dropout seed, which makes the dropout differentiable; same math.
+        return aten._scaled_dot_product_fused_attention_overrideable.default(
+            query, key, value, attn_mask, dropout_p, is_causal, False, scale=scale)[0]
     if choice in (SDPBackend.MATH, SDPBackend.OVERRIDEABLE):
         return aten._scaled_dot_product_attention_math.default(
             query, key, value, attn_mask, dropout_p, is_causal, None, scale=scale, enable_gqa=enable_gqa)[0]
@@ -199,3 +203,66 @@ def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p: float = 0.0,
     from .._dispatch.ops import ops
     return ops.aten._fused_sdp_choice.default(query, key, value, attn_mask, dropout_p, is_causal, scale=scale,
                                               enable_gqa=enable_gqa)
+
+
+# -- derivatives (wired by openreg.autograd from the derivatives table) -------------------------------------
+def _backward_op(go, a, res, bias, which: int, dropout_p: float):
+    from .._dispatch.ops import ops
+    mask = [i == which for i in range(4)]
+    return ops.aten._scaled_dot_product_fused_attention_overrideable_backward.default(
+        go, a.query, a.key, a.value, bias, mask, res[0], res[1], res[2], res[3], res[4], res[5], dropout_p,
+        a.is_causal, res[6], res[7], scale=a.scale)[which]
+
+
+def _no_bias(like):
+    from .._dispatch.ops import ops
+    return ops.aten.empty_strided.default((0,), (1,), dtype=like._dtype, device=like.device)
+
+
+def _grad_of_output(g, like):
+    if g is not None:
+        return g
+    from .._dispatch.ops import ops
+    return ops.aten.zero_.default(ops.aten.empty_strided.default(tuple(like._size), tuple(like._stride),
+                                                                 dtype=like._dtype, device=like.device))
+
+
+def _fused_grad(which: int):
+    def grad(g, a):
+        res = a.result
+        bias = a.attn_bias if a.attn_bias is not None else _no_bias(a.query)
+        return _backward_op(_grad_of_output(g[0], res[0]), a, res, bias, which, a.dropout_p)
+    return grad
+
+
+def _math_grad(which: int):
+    def grad(g, a):
+        from .._dispatch.ops import ops
+        if a.dropout_p > 0:
+            raise NotImplementedError("_scaled_dot_product_attention_math: the backward of dropout_p > 0 is not "
+                                      "implemented; scaled_dot_product_attention uses the fused kernel for it")
+        if a.enable_gqa and a.query.dim() >= 3 and a.query._size[-3] != a.key._size[-3]:
+            raise NotImplementedError("_scaled_dot_product_attention_math: the backward of enable_gqa=True with "
+                                      "fewer key/value heads is not implemented")
+        res = ops.aten._scaled_dot_product_fused_attention_overrideable.default(
+            a.query, a.key, a.value, a.attn_mask, 0.0, a.is_causal, False, scale=a.scale)
+        bias = a.attn_mask if a.attn_mask is not None else _no_bias(a.query)
+        go = _grad_of_output(g[0], res[0])
+        if g[1] is not None:
+            raise NotImplementedError("_scaled_dot_product_attention_math: gradients flowing into the attention "
+                                      "weights output are not supported")
+        return _backward_op(go, a, res, bias, which, 0.0)
+    return grad
+
+
+def _register_derivatives() -> None:
+    from .derivatives import defderiv
+    defderiv("aten::_scaled_dot_product_fused_attention_overrideable", save="query key value attn_bias result",
+             name="ScaledDotProductFusedAttentionOverrideableBackward0", query=_fused_grad(0), key=_fused_grad(1),
+             value=_fused_grad(2), attn_bias=_fused_grad(3))
+    defderiv("aten::_scaled_dot_product_attention_math", save="query key value attn_mask",
+             name="ScaledDotProductAttentionMathBackward0", query=_math_grad(0), key=_math_grad(1),
+             value=_math_grad(2), attn_mask=_math_grad(3))
+
+
+_register_derivatives()

@@ -79,7 +79,7 @@ class Args:
         if type(v) is SavedTensor:
             return v.unpack(self._node)
         if type(v) is list and v and type(v[0]) is SavedTensor:
-            return [s.unpack(self._node) if s is not None else None for s in v]
+            return [s.unpack(self._node) if type(s) is SavedTensor else s for s in v]
         return v
 
     def size_of(self, name: str) -> tuple:
