@@ -1,0 +1,149 @@
+// mm_plus_mm.cu -- fused out = a @ b + c @ d (inductor's _mm_plus_mm) in one pass over out.
+//
+//   mm_plus_mm_f32(out, a, b, c, d, shape)   float32, float32 accumulation
+//   mm_plus_mm_f64(out, a, b, c, d, shape)   float64, float64 accumulation
+//   mm_plus_mm_f16(out, a, b, c, d, shape)   float16 in/out, float32 accumulation, one rounding at the end
+//
+// a: M x K1, b: K1 x N, c: M x K2, d: K2 x N, out: M x N; any element strides (transposed or expanded views
+// need no copy); K1 != K2, K = 0 and sizes that are not tile multiples are fine (loads are bounds-checked
+// and zero-filled).  out must not overlap the inputs (checked by the launcher).
+//
+// Tiling: a block of 256 threads owns a BM x BN = 64 x 64 tile of out and walks K in steps of BK = 16,
+// staging a 64x16 panel of the left operand and a 16x64 panel of the right operand in shared memory
+// (converted to the accumulation type once).  Each thread keeps a 4 x 4 register block of accumulators
+// (rows ty + 16 i, cols tx + 16 j): per k it reads 4 + 4 shared values and issues 16 FMAs.  Both
+// products accumulate into the same registers, so out is written once.  Global loads are coalesced
+// along whichever of the operand's two strides is smaller (bit i of shape.k_fast: operand i is read
+// with consecutive threads along K).  Tiles are visited in groups of GROUP_M tile rows for L2 reuse.
+#include "common.cuh"
+
+#define OPENREG_MM_BM 64
+#define OPENREG_MM_BN 64
+#define OPENREG_MM_BK 16
+#define OPENREG_MM_TM 4
+#define OPENREG_MM_TN 4
+#define OPENREG_MM_THREADS 256  // (BM / TM) * (BN / TN)
+#define OPENREG_MM_GROUP_M 8
+#define OPENREG_MM_PAD 4        // breaks shared-memory bank conflicts of the K-fast panel stores
+
+namespace openreg {
+
+struct MmPlusMmShape {
+  int64_t m, n, k1, k2;
+  int64_t a_stride[2], b_stride[2], c_stride[2], d_stride[2], out_stride[2];  // {row, col}, elements
+  int32_t k_fast;  // bit 0: a, 1: b, 2: c, 3: d
+  int32_t reserved;
+};
+static_assert(sizeof(MmPlusMmShape) == 120, "MmPlusMmShape layout must match kernel_launch.py");
+
+enum : int {  // enums, not constexpr variables: NVRTC would emit those as .global symbols
+  kBM = OPENREG_MM_BM,
+  kBN = OPENREG_MM_BN,
+  kBK = OPENREG_MM_BK,
+  kTM = OPENREG_MM_TM,
+  kTN = OPENREG_MM_TN,
+  kThreads = OPENREG_MM_THREADS,
+  kRowThreads = kBM / kTM,
+  kColThreads = kBN / kTN
+};
+static_assert(kRowThreads * kColThreads == kThreads, "one thread per register block");
+static_assert((kBM * kBK) % kThreads == 0 && (kBK * kBN) % kThreads == 0, "panels split evenly");
+
+// acc += x[m0:m0+BM, 0:k] @ y[0:k, n0:n0+BN]
+template <typename T, typename Acc>
+__device__ __forceinline__ void accumulate_panel(Acc (&acc)[kTM][kTN], Acc (&xs)[kBK][kBM + OPENREG_MM_PAD],
+                                                 Acc (&ys)[kBK][kBN + OPENREG_MM_PAD], const T* __restrict__ x,
+                                                 int64_t x_sm, int64_t x_sk, bool x_kfast, const T* __restrict__ y,
+                                                 int64_t y_sk, int64_t y_sn, bool y_kfast, int64_t m, int64_t n,
+                                                 int64_t k, int64_t m0, int64_t n0) {
+  const int t = threadIdx.x;
+  const int tx = t % kColThreads;
+  const int ty = t / kColThreads;
+  for (int64_t k0 = 0; k0 < k; k0 += kBK) {
+#pragma unroll
+    for (int r = 0; r < (kBM * kBK) / kThreads; ++r) {
+      const int e = t + r * kThreads;
+      const int mi = x_kfast ? e / kBK : e % kBM;
+      const int ki = x_kfast ? e % kBK : e / kBM;
+      const int64_t gm = m0 + mi, gk = k0 + ki;
+      xs[ki][mi] = (gm < m && gk < k) ? convert<Acc>(load_readonly(x + gm * x_sm + gk * x_sk)) : Acc(0);
+    }
+#pragma unroll
+    for (int r = 0; r < (kBK * kBN) / kThreads; ++r) {
+      const int e = t + r * kThreads;
+      const int ni = y_kfast ? e / kBK : e % kBN;
+      const int ki = y_kfast ? e % kBK : e / kBN;
+      const int64_t gk = k0 + ki, gn = n0 + ni;
+      ys[ki][ni] = (gk < k && gn < n) ? convert<Acc>(load_readonly(y + gk * y_sk + gn * y_sn)) : Acc(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < kBK; ++kk) {
+      Acc xf[kTM], yf[kTN];
+#pragma unroll
+      for (int i = 0; i < kTM; ++i) xf[i] = xs[kk][ty + i * kRowThreads];
+#pragma unroll
+      for (int j = 0; j < kTN; ++j) yf[j] = ys[kk][tx + j * kColThreads];
+#pragma unroll
+      for (int i = 0; i < kTM; ++i)
+#pragma unroll
+        for (int j = 0; j < kTN; ++j) acc[i][j] += xf[i] * yf[j];
+    }
+    __syncthreads();
+  }
+}
+
+template <typename T, typename Acc>
+__device__ __forceinline__ void mm_plus_mm(T* __restrict__ out, const T* __restrict__ a, const T* __restrict__ b,
+                                           const T* __restrict__ c, const T* __restrict__ d,
+                                           const MmPlusMmShape& s) {
+  __shared__ Acc xs[kBK][kBM + OPENREG_MM_PAD];
+  __shared__ Acc ys[kBK][kBN + OPENREG_MM_PAD];
+
+  // Grouped tile order: GROUP_M consecutive blocks share a tile column of b/d while it is hot in L2.
+  const int64_t tiles_m = (s.m + kBM - 1) / kBM;
+  const int64_t tiles_n = (s.n + kBN - 1) / kBN;
+  const int64_t pid = blockIdx.x;
+  const int64_t group_size = static_cast<int64_t>(OPENREG_MM_GROUP_M) * tiles_n;
+  const int64_t first_m = (pid / group_size) * OPENREG_MM_GROUP_M;
+  const int64_t rows = min(tiles_m - first_m, static_cast<int64_t>(OPENREG_MM_GROUP_M));
+  const int64_t tile_m = first_m + (pid % group_size) % rows;
+  const int64_t tile_n = (pid % group_size) / rows;
+  const int64_t m0 = tile_m * kBM, n0 = tile_n * kBN;
+
+  Acc acc[kTM][kTN];
+#pragma unroll
+  for (int i = 0; i < kTM; ++i)
+#pragma unroll
+    for (int j = 0; j < kTN; ++j) acc[i][j] = Acc(0);
+
+  accumulate_panel<T, Acc>(acc, xs, ys, a, s.a_stride[0], s.a_stride[1], (s.k_fast & 1) != 0, b, s.b_stride[0],
+                           s.b_stride[1], (s.k_fast & 2) != 0, s.m, s.n, s.k1, m0, n0);
+  accumulate_panel<T, Acc>(acc, xs, ys, c, s.c_stride[0], s.c_stride[1], (s.k_fast & 4) != 0, d, s.d_stride[0],
+                           s.d_stride[1], (s.k_fast & 8) != 0, s.m, s.n, s.k2, m0, n0);
+
+  const int tx = threadIdx.x % kColThreads;
+  const int ty = threadIdx.x / kColThreads;
+#pragma unroll
+  for (int i = 0; i < kTM; ++i) {
+    const int64_t gm = m0 + ty + i * kRowThreads;
+#pragma unroll
+    for (int j = 0; j < kTN; ++j) {
+      const int64_t gn = n0 + tx + j * kColThreads;
+      if (gm < s.m && gn < s.n) out[gm * s.out_stride[0] + gn * s.out_stride[1]] = convert<T>(acc[i][j]);
+    }
+  }
+}
+
+}  // namespace openreg
+
+#define OPENREG_MM_PLUS_MM_KERNEL(T, ACC, S)                                                                \
+  extern "C" __global__ void __launch_bounds__(OPENREG_MM_THREADS)                                          \
+      mm_plus_mm_##S(T* __restrict__ out, const T* __restrict__ a, const T* __restrict__ b,                 \
+                     const T* __restrict__ c, const T* __restrict__ d, openreg::MmPlusMmShape shape) {      \
+    openreg::mm_plus_mm<T, ACC>(out, a, b, c, d, shape);                                                    \
+  }
+
+OPENREG_MM_PLUS_MM_KERNEL(float, float, f32)
+OPENREG_MM_PLUS_MM_KERNEL(double, double, f64)
+OPENREG_MM_PLUS_MM_KERNEL(__half, float, f16)
