@@ -180,3 +180,17 @@ def test_device_tensor_methods_after_rename():
 def test_type_string_without_rename():
     d = openreg.ones(2, dtype=openreg.int64).to("privateuseone")
     assert d.type() == "openreg.privateuseone.LongTensor"
+
+
+@needs_device
+@pytest.mark.skipif(not hasattr(openreg.nn, "Linear"), reason="needs openreg.nn modules")
+def test_module_method_moves_parameters():
+    openreg.utils.rename_privateuse1_backend("foo")
+    openreg.utils.generate_methods_for_privateuse1_backend()
+    m = openreg.nn.Linear(2, 3)
+    w = m.weight.tolist()
+    assert m.foo(1) is m
+    assert all(p.device == openreg.device("foo:1") for p in m.parameters())
+    assert m.weight.cpu().tolist() == w
+    with pytest.raises(RuntimeError, match="has already been registered with foo"):
+        br._module_methods("foo")

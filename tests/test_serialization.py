@@ -147,3 +147,14 @@ def test_backend_meta_hooks():
         serialization._meta_hooks.pop("privateuseone", None)
     with pytest.raises(TypeError, match="callable"):
         serialization.register_backend_meta_hooks("privateuseone", None, de)
+
+
+@pytest.mark.skipif(not hasattr(openreg.nn, "Parameter"), reason="needs openreg.nn.Parameter")
+def test_parameters_and_state_dict():
+    p = openreg.nn.Parameter(openreg.tensor([1.0, 2.0]))
+    sd = openreg.nn.Linear(2, 3).state_dict()
+    out = _roundtrip({"p": p, "sd": sd})
+    assert type(out["p"]) is openreg.nn.Parameter and out["p"].requires_grad and out["p"].tolist() == [1.0, 2.0]
+    assert list(out["sd"]) == list(sd)
+    for name, t in sd.items():
+        np.testing.assert_array_equal(out["sd"][name].detach().numpy(), t.detach().numpy())
