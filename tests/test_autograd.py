@@ -341,7 +341,7 @@ def test_out_variant_with_grad_raises(devices):
 
 def test_multi_output_view_inplace_error(devices):
     x = t([1.0, 2.0], devices, True)
-    a, b = (x * 1).unbind(0)
+    a, _b = (x * 1).unbind(0)
     with pytest.raises(RuntimeError, match="This view is the output of a function that returns multiple views"):
         a.mul_(2)
 

@@ -103,7 +103,7 @@ def test_saved_tensors_freed_after_backward(devices):
     y = Cube.apply(x)
     y.sum().backward()
     with pytest.raises(RuntimeError, match="backward through the graph a second time"):
-        y.grad_fn.saved_tensors
+        _ = y.grad_fn.saved_tensors
 
 
 def test_mark_dirty_inplace(devices):

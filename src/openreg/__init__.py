@@ -57,3 +57,4 @@ from .autograd.grad_mode import (  # noqa: F401,E402
 )
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
 from . import _tensor_methods_autograd  # noqa: F401,E402
+from . import nn, optim  # noqa: F401,E402

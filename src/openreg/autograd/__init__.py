@@ -9,8 +9,6 @@
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from . import forward_ad
 from .grad_mode import (  # noqa: F401
     enable_grad,

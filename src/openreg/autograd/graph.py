@@ -33,7 +33,7 @@ class RemovableHandle:
                 del hooks[i]
                 return
 
-    def __enter__(self) -> RemovableHandle:
+    def __enter__(self) -> RemovableHandle:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc) -> None:

@@ -1,7 +1,23 @@
-"""``openreg.nn``: neural-network building blocks (``functional`` so far; modules come with autograd).
+"""``openreg.nn``: neural-network building blocks — ``Parameter``, ``Module``, ``Linear``, ``ReLU``,
+``Dropout``, ``Sequential`` and ``functional``.
 
 >>> import openreg
 >>> openreg.nn.functional.scaled_dot_product_attention is openreg.nn.attention.scaled_dot_product_attention
 True
+>>> len(list(openreg.nn.Linear(2, 3).parameters()))
+2
 """
 from . import attention, functional  # noqa: F401
+from .layers import Dropout, Linear, ReLU, Sequential
+from .module import Module
+from .parameter import Buffer, Parameter
+
+
+def _install_generated_methods() -> None:
+    from ..utils import backend_registration
+    backend_registration._install_pending_module_methods(Module)
+
+
+_install_generated_methods()
+
+__all__ = ["Buffer", "Dropout", "Linear", "Module", "Parameter", "ReLU", "Sequential", "functional"]

@@ -1,9 +1,21 @@
 """``openreg.nn.functional``: functional forms of the neural-network operations.
 
 >>> import openreg
->>> callable(openreg.nn.functional.scaled_dot_product_attention)
+>>> import openreg.nn.functional as F
+>>> callable(F.scaled_dot_product_attention)
 True
+>>> round(F.mse_loss(openreg.tensor([1.0, 3.0]), openreg.tensor([0.0, 0.0])).item(), 4)
+5.0
 """
 from __future__ import annotations
 
 from .attention import scaled_dot_product_attention  # noqa: F401
+from .functional_core import (  # noqa: F401
+    cross_entropy,
+    linear,
+    log_softmax,
+    mse_loss,
+    nll_loss,
+    relu,
+    softmax,
+)

@@ -1,0 +1,182 @@
+"""The functional forms behind the layers and losses: ``linear``, ``relu``, ``softmax``, ``log_softmax``,
+``mse_loss``, ``nll_loss``, ``cross_entropy`` (all differentiable through the derivatives table).
+
+>>> import openreg
+>>> import openreg.nn.functional as F
+>>> logits = openreg.tensor([[2.0, 0.0, 0.0]])
+>>> round(F.cross_entropy(logits, openreg.tensor([0])).item(), 4)
+0.2395
+"""
+from __future__ import annotations
+
+from .._dispatch.ops import ops
+from ..tensor import Tensor
+
+_A = ops.aten
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` (one ``addmm`` for 2-d inputs).
+
+    >>> import openreg
+    >>> openreg.nn.functional.linear(openreg.ones(1, 2), openreg.ones(3, 2), openreg.ones(3)).tolist()
+    [[3.0, 3.0, 3.0]]
+    """
+    if input.dim() == 2 and bias is not None:
+        return _A.addmm.default(bias, input, weight.t())
+    out = input.matmul(weight.t())
+    return out if bias is None else out + bias
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``max(input, 0)``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.relu(openreg.tensor([-1.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """
+    return input.relu_() if inplace else input.relu()
+
+
+def _dim(dim, ndim: int) -> int:
+    if dim is not None:
+        return dim
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """Softmax along ``dim``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.softmax(openreg.zeros(2), dim=0).tolist()
+    [0.5, 0.5]
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    return _A._softmax.default(input, _dim(dim, input.dim()), False)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """Log-softmax along ``dim``.
+
+    >>> import openreg
+    >>> round(openreg.nn.functional.log_softmax(openreg.zeros(2), dim=0)[0].item(), 4)
+    -0.6931
+    """
+    if dtype is not None:
+        input = input.to(dtype)
+    return _A._log_softmax.default(input, _dim(dim, input.dim()), False)
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
+    """Mean squared error.
+
+    >>> import openreg
+    >>> openreg.nn.functional.mse_loss(openreg.tensor([1.0, 2.0]), openreg.tensor([1.0, 0.0]), reduction="sum").item()
+    4.0
+    """
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      f"This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      f"same size.", stacklevel=2)
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def _one_hot(target: Tensor, num_classes: int, like: Tensor) -> Tensor:
+    """``(N, C, ...)`` float one-hot of class indices ``target`` (``(N, ...)``)."""
+    from ..functions_tensor import arange
+    classes = arange(num_classes, device=target.device)
+    shape = [1, num_classes] + [1] * (target.dim() - 1)
+    return (target.unsqueeze(1) == classes.view(shape)).to(like.dtype)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+             ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class indices given log-probabilities ``input`` (``(N, C, ...)`` or ``(C,)``).
+
+    >>> import openreg
+    >>> openreg.nn.functional.nll_loss(openreg.tensor([[-1.0, -2.0]]), openreg.tensor([1])).item()
+    2.0
+    """
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    unbatched = input.dim() == 1
+    if unbatched:
+        input, target = input.unsqueeze(0), target.unsqueeze(0)
+    if target.dtype.is_floating_point:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype}")
+    if input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    n_cls = input.shape[1]
+    valid = target != ignore_index
+    safe_target = target * valid.to(target.dtype)
+    oh = _one_hot(safe_target, n_cls, input)
+    w = valid.to(input.dtype)
+    if weight is not None:
+        shape = [1, n_cls] + [1] * (input.dim() - 2)
+        w = w * (oh * weight.view(shape)).sum(1)
+    picked = (input * oh).sum(1)
+    loss = -(picked * w)
+    if unbatched and reduction == "none":
+        loss = loss.squeeze(0)
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    return _reduce(loss, reduction)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Cross entropy of logits ``input`` against class indices or class probabilities ``target``.
+
+    >>> import openreg
+    >>> round(openreg.nn.functional.cross_entropy(openreg.zeros(1, 4), openreg.tensor([2])).item(), 4)
+    1.3863
+    """
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    cdim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, cdim)
+    if target.dtype.is_floating_point:
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+        t = target
+        if label_smoothing > 0:
+            t = t * (1 - label_smoothing) + label_smoothing / input.shape[cdim]
+        prod = logp * t
+        if weight is not None:
+            shape = [1] * input.dim()
+            shape[cdim] = input.shape[cdim]
+            prod = prod * weight.view(shape)
+        loss = -prod.sum(cdim)
+        if reduction == "mean":
+            n = loss.numel()
+            return loss.sum() / max(n, 1)
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing == 0.0:
+        return nll
+    n_cls = input.shape[cdim]
+    smooth = -logp.sum(cdim) / n_cls if weight is None else -(logp * weight.view(
+        [1] * cdim + [n_cls] + [1] * (input.dim() - cdim - 1))).sum(cdim) / n_cls
+    valid = (target != ignore_index).to(input.dtype)
+    smooth = smooth * valid
+    if reduction == "mean":
+        smooth = smooth.sum() / valid.sum()
+    else:
+        smooth = _reduce(smooth, reduction)
+    return nll * (1 - label_smoothing) + smooth * label_smoothing
