@@ -10,20 +10,20 @@ from __future__ import annotations
 import numpy as np
 
 from openreg._array_bridge import from_compute, to_compute
-from openreg.aten.meta_rules import broadcast_shapes, fmt_shape
 
 
 def copy_(self, src, non_blocking: bool = False):
+    """Broadcasting, dtype-converting copy between CPU tensors (src may overlap self)."""
+    from openreg.aten.copy_ops import check_copy
+    check_copy(self, src)
     if self._storage.device._type != "cpu" or src._storage.device._type != "cpu":
         raise RuntimeError(f"copy_: the CPU kernel cannot copy from {src.device} to {self.device}")
-    try:
-        broadcast_shapes(self._size, src._size)
-        shape_ok = broadcast_shapes(self._size, src._size) == tuple(self._size)
-    except RuntimeError:
-        shape_ok = False
-    if not shape_ok:
-        raise RuntimeError(f"The size of tensor a ({fmt_shape(self._size)}) must match the size of tensor b "
-                           f"({fmt_shape(src._size)}) in copy_: src must be broadcastable to self")
+    if self._dtype is src._dtype and not self._dtype.is_quantized:
+        dst, value = self._array(), src._array()
+        if np.shares_memory(dst, value):
+            value = value.copy()
+        np.copyto(dst, value, casting="unsafe")
+        return self
     value = to_compute(src)
     if src._dtype.is_complex and not self._dtype.is_complex:
         value = value.real

@@ -13,7 +13,8 @@ import numpy as np
 from . import dtypes as _dt
 from ._array_bridge import float32_to_bf16_bits, wrap_array
 from ._dispatch.ops import ops
-from .devices import CPU, device as Device
+from .devices import CPU
+from .devices import device as Device
 from .tensor import Size, Tensor
 
 
@@ -154,7 +155,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if arr.dtype.kind == "c" and not dtype.is_complex:
             raise TypeError(f"can't convert complex to {dtype.name}")
         arr = np.array(arr, dtype=dtype.numpy, copy=True)
-    t = wrap_array(np.ascontiguousarray(arr), dtype, CPU)
+    t = wrap_array(arr if arr.flags.c_contiguous else arr.copy(order="C"), dtype, CPU)
     dev = CPU if device is None else Device(device)
     if dev._type != "cpu":
         t = t.to(dev)

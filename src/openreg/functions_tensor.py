@@ -34,6 +34,8 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
+    if len(tensors) == 0:  # no tensor, no key set: check before dispatching
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     return _cat(list(tensors), dim) if out is None else _cat_out(list(tensors), dim, out=out)
 
 
@@ -50,6 +52,8 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"stack(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
+    if len(tensors) == 0:
+        raise RuntimeError("stack expects a non-empty TensorList")
     return _stack(list(tensors), dim) if out is None else _stack_out(list(tensors), dim, out=out)
 
 
@@ -202,38 +206,36 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
     return aten.as_strided.default(input, size, stride, storage_offset)
 
 
-def _method(name: str, doc: str):
+def _method(name: str, example: str, shape: list):
+    """``openreg.<name>(input, ...)``: the function form of ``Tensor.<name>``, with a doctested example."""
     def fn(input: Tensor, *args, **kwargs):
         if not isinstance(input, Tensor):
             raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = doc
+    fn.__doc__ = (f"``openreg.{name}(input, ...)`` is ``input.{name}(...)``.\n\n"
+                  f">>> import openreg\n>>> openreg.{name}({example}).shape\nopenreg.Size({shape})\n")
     return fn
 
 
-_DOC = """``openreg.{0}(input, ...)`` is ``input.{0}(...)``.
-
->>> import openreg
->>> openreg.{0}({1}).shape
-openreg.Size({2})
-"""
-_EXAMPLES = {
-    "reshape": ("openreg.zeros(2, 3), (3, 2)", [3, 2]), "transpose": ("openreg.zeros(2, 3), 0, 1", [3, 2]),
-    "swapaxes": ("openreg.zeros(2, 3), 0, 1", [3, 2]), "swapdims": ("openreg.zeros(2, 3), 0, 1", [3, 2]),
-    "permute": ("openreg.zeros(2, 3, 4), (2, 0, 1)", [4, 2, 3]), "squeeze": ("openreg.zeros(1, 3)", [3]),
-    "unsqueeze": ("openreg.zeros(3), 0", [1, 3]), "flatten": ("openreg.zeros(2, 3)", [6]),
-    "unflatten": ("openreg.zeros(6), 0, (2, 3)", [2, 3]), "narrow": ("openreg.zeros(5), 0, 1, 2", [2]),
-    "select": ("openreg.zeros(2, 3), 1, 0", [2]), "diagonal": ("openreg.zeros(3, 3)", [3]),
-    "movedim": ("openreg.zeros(2, 3, 4), 0, 2", [3, 4, 2]), "moveaxis": ("openreg.zeros(2, 3, 4), 0, 2", [3, 4, 2]),
-    "t": ("openreg.zeros(2, 3)", [3, 2]), "clone": ("openreg.zeros(2)", [2]), "detach": ("openreg.zeros(2)", [2]),
-    "index_put": ("openreg.zeros(3), [openreg.tensor([0])], openreg.tensor([1.0])", [3]),
-}
-_NAMES = ("reshape", "transpose", "swapaxes", "swapdims", "permute", "squeeze", "unsqueeze", "flatten",
-          "unflatten", "narrow", "select", "diagonal", "movedim", "moveaxis", "t", "clone", "detach", "index_put")
-for _name in _NAMES:
-    _args, _shape = _EXAMPLES[_name]
-    globals()[_name] = _method(_name, _DOC.format(_name, _args, _shape))
+reshape = _method("reshape", "openreg.zeros(2, 3), (3, 2)", [3, 2])
+transpose = _method("transpose", "openreg.zeros(2, 3), 0, 1", [3, 2])
+swapaxes = _method("swapaxes", "openreg.zeros(2, 3), 0, 1", [3, 2])
+swapdims = _method("swapdims", "openreg.zeros(2, 3), 0, 1", [3, 2])
+permute = _method("permute", "openreg.zeros(2, 3, 4), (2, 0, 1)", [4, 2, 3])
+squeeze = _method("squeeze", "openreg.zeros(1, 3)", [3])
+unsqueeze = _method("unsqueeze", "openreg.zeros(3), 0", [1, 3])
+flatten = _method("flatten", "openreg.zeros(2, 3)", [6])
+unflatten = _method("unflatten", "openreg.zeros(6), 0, (2, 3)", [2, 3])
+narrow = _method("narrow", "openreg.zeros(5), 0, 1, 2", [2])
+select = _method("select", "openreg.zeros(2, 3), 1, 0", [2])
+diagonal = _method("diagonal", "openreg.zeros(3, 3)", [3])
+movedim = _method("movedim", "openreg.zeros(2, 3, 4), 0, 2", [3, 4, 2])
+moveaxis = _method("moveaxis", "openreg.zeros(2, 3, 4), 0, 2", [3, 4, 2])
+t = _method("t", "openreg.zeros(2, 3)", [3, 2])
+clone = _method("clone", "openreg.zeros(2)", [2])
+detach = _method("detach", "openreg.zeros(2)", [2])
+index_put = _method("index_put", "openreg.zeros(3), [openreg.tensor([0])], openreg.tensor([1.0])", [3])
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
@@ -276,6 +278,42 @@ def is_tensor(obj) -> bool:
     return isinstance(obj, Tensor)
 
 
-__all__ = ["cat", "concat", "concatenate", "stack", "arange", "linspace", "eye", "empty_like", "zeros_like",
-           "ones_like", "full_like", "triu_indices", "tril_indices", "scalar_tensor", "as_strided", "unbind",
-           "split", "chunk", "is_tensor", *_NAMES]
+__all__ = [
+    "arange",
+    "as_strided",
+    "cat",
+    "chunk",
+    "clone",
+    "concat",
+    "concatenate",
+    "detach",
+    "diagonal",
+    "empty_like",
+    "eye",
+    "flatten",
+    "full_like",
+    "index_put",
+    "is_tensor",
+    "linspace",
+    "moveaxis",
+    "movedim",
+    "narrow",
+    "ones_like",
+    "permute",
+    "reshape",
+    "scalar_tensor",
+    "select",
+    "split",
+    "squeeze",
+    "stack",
+    "swapaxes",
+    "swapdims",
+    "t",
+    "transpose",
+    "tril_indices",
+    "triu_indices",
+    "unbind",
+    "unflatten",
+    "unsqueeze",
+    "zeros_like",
+]

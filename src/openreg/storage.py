@@ -58,6 +58,8 @@ class CPUStorageBackend(StorageBackend):
         return np.empty(nbytes, dtype=np.uint8)
 
     def as_array(self, data, np_dtype, shape, byte_strides, byte_offset):
+        if 0 in shape:  # an empty view may sit past the end of its storage (e.g. t[5:] of 3 elements)
+            return np.empty(shape, np_dtype)
         return np.ndarray(shape, np_dtype, buffer=data, offset=byte_offset, strides=byte_strides)
 
     def data_ptr(self, data):

@@ -51,13 +51,6 @@ def register_structured(lib: Library, device_type: str, compute_table: dict, dis
             lib.impl(op.inplace, kernels["inplace"], dispatch_key)
 
 
-def _meta_copy_(self, src, non_blocking=False):
-    from .meta_rules import broadcast_shapes
-    if broadcast_shapes(self._size, src._size) != tuple(self._size):
-        raise RuntimeError("copy_: src must be broadcastable to self")
-    return self
-
-
 def _meta_mm_plus_mm(a, b, c, d, out):
     from .inductor_checks import check_mm_plus_mm
     check_mm_plus_mm(a, b, c, d, out)
@@ -73,7 +66,6 @@ for _q, _fn in inductor.KERNELS.items():
 
 _meta = Library("aten", "IMPL")
 register_structured(_meta, "meta", {}, "Meta")
-_meta.impl("copy_", _meta_copy_, "Meta")
 _meta.impl("fill_.Scalar", lambda self, value: self, "Meta")
 _meta.impl("zero_", lambda self: self, "Meta")
 _meta_inductor = Library("inductor", "IMPL")

@@ -15,16 +15,49 @@ from .. import dtypes as _dt
 from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
 from .factories import resolve_device
-from .views import A
+from .views import A, fresh
 
 SCHEMAS = [
     ("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", ()),
-    ("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-     "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor", ()),
+    (("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+      "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"), ()),
     ("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", ()),
     ("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", ()),
     ("fill.Scalar(Tensor self, Scalar value) -> Tensor", ()),
 ]
+
+
+def has_internal_overlap(t: Tensor) -> bool:
+    """PyTorch's cheap internal-overlap test: some dimension of size > 1 has stride 0."""
+    return any(st == 0 and sz > 1 for sz, st in zip(t._size, t._stride))
+
+
+def check_copy(self: Tensor, src: Tensor) -> None:
+    """``copy_``'s argument checks shared by every backend (raise before anything is written)."""
+    import warnings
+
+    from .meta_rules import broadcast_shapes, fmt_shape
+    if not isinstance(src, Tensor):
+        raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
+    try:
+        shape_ok = broadcast_shapes(self._size, src._size) == tuple(self._size)
+    except RuntimeError:
+        shape_ok = False
+    if not shape_ok:
+        raise RuntimeError(f"The size of tensor a ({fmt_shape(self._size)}) must match the size of tensor b "
+                           f"({fmt_shape(src._size)}) in copy_: src must be broadcastable to self")
+    if has_internal_overlap(self):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+    if src._dtype.is_complex and not self._dtype.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=4)
+
+
+def meta_copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
+    check_copy(self, src)
+    if not self.is_meta:
+        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+    return self
 
 
 def _layout_for(self: Tensor, memory_format) -> tuple:
@@ -39,7 +72,7 @@ def clone(self: Tensor, *, memory_format=None) -> Tensor:
                                          device=self.device)
     A.copy_(out, self)
     _keep_backend_meta(self, out)
-    return out
+    return fresh(out)
 
 
 def _keep_backend_meta(src: Tensor, out: Tensor) -> None:
@@ -60,7 +93,7 @@ def to_copy(self: Tensor, *, dtype=None, layout=None, device=None, pin_memory=No
         out = out.pin_memory()
     A.copy_(out, self, non_blocking)
     _keep_backend_meta(self, out)
-    return out
+    return fresh(out)
 
 
 def contiguous(self: Tensor, *, memory_format=contiguous_format) -> Tensor:
@@ -84,11 +117,11 @@ def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
 def fill(self: Tensor, value) -> Tensor:
     out = A.empty_strided(self._size, preserved_strides(self), dtype=self._dtype,
                                          device=self.device)
-    return A.fill___Scalar(out, value)
+    return fresh(A.fill___Scalar(out, value))
 
 
 EXPLICIT = {"clone": clone, "_to_copy": to_copy, "fill_.Tensor": fill_tensor_, "fill.Scalar": fill}
 IMPLICIT = {"contiguous": contiguous}
-META: dict = {}
+META = {"copy_": meta_copy_}
 
-__all__ = ["SCHEMAS", "EXPLICIT", "IMPLICIT", "META", "_dt"]
+__all__ = ["EXPLICIT", "IMPLICIT", "META", "SCHEMAS", "_dt"]

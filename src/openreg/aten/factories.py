@@ -7,7 +7,8 @@
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from ..devices import CPU, device as Device
+from ..devices import CPU
+from ..devices import device as Device
 from .meta_rules import check_nonnegative_size
 from .structured import empty_tensor
 
@@ -41,7 +42,7 @@ def empty_memory_format(size, *, dtype=None, layout=None, device=None, pin_memor
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     check_nonnegative_size("empty_strided", size)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     t = empty_tensor(size, dtype or _dt.get_default_dtype(), resolve_device(device), stride=tuple(stride))
     if pin_memory:
         return t.pin_memory()

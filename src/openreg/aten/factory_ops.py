@@ -23,10 +23,10 @@ from .._array_bridge import from_compute, wrap_array
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
+from .factories import resolve_device
 from .meta_rules import check_nonnegative_size
 from .structured import resize_out
-from .factories import resolve_device
-from .views import A
+from .views import A, fresh
 
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LIKE = _OPTS + ", MemoryFormat? memory_format=None"
@@ -47,10 +47,10 @@ SCHEMAS = [
     (f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
     (f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
     (f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", ()),
-    ("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
-     "Device? device=None, bool? pin_memory=None) -> Tensor", ()),
-    ("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
-     "Device? device=None, bool? pin_memory=None) -> Tensor", ()),
+    (("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
+      "Device? device=None, bool? pin_memory=None) -> Tensor"), ()),
+    (("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
+      "Device? device=None, bool? pin_memory=None) -> Tensor"), ()),
     (f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor", ()),
     (f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
     (f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor", ()),
@@ -67,7 +67,7 @@ def from_host(arr: np.ndarray, dtype, device) -> Tensor:
     t = wrap_array(from_compute(arr, dtype), dtype, CPU)
     if dev._type == "cpu":
         return t
-    return A._to_copy(t, device=dev)
+    return fresh(A._to_copy(t, device=dev))
 
 
 def full_dtype(value):
@@ -77,17 +77,21 @@ def full_dtype(value):
     return _dt.default_dtype_for_category(_dt.scalar_category(value))
 
 
+def _alloc(size, dtype, device, pin_memory) -> Tensor:
+    return A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
 def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return A.zero_(A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory))
+    return fresh(A.zero_(_alloc(size, dtype, device, pin_memory)))
 
 
 def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return A.fill___Scalar(A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory), 1)
+    return fresh(A.fill___Scalar(_alloc(size, dtype, device, pin_memory), 1))
 
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     dtype = dtype or full_dtype(fill_value)
-    return A.fill___Scalar(A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory), fill_value)
+    return fresh(A.fill___Scalar(_alloc(size, dtype, device, pin_memory), fill_value))
 
 
 def _is_float(x) -> bool:
@@ -97,7 +101,7 @@ def _is_float(x) -> bool:
 def _arange_values(start, end, step, dtype):
     """The host values of arange (PyTorch's length rule: ceil((end - start) / step) in double)."""
     if isinstance(start, complex) or isinstance(end, complex) or isinstance(step, complex):
-        raise RuntimeError("arange(): complex values are not supported")
+        raise RuntimeError("arange(): complex values are not supported")  # noqa: TRY004 (PyTorch's type)
     for v in (start, end):
         if not math.isfinite(v):
             raise RuntimeError(f"unsupported range: {start} -> {end}")
@@ -199,16 +203,16 @@ def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, m
 
 
 def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
-    return A.zero_(_like_alloc(self, dtype, device, pin_memory, memory_format))
+    return fresh(A.zero_(_like_alloc(self, dtype, device, pin_memory, memory_format)))
 
 
 def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
-    return A.fill___Scalar(_like_alloc(self, dtype, device, pin_memory, memory_format), 1)
+    return fresh(A.fill___Scalar(_like_alloc(self, dtype, device, pin_memory, memory_format), 1))
 
 
 def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
               memory_format=None) -> Tensor:
-    return A.fill___Scalar(_like_alloc(self, dtype, device, pin_memory, memory_format), fill_value)
+    return fresh(A.fill___Scalar(_like_alloc(self, dtype, device, pin_memory, memory_format), fill_value))
 
 
 def _tri_indices(op: str, row: int, col: int, offset: int, dtype, device, upper: bool) -> Tensor:
@@ -235,7 +239,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     if dtype is None:
         dtype = full_dtype(1j) if isinstance(s, complex) else _dt.get_default_dtype()
-    return A.fill___Scalar(A.empty__memory_format((), dtype=dtype, device=device, pin_memory=pin_memory), s)
+    return fresh(A.fill___Scalar(_alloc((), dtype, device, pin_memory), s))
 
 
 def _new_opts(self, dtype, device):
@@ -253,15 +257,16 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
 
 
 def new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return A.zero_(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory))
+    return fresh(A.zero_(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory)))
 
 
 def new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return A.fill___Scalar(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), 1)
+    return fresh(A.fill___Scalar(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), 1))
 
 
 def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return A.fill___Scalar(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), fill_value)
+    out = new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory)
+    return fresh(A.fill___Scalar(out, fill_value))
 
 
 EXPLICIT = {
@@ -275,4 +280,4 @@ EXPLICIT = {
 IMPLICIT: dict = {}
 META: dict = {}
 
-__all__ = ["SCHEMAS", "EXPLICIT", "IMPLICIT", "META", "check_nonnegative_size"]
+__all__ = ["EXPLICIT", "IMPLICIT", "META", "SCHEMAS", "check_nonnegative_size"]

@@ -21,7 +21,7 @@ from .. import dtypes as _dt
 from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, wrap_array
 from ..tensor import Tensor
 from .meta_rules import broadcast_shapes, fmt_shape, scalar_type_name
-from .views import A
+from .views import A, fresh
 
 SCHEMAS = [
     ("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", ()),
@@ -179,8 +179,7 @@ def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) 
         vals = xp.asarray(host_array(values))
     bf16 = self._dtype is _dt.bfloat16
     if values._dtype is not self._dtype:
-        from .._array_bridge import to_compute
-        from .._array_bridge import from_compute
+        from .._array_bridge import from_compute, to_compute
         vals = from_compute(to_compute(values) if values.device == self.device else vals, self._dtype)
         vals = xp.asarray(vals)
     if not accumulate:
@@ -202,7 +201,7 @@ def meta_index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = Fa
 
 
 def index_put(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
-    return A.index_put_(A.clone(self), indices, values, accumulate)
+    return fresh(A.index_put_(A.clone(self), indices, values, accumulate))
 
 
 EXPLICIT = {"index.Tensor": index, "index_put_": index_put_}

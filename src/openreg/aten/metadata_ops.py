@@ -25,8 +25,8 @@ SCHEMAS = [
     ("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", ()),
     ("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", ()),
     ("set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)", ()),
-    ("set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, "
-     "SymInt[] stride=[]) -> Tensor(a!)", ()),
+    (("set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, "
+      "SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)"), ()),
     ("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", ()),
     ("set_(Tensor(a!) self) -> Tensor(a!)", ()),
 ]

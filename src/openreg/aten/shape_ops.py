@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from .._dispatch.tags import Tag
 from ..tensor import Tensor
 from .meta_rules import fmt_shape, wrap_dim
-from .views import A
+from .views import A, fresh
 
 C = Tag.core
 
@@ -103,7 +103,7 @@ def _cat_meta(tensors, dim: int):
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     if not parts:
         return (0,), dtype, dev, parts, 0
-    ref_i, ref = parts[0]
+    _, ref = parts[0]
     d = wrap_dim(dim, len(ref._size))
     total = 0
     for i, t in parts:
@@ -134,7 +134,7 @@ def _cat_into(out: Tensor, parts, d: int) -> Tensor:
 def cat(tensors, dim: int = 0) -> Tensor:
     size, dtype, dev, parts, d = _cat_meta(tensors, dim)
     out = A.empty__memory_format(size, dtype=dtype, device=dev)
-    return _cat_into(out, parts, d)
+    return fresh(_cat_into(out, parts, d))
 
 
 def cat_out(tensors, dim: int = 0, *, out: Tensor) -> Tensor:

@@ -354,4 +354,4 @@ IMPLICIT = {
 }
 META: dict = {}
 
-__all__ = ["SCHEMAS", "EXPLICIT", "IMPLICIT", "META", "contiguous_strides"]
+__all__ = ["EXPLICIT", "IMPLICIT", "META", "SCHEMAS", "contiguous_strides"]

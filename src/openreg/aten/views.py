@@ -29,6 +29,12 @@ class LazyAten:
 A = LazyAten()
 
 
+def fresh(t: Tensor) -> Tensor:
+    """A tensor a composite kernel just allocated and filled: its writes were internal, so version 0."""
+    t._vc.value = 0
+    return t
+
+
 def make_view(self: Tensor, size, stride, offset: int) -> Tensor:
     """A view of ``self``'s storage with new metadata; shares the version counter."""
     base = self._base if self._base is not None else self
@@ -74,6 +80,9 @@ def compute_view_stride(old_size, old_stride, new_size):
             return tuple(old_stride)
         from ..tensor import contiguous_strides
         return contiguous_strides(new_size)
+    if not old_size or not new_size:  # one element: any shape of ones is a view
+        from ..tensor import contiguous_strides
+        return contiguous_strides(new_size)
     new_stride = [0] * len(new_size)
     view_d = len(new_size) - 1
     chunk_base_stride = old_stride[-1] if old_stride else 1
@@ -110,7 +119,7 @@ def view(self: Tensor, size) -> Tensor:
 def check_in_bounds(op: str, self: Tensor, size, stride, offset: int) -> None:
     """as_strided's storage-bounds check: the view must fit in the storage."""
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
     for s in stride:
         if s < 0:
             raise RuntimeError(f"{op}: Negative strides are not supported at the moment, got strides: "
