@@ -302,7 +302,7 @@ def _reduce_input(spec, self, dtype, xp):
 def _sum(spec, self, dim=None, keepdim=False, *, dtype=None):
     xp = xp_of(self)
     arr, acc = _reduce_input(spec, self, dtype, xp)
-    return xp.asarray(xp.sum(arr, axis=normalize_dims(dim, self.dim()), keepdims=keepdim, dtype=acc))
+    return xp.asarray(arr.sum(axis=normalize_dims(dim, self.dim()), dtype=acc, keepdims=keepdim))
 
 
 def _sum_all(spec, self, *, dtype=None):
@@ -329,14 +329,14 @@ def _prod(spec, self, dim, keepdim=False, *, dtype=None):
     arr, acc = _reduce_input(spec, self, dtype, xp)
     axis = normalize_dims((dim,), self.dim())
     with _quiet():
-        return xp.asarray(xp.prod(arr, axis=axis, keepdims=keepdim, dtype=acc))
+        return xp.asarray(arr.prod(axis=axis, dtype=acc, keepdims=keepdim))
 
 
 def _prod_all(spec, self, *, dtype=None):
     xp = xp_of(self)
     arr, acc = _reduce_input(spec, self, dtype, xp)
     with _quiet():
-        return xp.asarray(xp.prod(arr, dtype=acc))
+        return xp.asarray(arr.prod(dtype=acc))
 
 
 def _minmax_reduction(fn_name: str):
