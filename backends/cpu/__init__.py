@@ -26,3 +26,7 @@ _generic_lib = Library("aten", "IMPL")
 for _mod in (kernels_quantized, kernels_attention):
     _mod.register(_lib, "CPU")
     _mod.register(_generic_lib, "PrivateUse1")
+
+from . import kernels_random  # noqa: E402  (uniform_, normal_, random_, bernoulli_, randperm, multinomial, dropout)
+
+kernels_random.register(_lib, "CPU")

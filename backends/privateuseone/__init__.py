@@ -32,6 +32,9 @@ def register() -> None:
 
     register_storage_backend(PRIVATEUSE1, PrivateUse1StorageBackend())
     privateuse1_hooks.set_hooks(DeviceHooks())
+    from . import generator, kernels_random
+    generator.register()  # openreg.random.register_privateuse1_generator
+    kernels_random.register()  # before register_all, which wraps the remaining CPU kernels
     device_ops.register_all()
     _tensor_methods.install({"pin_memory": pinned_memory.tensor_pin_memory,
                              "is_pinned": pinned_memory.tensor_is_pinned})

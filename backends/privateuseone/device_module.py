@@ -265,3 +265,16 @@ __all__ = [
     "stream",
     "synchronize",
 ]
+
+# -- random numbers (generator.py): manual_seed, manual_seed_all, seed, seed_all, initial_seed, get/set_rng_state
+from .generator import (  # noqa: E402,F401
+    get_rng_state, get_rng_state_all, initial_seed, manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
+    set_rng_state_all,
+)
+
+
+def __getattr__(name: str):
+    if name == "default_generators":  # one per device, made on first use (never at import)
+        from .generator import default_generators
+        return default_generators()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -45,6 +45,12 @@ from ._backend_loader import load_device_backend as _load_device_backend  # noqa
 
 _load_device_backend()
 
+from .generator import Generator  # noqa: F401,E402
+from . import random  # noqa: F401,E402  (generator registry, default generators, fork_rng)
+from .random import (  # noqa: F401,E402
+    default_cpu_generator as default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
+)
+from .functions_random import *  # noqa: F401,F403,E402  (openreg.rand, randn, randint, randperm, ...)
 from .nn import functional as _nn_functional  # noqa: F401,E402  (openreg.nn.functional)
 from .backends.privateuseone.fallback import register_per_op_fallbacks as _per_op_fallbacks  # noqa: E402
 

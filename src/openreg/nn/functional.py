@@ -10,6 +10,7 @@ True
 from __future__ import annotations
 
 from .attention import scaled_dot_product_attention  # noqa: F401
+from .dropout_functional import dropout  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
 from .functional_core import (  # noqa: F401
     cross_entropy,
     linear,

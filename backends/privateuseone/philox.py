@@ -1,0 +1,141 @@
+"""Philox4x32-10 in NumPy: the reference of ``cuda_kernels/philox.cu``, bit for bit.
+
+Philox4x32-10 (Salmon et al., "Parallel Random Numbers: As Easy as 1, 2, 3", SC11) maps a 128-bit counter
+and a 64-bit key to four 32-bit words. openreg's random stream for a ``(seed, offset)`` pair is the sequence
+of words ``w[j] = philox(counter=j // 4, key=seed)[j % 4]``: the counter is the 64-bit block number in its
+two low words (the high two are zero) and the key is the seed's low and high 32 bits. ``offset`` counts
+words, so any part of a stream can be computed independently -- the CUDA kernel gives thread ``i`` word
+``offset + i``, this module computes all of them at once.
+
+Transforms of the stream (the kernel does the same arithmetic):
+
+* ``uniform_f32``: ``(w >> 8) * 2**-24`` in [0, 1), one word per value;
+* ``uniform_f64``: 53 bits from two consecutive words, ``(((w0 << 32) | w1) >> 11) * 2**-53`` in [0, 1),
+  two words per value;
+* ``normal``: Box-Muller on word pairs, value ``2k`` is ``r cos(theta)`` and ``2k + 1`` is ``r sin(theta)`` with
+  ``u1 = (w[2k] + 1) * 2**-32`` in (0, 1], ``u2 = w[2k+1] * 2**-32``, ``r = sqrt(-2 log u1)``,
+  ``theta = 2 pi u2``, computed in float64.
+
+>>> [f"{w:08x}" for w in philox4x32_10([0, 0, 0, 0], [0, 0])]
+['6627e8d5', 'e169c58d', 'bc57ac4c', '9b00dbd8']
+>>> uint32_stream(7, 0, 6)[4:].tolist() == uint32_stream(7, 4, 2).tolist()
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+M0, M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+W0, W1 = 0x9E3779B9, 0xBB67AE85
+ROUNDS = 10
+_MASK32 = np.uint64(0xFFFFFFFF)
+_SHIFT32 = np.uint64(32)
+
+
+def philox4x32_10(counter, key) -> np.ndarray:
+    """Philox4x32-10 of ``counter`` (shape ``(4, ...)`` uint32) under ``key`` (shape ``(2, ...)``).
+
+    Returns the four output words with the counter's shape. Arrays broadcast, so one key may serve many
+    counters.
+
+    >>> out = philox4x32_10([0xFFFFFFFF] * 4, [0xFFFFFFFF] * 2)
+    >>> [f"{w:08x}" for w in out]
+    ['408f276d', '41c83b0e', 'a20bc7c6', '6d5451fd']
+    """
+    ctr = np.asarray(counter, dtype=np.uint64)
+    k = np.asarray(key, dtype=np.uint64)
+    x0, x1, x2, x3 = ctr[0], ctr[1], ctr[2], ctr[3]
+    k0, k1 = k[0], k[1]
+    for r in range(ROUNDS):
+        if r:
+            k0 = (k0 + np.uint64(W0)) & _MASK32
+            k1 = (k1 + np.uint64(W1)) & _MASK32
+        p0 = M0 * x0
+        p1 = M1 * x2
+        x0, x1, x2, x3 = ((p1 >> _SHIFT32) ^ x1 ^ k0, p1 & _MASK32, (p0 >> _SHIFT32) ^ x3 ^ k1, p0 & _MASK32)
+    return np.stack(np.broadcast_arrays(x0, x1, x2, x3)).astype(np.uint32)
+
+
+def split_seed(seed: int) -> tuple[int, int]:
+    """The key words (low, high) of a 64-bit seed.
+
+    >>> split_seed(0x1234567890)
+    (878082192, 18)
+    """
+    seed = int(seed) & 0xFFFF_FFFF_FFFF_FFFF
+    return seed & 0xFFFFFFFF, seed >> 32
+
+
+def uint32_stream(seed: int, offset: int, n: int) -> np.ndarray:
+    """Words ``offset .. offset + n - 1`` of the stream of ``seed`` (uint32, shape ``(n,)``).
+
+    >>> uint32_stream(0, 0, 4).tolist() == philox4x32_10([0, 0, 0, 0], [0, 0]).tolist()
+    True
+    """
+    if n <= 0:
+        return np.empty(0, dtype=np.uint32)
+    first, last = offset // 4, (offset + n - 1) // 4
+    blocks = np.arange(first, last + 1, dtype=np.uint64)
+    zeros = np.zeros_like(blocks)
+    counter = np.stack([blocks & _MASK32, blocks >> _SHIFT32, zeros, zeros])
+    k0, k1 = split_seed(seed)
+    words = philox4x32_10(counter, np.array([k0, k1], dtype=np.uint64)).T.reshape(-1)
+    start = offset - 4 * first
+    return words[start:start + n]
+
+
+def uniform_f32(seed: int, offset: int, n: int) -> np.ndarray:
+    """``n`` float32 values in [0, 1) from words ``offset ..`` (24 bits each, exact).
+
+    >>> v = uniform_f32(1, 0, 1000); bool((v >= 0).all() and (v < 1).all()), v.dtype
+    (True, dtype('float32'))
+    """
+    w = uint32_stream(seed, offset, n)
+    return ((w >> np.uint32(8)).astype(np.float32) * np.float32(2.0 ** -24)).astype(np.float32)
+
+
+def uniform_f64(seed: int, offset: int, n: int) -> np.ndarray:
+    """``n`` float64 values in [0, 1) from words ``offset .. offset + 2n - 1`` (53 bits each, exact).
+
+    >>> float(uniform_f64(3, 8, 2).max()) < 1.0
+    True
+    """
+    w = uint32_stream(seed, offset, 2 * n).astype(np.uint64)
+    bits = ((w[0::2] << _SHIFT32) | w[1::2]) >> np.uint64(11)
+    return bits.astype(np.float64) * (2.0 ** -53)
+
+
+def normal_f64(seed: int, offset: int, n: int) -> np.ndarray:
+    """``n`` standard normal float64 values by Box-Muller on words ``offset .. offset + 2 ceil(n/2) - 1``.
+
+    >>> v = normal_f64(0, 0, 20000); abs(float(v.mean())) < 0.05 and abs(float(v.std()) - 1) < 0.05
+    True
+    """
+    pairs = (n + 1) // 2
+    w = uint32_stream(seed, offset, 2 * pairs).astype(np.float64)
+    u1 = (w[0::2] + 1.0) * (2.0 ** -32)
+    u2 = w[1::2] * (2.0 ** -32)
+    r = np.sqrt(-2.0 * np.log(u1))
+    theta = (2.0 * np.pi) * u2
+    out = np.empty(2 * pairs, dtype=np.float64)
+    out[0::2] = r * np.cos(theta)
+    out[1::2] = r * np.sin(theta)
+    return out[:n]
+
+
+def words_used(kind: str, n: int) -> int:
+    """How many stream words a transform of ``n`` values reads (before rounding up to a whole block).
+
+    >>> words_used("u32", 5), words_used("f64", 5), words_used("normal", 5)
+    (5, 10, 6)
+    """
+    if kind in ("u32", "f32"):
+        return n
+    if kind in ("u64", "f64"):
+        return 2 * n
+    if kind == "normal":
+        return 2 * ((n + 1) // 2)
+    raise ValueError(f"unknown Philox transform {kind!r}")
+
+
+__all__ = ["normal_f64", "philox4x32_10", "split_seed", "uint32_stream", "uniform_f32", "uniform_f64", "words_used"]
