@@ -1,0 +1,321 @@
+"""Run the raw CUDA kernels on the CPU: the same .cu source, compiled by the system C++ compiler.
+
+Each kernel source (with its headers inlined by :func:`kernel_launch.load_source`) is compiled with
+``-include host_emulation.h`` (see that header for the execution model: CUDA threads as fibers, one block
+at a time per worker thread, ``__syncthreads`` as a checked barrier) into a shared library, together with
+a small generated glue file that exports, per kernel, ``openreg_launch_<name>(params, void** args, ...)``.
+
+Libraries are cached on disk by a hash of the source, the emulation header, the compiler and the flags, in
+``$OPENREG_KERNEL_CACHE`` (default ``~/.cache/openreg/kernels``), so they are built once; two processes
+racing on the same library each build to a private temporary name and atomically rename it into place.
+Within a process every module is loaded once.
+
+>>> import numpy as np
+>>> from openreg.backends.privateuseone import kernel_launch
+>>> launcher = HostLauncher()
+>>> x = np.array([-1.5, 2.0, -3.0], dtype=np.float32)
+>>> launcher.launch(kernel_launch.abs_launch(launcher.operand(x), launcher.operand(x)))
+>>> x.tolist(), launcher.launch_counts["abs_contig_f32"]
+([1.5, 2.0, 3.0], 1)
+"""
+from __future__ import annotations
+
+import collections
+import ctypes
+import functools
+import os
+import platform
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import kernel_launch
+from .kernel_launch import KernelLaunch, Operand
+
+EMULATION_HEADER = "host_emulation.h"
+# -fvisibility=hidden: only the generated glue is exported.  Without it, inline functions' statics and the
+# thread_local threadIdx & co. become process-wide (STB_GNU_UNIQUE) symbols shared between kernel libraries.
+CXX_FLAGS = ("-O2", "-std=c++17", "-fPIC", "-shared", "-pthread", "-fno-strict-aliasing", "-fvisibility=hidden",
+             "-fvisibility-inlines-hidden")
+_GLUE_VERSION = "1"  # bump when the generated glue changes shape
+
+_modules: dict[str, HostModule] = {}
+_build_locks: dict[str, threading.Lock] = {}
+_modules_lock = threading.Lock()
+
+
+class _LaunchParams(ctypes.Structure):
+    """Mirror of ``openreg_emu::LaunchParams`` in host_emulation.h."""
+
+    _fields_ = [
+        ("grid", ctypes.c_uint32 * 3),
+        ("block", ctypes.c_uint32 * 3),
+        ("shared_mem", ctypes.c_uint64),
+        ("use_fibers", ctypes.c_int32),
+        ("workers", ctypes.c_int32),
+    ]
+
+
+def find_compiler() -> list[str]:
+    """The C++ compiler command: ``$CXX`` if set, else the first of g++, clang++, c++ on ``PATH``.
+
+    Raises ``RuntimeError`` when there is none.
+
+    >>> isinstance(find_compiler(), list)
+    True
+    """
+    env = os.environ.get("CXX")
+    if env:
+        cmd = shlex.split(env)
+        if cmd and shutil.which(cmd[0]):
+            return cmd
+        raise RuntimeError(f"host launcher: $CXX={env!r} is not an executable compiler")
+    for name in ("g++", "clang++", "c++"):
+        path = shutil.which(name)
+        if path:
+            return [path]
+    raise RuntimeError("host launcher: no C++ compiler found (looked for $CXX, g++, clang++, c++). The host "
+                       "launcher compiles the CUDA kernel sources for the CPU; install one (e.g. "
+                       "`apt-get install g++`) or set CXX.")
+
+
+@functools.cache
+def _compiler_identity(cmd: tuple[str, ...]) -> str:
+    try:
+        out = subprocess.run([*cmd, "--version"], check=False, capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise RuntimeError(f"host launcher: could not run the C++ compiler {cmd[0]!r}: {exc}") from exc
+    return out.splitlines()[0] if out else cmd[0]
+
+
+def default_cache_dir() -> Path:
+    """``$OPENREG_KERNEL_CACHE`` or ``~/.cache/openreg/kernels``."""
+    env = os.environ.get("OPENREG_KERNEL_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "openreg" / "kernels"
+
+
+def default_workers() -> int:
+    """Worker threads per launch: ``$OPENREG_HOST_LAUNCHER_THREADS`` or the CPUs this process may use."""
+    env = os.environ.get("OPENREG_HOST_LAUNCHER_THREADS")
+    if env:
+        return max(1, int(env))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+_COMMENTS = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def uses_barrier(text: str) -> bool:
+    """Whether a source calls ``__syncthreads`` (comments ignored): its kernels then need fibers.
+
+    >>> uses_barrier("// __syncthreads() here is only a comment")
+    False
+    """
+    return re.search(r"\b__syncthreads\b", _COMMENTS.sub("", text)) is not None
+
+
+class HostModule:
+    """A compiled kernel library: ``launch(kernel, grid, block, shared_mem, args)``."""
+
+    def __init__(self, path: Path, name: str):
+        self.path = path
+        self.name = name
+        self._lib = ctypes.CDLL(str(path))
+        self._lib.openreg_module_kernels.restype = ctypes.c_char_p
+        self.kernels: tuple[str, ...] = tuple(self._lib.openreg_module_kernels().decode().split())
+        self.uses_fibers = bool(self._lib.openreg_module_uses_barrier())
+        self._entries: dict[str, tuple[Any, tuple[int, ...]]] = {}
+
+    def _entry(self, kernel: str) -> tuple[Any, tuple[int, ...]]:
+        entry = self._entries.get(kernel)
+        if entry is None:
+            if kernel not in self.kernels:
+                raise RuntimeError(f"host launcher: no kernel {kernel!r} in {self.name} "
+                                   f"(it has {len(self.kernels)} kernels, e.g. {', '.join(self.kernels[:4])})")
+            fn = getattr(self._lib, f"openreg_launch_{kernel}")
+            fn.argtypes = [ctypes.POINTER(_LaunchParams), ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p,
+                           ctypes.c_size_t]
+            fn.restype = ctypes.c_int
+            sig = getattr(self._lib, f"openreg_signature_{kernel}")
+            sig.restype = ctypes.c_char_p
+            sizes = tuple(int(s) for s in sig().decode().split(",") if s)
+            entry = self._entries[kernel] = (fn, sizes)
+        return entry
+
+    def launch(self, kernel: str, grid: Sequence[int], block: Sequence[int], shared_mem: int,
+               args: Sequence[Any], workers: int | None = None) -> None:
+        """Run ``kernel`` over ``grid`` x ``block``; ``args`` are packed as by :mod:`kernel_launch`."""
+        fn, sizes = self._entry(kernel)
+        packed = [np.ascontiguousarray(np.asarray(a)) for a in args]
+        if len(packed) != len(sizes) or any(p.nbytes != s for p, s in zip(packed, sizes)):
+            got = [p.nbytes for p in packed]
+            raise RuntimeError(f"host launcher: kernel {kernel!r} takes parameters of {list(sizes)} bytes, "
+                               f"got arguments of {got} bytes")
+        argv = (ctypes.c_void_p * max(1, len(packed)))(*[p.ctypes.data for p in packed])
+        grid3 = tuple(grid) + (1,) * (3 - len(grid))
+        block3 = tuple(block) + (1,) * (3 - len(block))
+        params = _LaunchParams((ctypes.c_uint32 * 3)(*grid3), (ctypes.c_uint32 * 3)(*block3), shared_mem,
+                               int(self.uses_fibers), workers or default_workers())
+        err = ctypes.create_string_buffer(4096)
+        rc = fn(ctypes.byref(params), argv, err, len(err))  # ctypes releases the GIL for the call
+        if rc != 0:
+            raise RuntimeError(f"host launcher: kernel {kernel!r} failed: {err.value.decode(errors='replace')}")
+
+
+class HostLauncher:
+    """Launches kernels on the CPU through :class:`HostModule`; counts launches per kernel name.
+
+    >>> launcher = HostLauncher(workers=2)
+    >>> launcher.name, dict(launcher.launch_counts)
+    ('host', {})
+    """
+
+    name = "host"
+
+    def __init__(self, *, workers: int | None = None, cache_dir: str | os.PathLike | None = None,
+                 defines: Sequence[str] = ()):
+        self.workers = workers
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.defines = tuple(defines)
+        self.launch_counts: collections.Counter[str] = collections.Counter()
+
+    # -- arrays ---------------------------------------------------------------------------------------------
+    def operand(self, array: Any, *, what: str = "array", writable: bool = False) -> Operand:
+        """Describe a host array (anything with ``__array_interface__``, e.g. a NumPy view) for a launch.
+
+        >>> import numpy as np
+        >>> HostLauncher().operand(np.zeros((2, 3), np.int32)[:, ::2]).strides
+        (3, 2)
+        """
+        iface = getattr(array, "__array_interface__", None)
+        if iface is None:
+            where = "device (CUDA) memory" if hasattr(array, "__cuda_array_interface__") else type(array).__name__
+            raise RuntimeError(f"{what}: the host launcher needs a host array (NumPy), got {where}")
+        ptr, readonly = iface["data"]
+        if writable and readonly:
+            raise RuntimeError(f"{what}: the output array is read-only")
+        shape = tuple(iface["shape"])
+        dtype = np.dtype(iface["typestr"])
+        strides = iface.get("strides") or _c_strides(shape, dtype.itemsize)
+        return kernel_launch.make_operand(ptr or 0, dtype, shape, strides, what=what)
+
+    # -- modules --------------------------------------------------------------------------------------------
+    def module(self, source: str) -> HostModule:
+        """The compiled library for ``cuda_kernels/<source>`` (built or loaded once per process)."""
+        return self.build(kernel_launch.load_source(source), source)
+
+    def compile(self, text: str, name: str = "inline.cu") -> HostModule:
+        """Compile kernel source text (its ``#include "..."`` resolved against cuda_kernels/).
+
+        Tests use it for small kernels of their own, e.g. the barrier-divergence check.
+        """
+        return self.build(kernel_launch.expand_includes(text, name), name)
+
+    def build(self, text: str, name: str) -> HostModule:
+        """Compile already-expanded source text into a cached library and load it."""
+        cxx = find_compiler()
+        header = kernel_launch.kernel_dir() / EMULATION_HEADER
+        flags = (*CXX_FLAGS, *(f"-D{d}" for d in self.defines))
+        key_material = "\0".join([_GLUE_VERSION, text, header.read_text(), _compiler_identity(tuple(cxx)),
+                                  " ".join(cxx), " ".join(flags), platform.machine()])
+        digest = kernel_launch.source_digest(key_material)
+        with _modules_lock:
+            lock = _build_locks.setdefault(digest, threading.Lock())
+        with lock:  # one build per library; different libraries build in parallel
+            mod = _modules.get(digest)
+            if mod is None:
+                cache = self.cache_dir or default_cache_dir()
+                stem = re.sub(r"[^A-Za-z0-9_]+", "_", Path(name).stem)
+                path = _cache_path(cache) / f"{stem}-{digest}.so"
+                if not path.exists():
+                    _compile_library(cxx, flags, header, text, name, path)
+                try:
+                    mod = HostModule(path, name)
+                except OSError:  # unloadable leftover (another machine, truncated by a crash): rebuild it
+                    _compile_library(cxx, flags, header, text, name, path)
+                    mod = HostModule(path, name)
+                _modules[digest] = mod
+        return mod
+
+    # -- launches -------------------------------------------------------------------------------------------
+    def launch(self, launch: KernelLaunch, device: int | None = None) -> None:
+        """Run one :class:`~kernel_launch.KernelLaunch` (``device`` is ignored: host memory is flat)."""
+        module = self.module(launch.source)
+        module.launch(launch.kernel, launch.grid, launch.block, launch.shared_mem, launch.args, self.workers)
+        self.launch_counts[launch.kernel] += 1
+
+    def prefers_blas(self, dtype: Any, m: int, n: int, k1: int, k2: int) -> bool:
+        """The host launcher always runs the fused kernel (there is no cuBLAS on the CPU)."""
+        return False
+
+    def gemm_plus_gemm(self, a: Any, b: Any, c: Any, d: Any, out: Any) -> None:
+        raise NotImplementedError("the host launcher has no BLAS path for mm_plus_mm; it runs the fused kernel")
+
+
+def _c_strides(shape: Sequence[int], itemsize: int) -> tuple[int, ...]:
+    strides, acc = [], itemsize
+    for size in reversed(shape):
+        strides.append(acc)
+        acc *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def _cache_path(cache: Path) -> Path:
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        if os.access(cache, os.W_OK):
+            return cache
+    except OSError:
+        pass
+    fallback = Path(tempfile.gettempdir()) / f"openreg-kernels-{os.getuid()}"
+    fallback.mkdir(parents=True, exist_ok=True)
+    return fallback
+
+
+_KERNEL_DECL = re.compile(r"__openreg_global__\s+void\s+(\w+)\s*\(")
+
+
+def _compile_library(cxx: list[str], flags: Sequence[str], header: Path, text: str, name: str, path: Path) -> None:
+    """Build ``path`` from ``text``: find the kernels (a preprocessing pass), append the glue, compile to a
+    private temporary file and rename it into place (atomic, so racing processes are safe)."""
+    tmp_dir = Path(tempfile.mkdtemp(prefix="build-", dir=path.parent))
+    try:
+        src = tmp_dir / (Path(name).stem + ".cpp")
+        src.write_text(text)
+        scan = subprocess.run([*cxx, "-E", "-P", "-std=c++17", "-DOPENREG_SCAN_KERNELS", "-include", str(header),
+                               "-x", "c++", str(src)], check=False, capture_output=True, text=True)
+        if scan.returncode != 0:
+            raise RuntimeError(f"host launcher: preprocessing {name} failed:\n{scan.stderr[-8000:]}")
+        kernels = sorted(set(_KERNEL_DECL.findall(scan.stdout)))
+        glue = [text, "", "// ---- generated by host_launcher.py ----"]
+        glue.append('extern "C" __attribute__((visibility("default"))) const char* openreg_module_kernels() '
+                    f'{{ return "{" ".join(kernels)}"; }}')
+        glue.append('extern "C" __attribute__((visibility("default"))) int openreg_module_uses_barrier() '
+                    f"{{ return {int(uses_barrier(text))}; }}")
+        for k in kernels:
+            glue.append(f'extern "C" __attribute__((visibility("default"))) int openreg_launch_{k}('
+                        "const openreg_emu::LaunchParams* p, void** args, char* err, size_t errlen) "
+                        f'{{ return openreg_emu::launch("{k}", &{k}, p, args, err, errlen); }}')
+            glue.append(f'extern "C" __attribute__((visibility("default"))) const char* openreg_signature_{k}() '
+                        f"{{ return openreg_emu::signature(&{k}); }}")
+        src.write_text("\n".join(glue) + "\n")
+        tmp_so = tmp_dir / "module.so"
+        cmd = [*cxx, *flags, "-include", str(header), "-x", "c++", str(src), "-o", str(tmp_so)]
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(f"host launcher: compiling {name} failed ({shlex.join(cmd)}):\n"
+                               f"{proc.stderr[-12000:]}")
+        os.replace(tmp_so, path)
+    finally:
+        shutil.rmtree(tmp_dir, ignore_errors=True)
