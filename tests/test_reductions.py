@@ -102,6 +102,7 @@ def test_zero_dim_and_empty(devices):
     assert e.prod().item() == 1.0
     assert np.isnan(e.mean().item())
     assert N(e.amax(1)).shape == (0,)
+    assert e.softmax(1).shape == (0, 3) and e.log_softmax(0).shape == (0, 3)
     with pytest.raises(IndexError, match="amax\\(\\): Expected reduction dim 0 to have non-zero size."):
         e.amax(0)
     with pytest.raises(IndexError, match="Expected reduction dim to be specified for input.numel\\(\\) == 0"):

@@ -361,6 +361,8 @@ def _arg_reduction(fn_name: str):
 def _softmax_parts(spec, self, dim, xp):
     x = _upcast(as_compute(self, spec, xp), xp)
     axis = wrap_dim(dim, x.ndim) if x.ndim else None
+    if x.size == 0:
+        return x, axis
     shifted = x - xp.max(x, axis=axis, keepdims=True)
     return shifted, axis
 

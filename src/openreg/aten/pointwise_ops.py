@@ -220,8 +220,6 @@ def logical_not_meta(self) -> Spec:
 # -- arithmetic -----------------------------------------------------------------------------------------
 
 def _alpha_check(spec: Spec, alpha) -> None:
-    if alpha.__class__ is int and alpha == 1:
-        return
     d = spec.compute
     if isinstance(alpha, complex) and not d.is_complex:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
@@ -233,7 +231,8 @@ def _alpha_check(spec: Spec, alpha) -> None:
 
 def add_meta(self, other, alpha=1) -> Spec:
     spec = binary_spec("add", self, other)
-    _alpha_check(spec, alpha)
+    if alpha.__class__ is not int or alpha != 1:
+        _alpha_check(spec, alpha)
     return spec
 
 
@@ -251,7 +250,8 @@ def sub_meta(self, other, alpha=1) -> Spec:
     if self._dtype is _dt.bool or other.__class__ is bool or getattr(other, "_dtype", None) is _dt.bool:
         _sub_check(self, other)
     spec = binary_spec("sub", self, other)
-    _alpha_check(spec, alpha)
+    if alpha.__class__ is not int or alpha != 1:
+        _alpha_check(spec, alpha)
     return spec
 
 
