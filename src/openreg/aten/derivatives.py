@@ -43,10 +43,16 @@ def _node_name(op: str, index: int) -> str:
     return "".join(p[:1].upper() + p[1:] for p in base.split("_") if p) + f"Backward{index}"
 
 
+_overloads: dict = {}
+
+
 def _overload(op: str):
-    name = op.split("::")[-1]
-    packet, _, ov = name.partition(".")
-    return getattr(getattr(ops.aten, packet), ov or "default")
+    fn = _overloads.get(op)
+    if fn is None:
+        name = op.split("::")[-1]
+        packet, _, ov = name.partition(".")
+        fn = _overloads[op] = getattr(getattr(ops.aten, packet), ov or "default")
+    return fn
 
 
 def defderiv(op: str, *, save: str = "", index: int = 0, name: str | None = None, pointwise: bool = False,

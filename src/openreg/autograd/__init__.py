@@ -31,8 +31,8 @@ def _as_list(x) -> list:
 
 
 def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -> list:
-    from .._dispatch.ops import ops
     from ..tensor import Tensor
+    from ._ops import aten
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -42,9 +42,8 @@ def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -
                 if not (o.dtype.is_floating_point or o.dtype.is_complex):
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{o.dtype}")
-                g = ops.aten.empty_strided.default(tuple(o.shape), tuple(o.stride()), dtype=o.dtype,
-                                                   device=o.device)
-                ops.aten.fill_.Scalar(g, 1)
+                g = aten("empty_strided")(tuple(o.shape), tuple(o.stride()), dtype=o.dtype, device=o.device)
+                aten("fill_.Scalar")(g, 1)
             out.append(g)
             continue
         if not isinstance(g, Tensor):

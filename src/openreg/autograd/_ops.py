@@ -10,11 +10,16 @@ from __future__ import annotations
 
 from .._dispatch.ops import ops
 
+_cache: dict = {}
+
 
 def aten(name: str):
-    """``ops.aten.<op>.<overload>`` from ``"op.overload"`` (``"op"`` for the default overload)."""
-    op, _, overload = name.partition(".")
-    return getattr(getattr(ops.aten, op), overload or "default")
+    """``ops.aten.<op>.<overload>`` from ``"op.overload"`` (``"op"`` for the default overload); cached."""
+    fn = _cache.get(name)
+    if fn is None:
+        op, _, overload = name.partition(".")
+        fn = _cache[name] = getattr(getattr(ops.aten, op), overload or "default")
+    return fn
 
 
 def zeros_with_geometry(t, size=None, stride=None):

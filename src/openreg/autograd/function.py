@@ -119,10 +119,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 def _zeros(meta):
-    from .._dispatch.ops import ops
+    from ._ops import aten
     size, dtype, device = meta[0], meta[1], meta[2]
-    t = ops.aten.empty_strided.default(tuple(size), _contig(size), dtype=dtype, device=device)
-    return ops.aten.zero_.default(t)
+    t = aten("empty_strided")(tuple(size), _contig(size), dtype=dtype, device=device)
+    return aten("zero_")(t)
 
 
 def _contig(size) -> tuple:

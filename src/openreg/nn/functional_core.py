@@ -9,10 +9,9 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from ..autograd._ops import aten as _op
 from ..tensor import Tensor
 
-_A = ops.aten
 _REDUCTIONS = ("mean", "sum", "none")
 
 
@@ -24,7 +23,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     [[3.0, 3.0, 3.0]]
     """
     if input.dim() == 2 and bias is not None:
-        return _A.addmm.default(bias, input, weight.t())
+        return _op("addmm")(bias, input, weight.t())
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
@@ -54,7 +53,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """
     if dtype is not None:
         input = input.to(dtype)
-    return _A._softmax.default(input, _dim(dim, input.dim()), False)
+    return _op("_softmax")(input, _dim(dim, input.dim()), False)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -66,7 +65,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     """
     if dtype is not None:
         input = input.to(dtype)
-    return _A._log_softmax.default(input, _dim(dim, input.dim()), False)
+    return _op("_log_softmax")(input, _dim(dim, input.dim()), False)
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
