@@ -9,19 +9,14 @@ that a method call costs one Python call plus the dispatch.
 """
 from __future__ import annotations
 
-from . import dtypes as _dt
 from ._dispatch.ops import ops
-from .devices import device as Device
 from .tensor import Tensor
 
 aten = ops.aten
 _abs, _abs_ = aten.abs.default, aten.abs_.default
 _add_t, _add_s, _add_t_, _add_s_ = aten.add.Tensor, aten.add.Scalar, aten.add_.Tensor, aten.add_.Scalar
-_view, _as_strided = aten.view.default, aten.as_strided.default
-_copy_, _fill_, _zero_ = aten.copy_.default, aten.fill_.Scalar, aten.zero_.default
 _sum, _sum_dim = aten.sum.default, aten.sum.dim_IntList
 _mm = aten.mm.default
-_empty_strided = aten.empty_strided.default
 
 
 def _is_tensor(x) -> bool:

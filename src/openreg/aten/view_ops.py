@@ -17,7 +17,7 @@ import warnings
 from .._dispatch.tags import Tag
 from ..tensor import Tensor, contiguous_strides
 from .meta_rules import fmt_shape, wrap_dim
-from .views import A, compute_view_stride, infer_size, make_view
+from .views import NOT_VIEWABLE, A, make_view
 
 C, IV = Tag.core, Tag.inplace_view
 
@@ -259,10 +259,13 @@ def detach(self: Tensor) -> Tensor:
 
 # -- implicit decompositions ----------------------------------------------------------------------------
 def reshape(self: Tensor, shape) -> Tensor:
-    size = infer_size("reshape", shape, self.numel())
-    if compute_view_stride(self._size, self._stride, size) is not None:
-        return A.view(self, size)
-    return A.view(A.clone(self, memory_format="contiguous_format"), size)
+    """A view when the strides allow one, else a contiguous copy viewed as ``shape``."""
+    try:
+        return A.view(self, shape)
+    except RuntimeError as exc:
+        if not str(exc).startswith(NOT_VIEWABLE):
+            raise
+    return A.view(A.clone(self, memory_format="contiguous_format"), shape)
 
 
 def view_as(self: Tensor, other: Tensor) -> Tensor:

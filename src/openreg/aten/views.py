@@ -107,13 +107,45 @@ def compute_view_stride(old_size, old_stride, new_size):
     return tuple(new_stride)
 
 
+def _contiguous_strides_if(old_size: tuple, old_stride: tuple, new_size: tuple):
+    """Fast path of compute_view_stride: a contiguous input views as any shape with contiguous strides."""
+    expected = 1
+    for sz, st in zip(reversed(old_size), reversed(old_stride)):
+        if sz != 1 and st != expected:
+            return None
+        expected *= sz
+    strides, acc = [], 1
+    for sz in reversed(new_size):
+        strides.append(acc)
+        acc *= sz if sz > 1 else 1
+    strides.reverse()
+    return tuple(strides)
+
+
 def view(self: Tensor, size) -> Tensor:
-    size = infer_size("view", size, self.numel())
-    stride = compute_view_stride(self._size, self._stride, size)
+    old = tuple(self._size)  # plain tuples: Size's Python __getitem__ is slow in loops
+    numel = 1
+    for s in old:
+        numel *= s
+    known = 1
+    for s in size:
+        if s < 0:
+            known = -1
+            break
+        known *= s
+    size = tuple(size) if known == numel else infer_size("view", size, numel)
+    stride = None
+    if numel:
+        stride = _contiguous_strides_if(old, self._stride, size)
     if stride is None:
-        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one dimension "
-                           "spans across two contiguous subspaces). Use .reshape(...) instead.")
+        stride = compute_view_stride(old, self._stride, size)
+    if stride is None:
+        raise RuntimeError(NOT_VIEWABLE + " (at least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
     return make_view(self, size, stride, self._offset)
+
+
+NOT_VIEWABLE = "view size is not compatible with input tensor's size and stride"
 
 
 def check_in_bounds(op: str, self: Tensor, size, stride, offset: int) -> None:
