@@ -157,3 +157,55 @@ def test_index_ops_on_meta():
     assert m[1:, None].shape == (2, 1, 4, 5)
     with pytest.raises(NotImplementedError, match="data-dependent"):
         m[openreg.tensor([True, False, True])]
+
+
+# -- property test: random index expressions vs NumPy ------------------------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@st.composite
+def _index_case(draw):
+    shape = tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=4)))
+    advanced = draw(st.booleans())
+    items, dim = [], 0
+    used_ellipsis = False
+    while dim < len(shape) and draw(st.booleans()):
+        kind = draw(st.sampled_from(["slice", "none", "ellipsis", "adv"] + ([] if advanced else ["int"])))
+        size = shape[dim]
+        if kind == "int":
+            items.append(draw(st.integers(-size, size - 1)))
+            dim += 1
+        elif kind == "slice":
+            items.append(slice(draw(st.none() | st.integers(-5, 5)), draw(st.none() | st.integers(-5, 5)),
+                               draw(st.none() | st.integers(1, 3))))
+            dim += 1
+        elif kind == "none":
+            items.append(None)
+        elif kind == "ellipsis" and not used_ellipsis:
+            items.append(Ellipsis)
+            used_ellipsis = True
+            break  # keep the remaining dims implicit
+        elif kind == "adv" and advanced:
+            n = draw(st.integers(1, 3))
+            items.append([draw(st.integers(-size, size - 1)) for _ in range(n)])
+            dim += 1
+    return shape, tuple(items)
+
+
+@settings(max_examples=80, deadline=None)
+@given(_index_case())
+def test_index_expressions_match_numpy(case):
+    shape, index = case
+    a = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+    t = openreg.tensor(a)
+    lists = [i for i in index if isinstance(i, list)]
+    # NumPy broadcasts advanced indices together; keep them mutually broadcastable.
+    if lists and len({len(x) for x in lists} - {1}) > 1:
+        return
+    np_index = tuple(np.array(i) if isinstance(i, list) else i for i in index)
+    np.testing.assert_array_equal(t[index].numpy(), a[np_index])
+    # the same expression as an assignment target
+    b = a.copy()
+    b[np_index] = -1
+    t[index] = -1
+    np.testing.assert_array_equal(t.numpy(), b)

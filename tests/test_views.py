@@ -158,6 +158,22 @@ def test_alias_detach_view_as_movedim(devices):
     np.testing.assert_array_equal(_np(t.movedim((0, 1), (2, 0))), np.moveaxis(a, (0, 1), (2, 0)))
 
 
+def test_in_place_views(devices):
+    x = openreg.arange(6.0, device=devices).view(2, 3)
+    storage, v = x.untyped_storage(), x._version
+    x.t_()
+    assert x.shape == (3, 2) and x.stride() == (1, 3) and x.untyped_storage() is storage
+    x.unsqueeze_(0).transpose_(0, 2)
+    assert x.shape == (2, 3, 1) and x.stride() == (3, 1, 3)
+    x.squeeze_()
+    assert x.shape == (2, 3) and x.tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert x._version == v + 4
+    assert openreg.Tag.inplace_view in openreg.ops.aten.t_.default.tags
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.unsqueeze_(5)
+    assert x.shape == (2, 3)
+
+
 def test_view_dtype(devices):
     x = openreg.zeros(2, 4, dtype=openreg.int32, device=devices)
     assert x.view(openreg.float32).dtype is openreg.float32

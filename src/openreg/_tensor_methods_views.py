@@ -125,6 +125,26 @@ def unsqueeze(self, dim):
     return _unsqueeze(self, dim)
 
 
+def t_(self):
+    return aten.t_.default(self)
+
+
+def transpose_(self, dim0, dim1):
+    return aten.transpose_.default(self, dim0, dim1)
+
+
+def squeeze_(self, dim=None):
+    if dim is None:
+        return aten.squeeze_.default(self)
+    if isinstance(dim, (tuple, list)):
+        return aten.squeeze_.dims(self, dim)
+    return aten.squeeze_.dim(self, dim)
+
+
+def unsqueeze_(self, dim):
+    return aten.unsqueeze_.default(self, dim)
+
+
 def flatten(self, start_dim=0, end_dim=-1):
     return _flatten(self, start_dim, end_dim)
 
@@ -197,6 +217,8 @@ def is_contiguous(self, memory_format=None) -> bool:
 
 # -- metadata mutation --------------------------------------------------------------------------------------
 def resize_(self, *size, memory_format=None):
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
     return _resize_(self, _size_args(size), memory_format=memory_format)
 
 
@@ -347,7 +369,8 @@ _METHODS = {
     "view": view, "view_as": view_as, "reshape": reshape, "reshape_as": reshape_as, "as_strided": as_strided,
     "as_strided_": as_strided_, "t": t, "T": property(_T), "mT": property(_mT), "transpose": transpose,
     "swapaxes": transpose, "swapdims": transpose, "permute": permute, "expand": expand, "expand_as": expand_as,
-    "squeeze": squeeze, "unsqueeze": unsqueeze, "flatten": flatten, "unflatten": unflatten, "narrow": narrow,
+    "squeeze": squeeze, "unsqueeze": unsqueeze, "t_": t_, "transpose_": transpose_, "squeeze_": squeeze_,
+    "unsqueeze_": unsqueeze_, "flatten": flatten, "unflatten": unflatten, "narrow": narrow,
     "select": select, "diagonal": diagonal, "movedim": movedim, "moveaxis": movedim, "unbind": unbind,
     "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk, "detach": detach,
     "is_contiguous": is_contiguous, "resize_": resize_, "resize_as_": resize_as_, "set_": set_,

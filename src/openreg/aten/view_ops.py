@@ -45,6 +45,12 @@ SCHEMAS = [
     ("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", ()),
     ("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", ()),
     ("alias(Tensor(a) self) -> Tensor(a)", (C,)),
+    ("t_(Tensor(a!) self) -> Tensor(a!)", (IV,)),
+    ("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", (IV,)),
+    ("squeeze_(Tensor(a!) self) -> Tensor(a!)", (IV,)),
+    ("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", (IV,)),
+    ("squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", (IV,)),
+    ("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", (IV,)),
     ("detach(Tensor(a) self) -> Tensor(a)", ()),
 ]
 
@@ -257,6 +263,16 @@ def detach(self: Tensor) -> Tensor:
     return out
 
 
+def _in_place(view_kernel):
+    """The ``inplace_view`` variant of a view kernel: ``self`` takes the view's sizes, strides and offset."""
+    def kernel(self: Tensor, *args) -> Tensor:
+        v = view_kernel(self, *args)
+        self._set_meta(v._size, v._stride, v._offset)
+        return self
+    kernel.__name__ = view_kernel.__name__ + "_"
+    return kernel
+
+
 # -- implicit decompositions ----------------------------------------------------------------------------
 def reshape(self: Tensor, shape) -> Tensor:
     """A view when the strides allow one, else a contiguous copy viewed as ``shape``."""
@@ -349,7 +365,9 @@ EXPLICIT = {
     "view.dtype": view_dtype, "as_strided_": as_strided_, "t": t, "transpose.int": transpose, "permute": permute, "expand": expand,
     "squeeze": squeeze, "squeeze.dim": squeeze_dim, "squeeze.dims": squeeze_dims, "unsqueeze": unsqueeze,
     "select.int": select, "slice.Tensor": slice_tensor, "diagonal": diagonal, "alias": alias, "detach": detach,
-    "movedim.int": movedim,
+    "movedim.int": movedim, "t_": _in_place(t), "transpose_": _in_place(transpose), "squeeze_": _in_place(squeeze),
+    "squeeze_.dim": _in_place(squeeze_dim), "squeeze_.dims": _in_place(squeeze_dims),
+    "unsqueeze_": _in_place(unsqueeze),
 }
 IMPLICIT = {
     "reshape": reshape, "view_as": view_as, "expand_as": expand_as, "flatten.using_ints": flatten,
