@@ -115,6 +115,19 @@ def resolve_generator(generator: Generator | None, device) -> PhiloxGeneratorImp
     return generator._impl
 
 
+def philox_seed_and_offset(device, words: int, generator: Generator | None = None) -> tuple[int, int]:
+    """Reserve ``words`` Philox words on ``generator`` (default: ``device``'s default generator) for a kernel
+    that computes its own random numbers (fused dropout); returns the ``(seed, offset)`` to compute with --
+    ``openreg.backends.cpu.kernels_random.numpy_values(kind, seed, offset, n)`` gives the same values.
+
+    >>> import openreg
+    >>> g = openreg.Generator().manual_seed(3)
+    >>> philox_seed_and_offset("cpu", 10, g), philox_seed_and_offset("cpu", 1, g)
+    ((3, 0), (3, 12))
+    """
+    return resolve_generator(generator, device).reserve(words)
+
+
 # -- device-wide seeding (used by the device module) -------------------------------------------------------
 def seed_all_devices(seed: int) -> None:
     """Seed every device's default generator, including the ones made later."""
@@ -231,4 +244,4 @@ def _fresh_privateuse1_registry() -> Iterator[None]:
 
 
 __all__ = ["default_cpu_generator", "default_generator", "fork_rng", "get_rng_state", "initial_seed",
-           "manual_seed", "register_privateuse1_generator", "resolve_generator", "seed", "set_rng_state"]
+           "manual_seed", "philox_seed_and_offset", "register_privateuse1_generator", "resolve_generator", "seed", "set_rng_state"]
