@@ -97,8 +97,10 @@ def test_bitwise_logical_not():
     b = np.array([True, False])
     check(~T(b), ~b, openreg.bool)
     check(openreg.logical_not(T(np.array([0.0, 2.0]))), [True, False], openreg.bool)
-    with pytest.raises(RuntimeError, match="not implemented for 'Float'"):
+    with pytest.raises(TypeError, match="only implemented on integer and Boolean-type tensors"):
         ~openreg.ones(2)
+    with pytest.raises(NotImplementedError, match="\"bitwise_not_cpu\" not implemented for 'Float'"):
+        openreg.bitwise_not(openreg.ones(2))
 
 
 # -- binary --------------------------------------------------------------------------------------------

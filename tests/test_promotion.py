@@ -125,3 +125,28 @@ def test_where_and_clamp_promote():
     assert o.where(c, o.ones(2, dtype=o.int32), 2.5).dtype is o.float32
     assert o.clamp(o.ones(2, dtype=o.int32), 0, 5).dtype is o.int32
     assert o.maximum(o.ones(2, dtype=o.int32), o.ones(2, dtype=o.float64)).dtype is o.float64
+
+
+def test_wrapped_scalars_keep_their_value():
+    u = o.from_numpy(np.array([1, 4], dtype=np.uint8))
+    r = -1 / u  # the scalar is not squeezed into uint8 first
+    assert r.dtype is o.float32 and r.tolist() == [-1.0, -0.25]
+    r = o.add(u, 2.5, out=o.empty(0))
+    assert r.tolist() == [3.5, 6.5]
+    i8 = o.from_numpy(np.array([3], dtype=np.int8))
+    assert (7 // i8).dtype is o.int8 and (7 // i8).tolist() == [2]
+
+
+def test_bool_rules_for_alpha_pow_and_rounding():
+    b = o.from_numpy(np.array([True, False]))
+    assert o.add(b, b, alpha=2).tolist() == [True, False]
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported for Boolean results."):
+        o.add(o.ones(2), o.ones(2), alpha=True)
+    assert (b ** True).dtype is o.bool and (b ** False).tolist() == [True, True]
+    with pytest.raises(NotImplementedError, match="\"pow\" not implemented for 'Bool'"):
+        b ** b
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed."):
+        b ** -1
+    with pytest.raises(NotImplementedError, match="\"div_floor_cpu\" not implemented for 'Bool'"):
+        b // b
+    assert o.clamp(b, b, b).dtype is o.bool

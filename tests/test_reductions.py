@@ -105,10 +105,12 @@ def test_zero_dim_and_empty(devices):
     assert e.softmax(1).shape == (0, 3) and e.log_softmax(0).shape == (0, 3)
     with pytest.raises(IndexError, match="amax\\(\\): Expected reduction dim 0 to have non-zero size."):
         e.amax(0)
-    with pytest.raises(IndexError, match="Expected reduction dim to be specified for input.numel\\(\\) == 0"):
+    with pytest.raises(RuntimeError, match="Expected reduction dim to be specified for input.numel\\(\\) == 0"):
         e.amin()
-    with pytest.raises(RuntimeError, match="argmax\\(\\): Expected reduction dim to be specified"):
+    with pytest.raises(IndexError, match="argmax\\(\\): Expected reduction dim to be specified"):
         e.argmax()
+    with pytest.raises(RuntimeError, match="argmax\\(\\): does not support bool input"):
+        T(np.array([True]), devices).argmax()
 
 
 def test_out_of_range_dims_raise_index_error():

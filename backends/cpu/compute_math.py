@@ -210,6 +210,8 @@ def _int_pow(xp, a, e):
 
 def _pow(spec, self, exponent):
     xp, a, e = _pair(spec, self, exponent)
+    if spec.compute_dtype is _BOOL:  # x ** True = x, x ** False = True
+        return xp.logical_or(a, xp.logical_not(e))
     if spec.compute.category <= _dt.INTEGRAL:
         return _int_pow(xp, a, e)
     with _quiet():

@@ -220,6 +220,8 @@ def __abs__(self):
 
 
 def __invert__(self):
+    if self._dtype.is_floating_point or self._dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
     return _ov_bitwise_not__default(self)
 
 

@@ -17,7 +17,6 @@ import numpy as np
 from . import dtypes as _dt
 from ._array_bridge import from_compute, wrap_array
 from ._dispatch.ops import ops
-from .aten.meta_rules import result_type
 from .tensor import Tensor
 
 aten = ops.aten
@@ -112,13 +111,22 @@ def is_number(x) -> bool:
     return type(x) in _NUMBER_TYPES or isinstance(x, (numbers.Number, np.generic))
 
 
-def wrap_scalar(value, like: Tensor) -> Tensor:
-    """A zero-dim CPU tensor holding ``value`` with the dtype ``like <op> value`` would promote to."""
+def wrap_scalar(value, like: Tensor | None = None) -> Tensor:
+    """A zero-dim CPU tensor holding the Python number ``value``, marked as a *wrapped number*.
+
+    Like PyTorch's wrapped numbers it promotes as the Python scalar would (``int8_tensor + wrapped(1)`` stays
+    int8) and holds the exact value (int64, the default float dtype, or complex). ``like`` is unused and kept
+    for call sites that pass the other operand.
+    """
     if isinstance(value, np.generic):
         value = value.item()
-    d = result_type(like, value)
+    d = _dt.default_dtype_for_category(_dt.scalar_category(value))
+    if isinstance(value, complex) and _dt.get_default_dtype() is _dt.float64:
+        d = _dt.complex128
     arr = np.asarray(value, dtype=np.float32 if d is _dt.bfloat16 else d.numpy)
-    return wrap_array(from_compute(arr, d), d)
+    t = wrap_array(from_compute(arr, d), d)
+    t._wrapped_number = True
+    return t
 
 
 def _as_tensor(value, like: Tensor) -> Tensor:
@@ -627,9 +635,9 @@ ger = outer
 
 def _check_tensor_lists(op: str, a, b) -> None:
     if len(a) == 0:
-        raise RuntimeError(f"{op}: Tensor list must have at least one tensor.")
+        raise RuntimeError("Tensor list must have at least one tensor.")
     if len(a) != len(b):
-        raise RuntimeError(f"{op}: Tensor lists must have the same number of tensors, got {len(a)} and {len(b)}")
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(a)} and {len(b)}")
 
 
 def _foreach_add(self: list, other: list, *, alpha=1) -> list:

@@ -144,9 +144,9 @@ def log_softmax(self: Tensor, dim: int, dtype=None) -> Tensor:
 
 def _check_lists(op: str, a, b) -> None:
     if len(a) == 0:
-        raise RuntimeError(f"{op}: Tensor list must have at least one tensor.")
+        raise RuntimeError("Tensor list must have at least one tensor.")
     if len(a) != len(b):
-        raise RuntimeError(f"{op}: Tensor lists must have the same number of tensors, got {len(a)} and {len(b)}")
+        raise RuntimeError(f"Tensor lists must have the same number of tensors, got {len(a)} and {len(b)}")
 
 
 def foreach_add(self: list, other: list, *, alpha=1) -> list:

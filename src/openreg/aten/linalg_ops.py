@@ -33,25 +33,36 @@ SCHEMAS = [
 ]
 
 
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+              "uint8": "unsigned char", "bool": "bool", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
+
+
 def _dtype_name(d) -> str:
     return scalar_type_name(d)
 
 
+def _cpp_name(d) -> str:
+    """The C++ element type name PyTorch's matmul dtype errors use (``float``, ``long int``)."""
+    return _CPP_NAMES.get(d.name, d.name)
+
+
 def _check_matmul_dtype(a, b) -> None:
     if a._dtype is not b._dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_dtype_name(a._dtype)} != "
-                           f"{_dtype_name(b._dtype)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp_name(a._dtype)} != "
+                           f"{_cpp_name(b._dtype)}")
     if a._dtype is _dt.bool:
-        raise RuntimeError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
 
 
 @register("mm", "mm.out", None)
 def mm_meta(self, mat2) -> Spec:
     dev = common_device("mm", self, mat2)
     if self.dim() != 2:
-        raise RuntimeError(f"self must be a matrix, got {self.dim()}-D tensor")
+        raise RuntimeError("self must be a matrix")
     if mat2.dim() != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
+        raise RuntimeError("mat2 must be a matrix")
     if self._size[1] != mat2._size[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self._size[0]}x{self._size[1]} and "
                            f"{mat2._size[0]}x{mat2._size[1]})")
@@ -63,9 +74,9 @@ def mm_meta(self, mat2) -> Spec:
 def bmm_meta(self, mat2) -> Spec:
     dev = common_device("bmm", self, mat2)
     if self.dim() != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor, got {self.dim()}-D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if mat2.dim() != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor, got {mat2.dim()}-D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     b, n, m = self._size
     if mat2._size[0] != b or mat2._size[1] != m:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] but got: "
@@ -77,9 +88,9 @@ def bmm_meta(self, mat2) -> Spec:
 def addmm_meta(self, mat1, mat2, *, beta=1, alpha=1) -> Spec:
     dev = common_device("addmm", self, mat1, mat2)
     if mat1.dim() != 2:
-        raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
+        raise RuntimeError("mat1 must be a matrix")
     if mat2.dim() != 2:
-        raise RuntimeError(f"mat2 must be a matrix, got {mat2.dim()}-D tensor")
+        raise RuntimeError("mat2 must be a matrix")
     if mat1._size[1] != mat2._size[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1._size[0]}x{mat1._size[1]} and "
                            f"{mat2._size[0]}x{mat2._size[1]})")
@@ -110,5 +121,5 @@ def dot_meta(self, tensor) -> Spec:
                            f"[{tensor._size[0]}] to have the same number of elements, but got {self._size[0]} "
                            f"and {tensor._size[0]} elements respectively")
     if self._dtype is _dt.bool:
-        raise RuntimeError("\"dot\" not implemented for 'Bool'")
+        raise NotImplementedError("\"dot\" not implemented for 'Bool'")
     return Spec((), self._dtype, dev)

@@ -52,7 +52,7 @@ def broadcast_shapes(*shapes, op: str = "") -> tuple:
                 prefix = f"{op}: " if op else ""
                 raise RuntimeError(
                     f"{prefix}The size of tensor a ({out[j]}) must match the size of tensor b ({s}) at "
-                    f"non-singleton dimension {i}")
+                    f"non-singleton dimension {j}")
     return tuple(out)
 
 

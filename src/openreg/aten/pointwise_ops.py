@@ -122,6 +122,18 @@ SCHEMAS = _schemas()
 
 # -- shared meta pieces -------------------------------------------------------------------------------
 
+def unwrap_number(x):
+    """A wrapped-number tensor (``functions_math.wrap_scalar``) as its Python scalar, for promotion."""
+    if isinstance(x, Tensor) and x.__dict__.get("_wrapped_number"):
+        return x.item()
+    return x
+
+
+def promote(*operands):
+    """``result_type`` where wrapped numbers count as the Python scalars they hold."""
+    return result_type(*(unwrap_number(x) for x in operands))
+
+
 def binary_spec(op: str, self, other, out_dtype=None) -> Spec:
     """Broadcast size, promoted dtype and common device of ``self <op> other`` (tensor or Python scalar).
 
@@ -136,7 +148,7 @@ def binary_spec(op: str, self, other, out_dtype=None) -> Spec:
         odev = other._storage.device
         if odev is not dev and odev != dev:
             dev = common_device(op, self, other)
-        dtype = d1 if other._dtype is d1 else result_type(self, other)
+        dtype = d1 if other._dtype is d1 else promote(self, other)
     else:
         size = self._size
         cat = _SCALAR_CATEGORY.get(type(other))
@@ -155,7 +167,7 @@ def _is_integral(d, include_bool: bool = True) -> bool:
 
 def _not_for_bool(op: str, spec: Spec, kernel: str | None = None) -> None:
     if spec.compute is _dt.bool:
-        raise RuntimeError(f"\"{kernel or op}\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"{kernel or op}\" not implemented for 'Bool'")
 
 
 def _not_for_complex(op: str, spec: Spec, what: str) -> None:
@@ -180,7 +192,7 @@ def _float_unary(self) -> Spec:
 def abs_meta(self) -> Spec:
     d = self._dtype
     if d is _dt.bool:
-        raise RuntimeError("\"abs_cpu\" not implemented for 'Bool'")
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
     return Spec(self._size, d.to_real() if d.is_complex else d, self._storage.device)
 
 
@@ -199,7 +211,7 @@ for _name in _UNARY_FLOAT:
 @register("relu", "relu.out", "relu_")
 def relu_meta(self) -> Spec:
     if self._dtype is _dt.bool:
-        raise RuntimeError("\"clamp_min_scalar_cpu\" not implemented for 'Bool'")
+        raise RuntimeError("Boolean inputs not supported for relu")
     if self._dtype.is_complex:
         raise RuntimeError("clamp is not supported for complex types")
     return _same_dtype_unary(self)
@@ -208,7 +220,7 @@ def relu_meta(self) -> Spec:
 @register("bitwise_not", "bitwise_not.out", "bitwise_not_")
 def bitwise_not_meta(self) -> Spec:
     if not _is_integral(self._dtype):
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{scalar_type_name(self._dtype)}'")
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{scalar_type_name(self._dtype)}'")
     return _same_dtype_unary(self)
 
 
@@ -225,7 +237,7 @@ def _alpha_check(spec: Spec, alpha) -> None:
         raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
     if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if d is _dt.bool and not isinstance(alpha, bool) and alpha not in (0, 1):
+    if isinstance(alpha, bool) and d is not _dt.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
 
 
@@ -278,9 +290,7 @@ def div_mode_meta(self, other, *, rounding_mode=None) -> Spec:
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
                            f"'{rounding_mode}'")
     spec = binary_spec("div", self, other)
-    if spec.compute is _dt.bool:
-        d = _dt.int64
-        return Spec(spec.size, d, spec.device, d)
+    _not_for_bool("div", spec, f"div_{rounding_mode}_cpu")
     if spec.compute.is_complex:
         raise RuntimeError(f"div_{rounding_mode}_cpu not implemented for complex tensors")
     return spec
@@ -307,10 +317,11 @@ def remainder_scalar_tensor_meta(self, other) -> Spec:
 
 def pow_meta(self, exponent) -> Spec:
     spec = binary_spec("pow", self, exponent)
-    if (not isinstance(exponent, Tensor) and _is_integral(self._dtype, False) and isinstance(exponent, int)
-            and not isinstance(exponent, bool) and exponent < 0):
+    if isinstance(exponent, Tensor):
+        _not_for_bool("pow", spec, "pow")
+    elif (_is_integral(self._dtype) and isinstance(exponent, int) and not isinstance(exponent, bool)
+            and exponent < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
-    _not_for_bool("pow", spec, "pow")
     return spec
 
 
@@ -362,7 +373,7 @@ def compare_meta(op: str):
     def meta(self, other) -> Spec:
         spec = binary_spec(op, self, other, _dt.bool)
         if ordered and spec.compute.is_complex:
-            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(spec.compute)}'")
+            raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(spec.compute)}'")
         return spec
     return meta
 
@@ -371,7 +382,7 @@ def bitwise_meta(op: str):
     def meta(self, other) -> Spec:
         spec = binary_spec(op, self, other)
         if not _is_integral(spec.compute):
-            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(spec.compute)}'")
+            raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(spec.compute)}'")
         return spec
     return meta
 
@@ -403,11 +414,9 @@ def clamp_meta(self, min=None, max=None) -> Spec:
     size = self._size
     if tensors:
         size = broadcast_shapes(size, *(t._size for t in tensors))
-    dtype = result_type(self, min, max)
+    dtype = promote(self, min, max)
     if dtype.is_complex:
         raise RuntimeError("clamp is not supported for complex types")
-    if dtype is _dt.bool:
-        raise RuntimeError("\"clamp_cpu\" not implemented for 'Bool'")
     return Spec(size, dtype, dev)
 
 
@@ -434,7 +443,7 @@ def where_meta(condition, self, other) -> Spec:
     tensors = [condition] + [t for t in (self, other) if isinstance(t, Tensor)]
     dev = common_device("where", *tensors)
     size = broadcast_shapes(*(t._size for t in tensors))
-    dtype = result_type(self, other)
+    dtype = promote(self, other)
     return Spec(size, dtype, dev)
 
 

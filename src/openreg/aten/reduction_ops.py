@@ -98,7 +98,7 @@ def _check_nonempty(op: str, self, dims) -> None:
         return
     ndim = self.dim()
     if not dims and ndim > 0:
-        raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                          f"reduction dim with the 'dim' argument.")
     for d in normalize_dims(dims, ndim) if dims else ():
         if self._size[d] == 0:
@@ -122,11 +122,13 @@ register("amin", "amin.out", None)(minmax_reduction_meta("amin"))
 def arg_reduction_meta(op: str):
     def meta(self, dim=None, keepdim=False) -> Spec:
         if self._dtype.is_complex:
-            raise RuntimeError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(self._dtype)}'")
+            raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(self._dtype)}'")
+        if self._dtype is _dt.bool:
+            raise RuntimeError(f"{op}(): does not support bool input")
         ndim = self.dim()
         if dim is None:
             if self.numel() == 0:
-                raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+                raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
             size = (1,) * ndim if keepdim else ()
         else:
             d = wrap_dim(dim, ndim)
@@ -143,14 +145,15 @@ register("argmin", "argmin.out", None)(arg_reduction_meta("argmin"))
 
 def softmax_meta(op: str):
     def meta(self, dim, half_to_float) -> Spec:
-        wrap_dim(dim, self.dim())
+        last = wrap_dim(dim, self.dim()) == max(self.dim() - 1, 0)
         d = self._dtype
         if half_to_float:
             if d is not _dt.float16:
                 raise RuntimeError("conversion from Half to Float is only supported on CUDA")
             d = _dt.float32
         if not d.is_floating_point:
-            raise RuntimeError(f"\"{op}_lastdim_kernel_impl\" not implemented for '{scalar_type_name(d)}'")
+            kernel = f"{op}_lastdim_kernel_impl" if last else f"{op}_kernel_impl"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(d)}'")
         return Spec(self._size, d, self._storage.device, d)
     return meta
 
