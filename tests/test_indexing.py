@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import openreg
 
@@ -160,7 +162,6 @@ def test_index_ops_on_meta():
 
 
 # -- property test: random index expressions vs NumPy ------------------------------------------------------
-from hypothesis import given, settings, strategies as st  # noqa: E402
 
 
 @st.composite
