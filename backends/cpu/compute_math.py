@@ -72,13 +72,13 @@ def _register(names, fn) -> None:
 # -- unary ----------------------------------------------------------------------------------------------
 
 def _abs(spec, self):
-    xp = xp_of(self)
-    return xp.abs(to_compute(self))
+    arr = to_compute(self) if self._dtype is _BF16 else self._array()
+    return self._storage._backend.array_module.abs(arr)
 
 
 def _neg(spec, self):
-    xp = xp_of(self)
-    return xp.negative(to_compute(self))
+    arr = to_compute(self) if self._dtype is _BF16 else self._array()
+    return self._storage._backend.array_module.negative(arr)
 
 
 def _float_unary(fn):
