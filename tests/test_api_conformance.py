@@ -388,8 +388,11 @@ class TestMetadata:
                 "assert openreg.zeros(1).untyped_storage().is_privateuseone is False\n")
         assert _run_fresh(code) == 0
 
-    def test_generate_methods_tensor_only(self):
-        code = ("import openreg\n"
+    def test_generate_methods_tensor_only_without_torch(self):
+        # fresh process where torch/cupy cannot be imported: import openreg must not need them (API.md, top)
+        code = ("import sys; sys.modules['torch'] = None; sys.modules['cupy'] = None\n"
+                "import openreg\n"
+                "assert openreg.privateuseone.is_available()\n"
                 "openreg.utils.generate_methods_for_privateuse1_backend(for_module=False, for_storage=True)\n"
                 "assert openreg.zeros(1, device='privateuseone').is_privateuseone is True\n"
                 "assert openreg.zeros(1).untyped_storage().is_privateuseone is False\n"
@@ -766,7 +769,6 @@ class TestOps:
         assert openreg.Tag.core in openreg.ops.aten.abs.default.tags
         assert openreg.Tag.inplace_view in openreg.ops.aten.as_strided_.default.tags
 
-    @_bug("aten::resize_ and aten::set_ overloads lack Tag.inplace_view (PyTorch tags them)")
     def test_inplace_view_tag_resize_set(self):
         assert openreg.Tag.inplace_view in openreg.ops.aten.resize_.default.tags
         assert openreg.Tag.inplace_view in openreg.ops.aten.set_.source_Storage.tags
@@ -1385,14 +1387,6 @@ class TestQuantAttention:
         out.sum().backward()
         assert tq.grad.shape == tq.shape and tv.grad.device == tv.device
         np.testing.assert_allclose(tv.grad.cpu().numpy(), w.sum(-2)[..., None].repeat(4, -1), rtol=1e-5)
-
-
-def test_import_does_not_need_torch():
-    import subprocess
-    import sys
-    code = ("import sys; sys.modules['torch'] = None; sys.modules['cupy'] = None; import openreg; "
-            "assert openreg.privateuseone.is_available()")
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 def test_warnings_module_used():  # keep ``warnings`` import meaningful: no warnings at import-time operations

@@ -16,19 +16,22 @@ CompositeExplicitAutograd kernel serves every backend.
 """
 from __future__ import annotations
 
+from .._dispatch.tags import Tag
 from ..memory_format import normalize, preserve_format, strides_for
 from ..storage import UntypedStorage
 from ..tensor import Tensor
 from .meta_rules import check_nonnegative_size, fmt_shape
 
+IV = Tag.inplace_view
+
 SCHEMAS = [
-    ("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", ()),
-    ("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", ()),
-    ("set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)", ()),
+    ("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", (Tag.core, IV)),
+    ("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", (IV,)),
+    ("set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)", (IV,)),
     (("set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, "
-      "SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)"), ()),
-    ("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", ()),
-    ("set_(Tensor(a!) self) -> Tensor(a!)", ()),
+      "SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)"), (IV,)),
+    ("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", (IV,)),
+    ("set_(Tensor(a!) self) -> Tensor(a!)", (IV,)),
 ]
 
 
