@@ -151,6 +151,16 @@ def test_index_put_accumulate(devices):
     assert y.tolist() == [3.0, 9.0, 0.0, 5.0] and x.tolist() == [3.0, 0.0, 0.0, 5.0]
 
 
+def test_index_put_accumulate_bfloat16_and_bool(devices):
+    y = openreg.zeros(3, dtype=openreg.bfloat16, device=devices)
+    y.index_put_((openreg.tensor([0, 0, 2]),), openreg.tensor([1.5, 2.0, -1.0], dtype=openreg.bfloat16,
+                                                               device=devices), accumulate=True)
+    assert y.float().tolist() == [3.5, 0.0, -1.0]
+    b = openreg.zeros(3, dtype=openreg.bool, device=devices)
+    b.index_put_((openreg.tensor([1, 1]),), openreg.tensor([True, False], device=devices), accumulate=True)
+    assert b.tolist() == [False, True, False]
+
+
 def test_index_ops_on_meta():
     m = openreg.empty(3, 4, 5, device="meta")
     assert m[openreg.tensor([0, 1])].shape == (2, 4, 5)

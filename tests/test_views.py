@@ -180,6 +180,7 @@ def test_view_dtype(devices):
     v = x.view(openreg.int16)
     assert v.shape == (2, 8) and v.stride() == (8, 1)
     assert x.view(openreg.int64).shape == (2, 2)
+    assert x.view(dtype=openreg.uint8).shape == (2, 16)
     with pytest.raises(RuntimeError, match="self.size\\(-1\\) must be divisible by 2"):
         openreg.zeros(3, dtype=openreg.int32).view(openreg.int64)
 

@@ -49,8 +49,12 @@ def _size_args(size) -> tuple:
 
 
 # -- views ------------------------------------------------------------------------------------------------
-def view(self, *size):
+def view(self, *size, dtype=None):
     """A view with a new shape (one ``-1`` is inferred), or ``view(dtype)`` reinterpreting the bytes."""
+    if dtype is not None:
+        if size:
+            raise TypeError("view() received an invalid combination of arguments - got both a size and a dtype")
+        return _view_dtype(self, dtype)
     if len(size) == 1:
         s = size[0]
         if isinstance(s, _dt.dtype):

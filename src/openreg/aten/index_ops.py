@@ -186,13 +186,22 @@ def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) 
         dst[key] = vals
     elif bf16:
         work = bf16_bits_to_float32(dst)
-        xp.add.at(work, key, bf16_bits_to_float32(vals))
+        _add_at(xp, work, key, bf16_bits_to_float32(vals))
         dst[...] = float32_to_bf16_bits(work)
     elif self._dtype is _dt.bool:
         xp.logical_or.at(dst, key, vals)
     else:
-        xp.add.at(dst, key, vals)
+        _add_at(xp, dst, key, vals)
     return self
+
+
+def _add_at(xp, dst, key, vals) -> None:
+    """Unbuffered ``dst[key] += vals`` (repeated indices accumulate): ``ufunc.at`` or CuPy's scatter_add."""
+    if hasattr(xp.add, "at"):
+        xp.add.at(dst, key, vals)
+    else:  # older CuPy
+        import cupyx
+        cupyx.scatter_add(dst, key, vals)
 
 
 def meta_index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
