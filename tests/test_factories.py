@@ -28,13 +28,15 @@ def test_negative_sizes():
 
 @pytest.mark.parametrize("args,kwargs", [
     ((5,), {}), ((2, 7), {}), ((1, 10, 3), {}), ((10, 1, -2), {}), ((0.0, 1.0, 0.1), {}), ((3.5,), {}),
-    ((-2, 2.5, 0.5), {}), ((0, 5), {"dtype": openreg.float64}), ((1, 4, 0.7), {"dtype": openreg.int64}),
+    ((-2, 2.5, 0.5), {}), ((0, 5), {"dtype": openreg.float64}), ((0.5, 4.9, 1.5), {"dtype": openreg.int64}),
 ])
 def test_arange(devices, args, kwargs):
     t = openreg.arange(*args, device=devices, **kwargs)
     dt = kwargs.get("dtype") or (openreg.float32 if any(isinstance(a, float) for a in args) else openreg.int64)
     assert t.dtype is dt
     np_dt = {openreg.float32: np.float32, openreg.float64: np.float64, openreg.int64: np.int64}[dt]
+    if dt is openreg.int64:  # PyTorch truncates bounds and step to int64 first
+        args = tuple(int(a) for a in args)
     expect = np.arange(*args, dtype=np.float64)
     np.testing.assert_allclose(np.asarray(t.tolist()), expect.astype(np_dt), rtol=1e-6)
 
@@ -44,6 +46,12 @@ def test_arange_errors_and_out():
         openreg.arange(0, 5, 0)
     with pytest.raises(RuntimeError, match="upper bound and larger bound inconsistent with step sign"):
         openreg.arange(5, 0, 1)
+    with pytest.raises(RuntimeError, match="step must be nonzero"):
+        openreg.arange(1, 4, 0.7, dtype=openreg.int64)  # the step truncates to 0
+    with pytest.raises(RuntimeError, match="unsupported range"):
+        openreg.arange(0, float("inf"))
+    assert openreg.arange(10, 0, -3).tolist() == [10, 7, 4, 1]
+    assert openreg.arange(0, 1, 0.1).shape == (10,)
     out = openreg.empty(0, dtype=openreg.int32)
     assert openreg.arange(4, out=out) is out and out.tolist() == [0, 1, 2, 3]
     assert openreg.arange(openreg.tensor(3)).tolist() == [0, 1, 2]

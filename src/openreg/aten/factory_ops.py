@@ -99,28 +99,34 @@ def _is_float(x) -> bool:
 
 
 def _arange_values(start, end, step, dtype):
-    """The host values of arange (PyTorch's length rule: ceil((end - start) / step) in double)."""
+    """The host values of arange, following PyTorch: bounds and step are first converted to the accumulate
+    type (double for floating dtypes, int64 for integral ones, truncating), then checked; the length is
+    ceil((end - start) / step)."""
     if isinstance(start, complex) or isinstance(end, complex) or isinstance(step, complex):
         raise RuntimeError("arange(): complex values are not supported")  # noqa: TRY004 (PyTorch's type)
-    for v in (start, end):
-        if not math.isfinite(v):
-            raise RuntimeError(f"unsupported range: {start} -> {end}")
-    if step == 0:
+    floating = dtype.is_floating_point or dtype.is_complex
+    conv = float if floating else _trunc_int
+    xstart, xend, xstep = conv(start), conv(end), conv(step)
+    if xstep == 0:
         raise RuntimeError("step must be nonzero")
-    if (step > 0 and end < start) or (step < 0 and end > start):
+    if not (math.isfinite(xstart) and math.isfinite(xend)):
+        raise RuntimeError(f"unsupported range: {xstart} -> {xend}")
+    if (xstep > 0 and xend < xstart) or (xstep < 0 and xend > xstart):
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
-    if dtype.is_floating_point or dtype.is_complex:
-        n = math.ceil((float(end) - float(start)) / float(step))
-        values = float(start) + float(step) * np.arange(n, dtype=np.float64)
+    if dtype is _dt.int64:
+        sgn = 1 if xstep > 0 else -1
+        n = (xend - xstart + xstep - sgn) // xstep  # numerator and step share a sign: floor == C++'s trunc
     else:
-        n = math.ceil((int(end) - int(start)) / int(step)) if not (
-            _is_float(start) or _is_float(end) or _is_float(step)) else \
-            math.ceil((float(end) - float(start)) / float(step))
-        if _is_float(start) or _is_float(step):
-            values = (float(start) + float(step) * np.arange(n, dtype=np.float64)).astype(np.int64)
-        else:
-            values = int(start) + int(step) * np.arange(n, dtype=np.int64)
-    return values
+        n = math.ceil((float(end) - float(start)) / float(step))
+    if floating:
+        return xstart + xstep * np.arange(n, dtype=np.float64)
+    return xstart + xstep * np.arange(n, dtype=np.int64)
+
+
+def _trunc_int(x) -> int:
+    if isinstance(x, float) and not math.isfinite(x):
+        raise RuntimeError(f"unsupported range: {x}")
+    return int(x)  # C++'s conversion: truncation toward zero
 
 
 def _arange_dtype(dtype, *values):
