@@ -17,7 +17,7 @@ from . import _indexing, _tensor_methods
 from . import dtypes as _dt
 from ._dispatch.ops import ops
 from .devices import device as Device
-from .memory_format import is_dense_nonoverlapping, normalize, preserve_format, strides_for
+from .memory_format import normalize, preserve_format, strides_for
 from .tensor import Size, Tensor
 
 aten = ops.aten
@@ -216,7 +216,8 @@ def is_contiguous(self, memory_format=None) -> bool:
         return Tensor._is_contiguous_default(self)
     if len(self._size) != (4 if fmt.name == "channels_last" else 5):
         return False
-    return is_dense_nonoverlapping(self._size, self._stride) and tuple(self._stride) == strides_for(self._size, fmt)
+    want = strides_for(self._size, fmt)
+    return all(sz == 1 or st == w for sz, st, w in zip(self._size, self._stride, want))
 
 
 # -- metadata mutation --------------------------------------------------------------------------------------
