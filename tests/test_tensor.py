@@ -120,3 +120,7 @@ def test_non_tensor_arguments_raise_type_error():
         openreg.reshape([1, 2], (2,))
     with pytest.raises(TypeError):
         openreg.zeros(2).view("a")
+    for bad in (lambda x: x.expand_as(3), lambda x: x.view_as([2]), lambda x: x.reshape_as(None),
+                lambda x: x.index_put_((1,), x), lambda x: x.set_(5), lambda x: x.new_zeros("a")):
+        with pytest.raises(TypeError):
+            bad(openreg.zeros(2))

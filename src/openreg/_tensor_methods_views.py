@@ -65,7 +65,7 @@ def view(self, *size, dtype=None):
 
 
 def view_as(self, other):
-    return _view(self, other._size)
+    return aten.view_as.default(self, other)
 
 
 def reshape(self, *shape):
@@ -73,6 +73,8 @@ def reshape(self, *shape):
 
 
 def reshape_as(self, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"reshape_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     return _reshape(self, other._size)
 
 
@@ -114,7 +116,7 @@ def expand(self, *size):
 
 
 def expand_as(self, other):
-    return _expand(self, other._size)
+    return aten.expand_as.default(self, other)
 
 
 def squeeze(self, dim=None):
