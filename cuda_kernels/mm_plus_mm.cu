@@ -11,9 +11,8 @@
 // Tiling: a block of 256 threads owns a BM x BN = 64 x 64 tile of out and walks K in steps of BK = 16,
 // staging a 64x16 panel of the left operand and a 16x64 panel of the right operand in shared memory
 // (converted to the accumulation type once).  Each thread keeps a 4 x 4 register block of accumulators
-// (rows 4 ty + i, cols 4 tx + j): per k it reads its 4 + 4 shared values as two aligned vectors (a warp
-// needs 3 shared-memory wavefronts for 16 FMA instructions, so the FMA pipe, not shared memory, is the
-// bound) and issues 16 FMAs.  Both
+// (rows 4 ty + i, cols 4 tx + j): per k it reads its 4 + 4 shared values as two aligned vectors (LDS.128
+// for float; 2 distinct row addresses and 16 column addresses per warp) and issues 16 FMAs.  Both
 // products accumulate into the same registers, so out is written once.  Global loads are coalesced
 // along whichever of the operand's two strides is smaller (bit i of shape.k_fast: operand i is read
 // with consecutive threads along K).  Tiles are visited in groups of GROUP_M tile rows for L2 reuse.
