@@ -189,6 +189,7 @@ class HostLauncher:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.defines = tuple(defines)
         self.launch_counts: collections.Counter[str] = collections.Counter()
+        self._by_source: dict[str, HostModule] = {}  # source file -> module, so a launch costs no hashing
 
     # -- arrays ---------------------------------------------------------------------------------------------
     def operand(self, array: Any, *, what: str = "array", writable: bool = False) -> Operand:
@@ -213,7 +214,10 @@ class HostLauncher:
     # -- modules --------------------------------------------------------------------------------------------
     def module(self, source: str) -> HostModule:
         """The compiled library for ``cuda_kernels/<source>`` (built or loaded once per process)."""
-        return self.build(kernel_launch.load_source(source), source)
+        module = self._by_source.get(source)
+        if module is None:
+            module = self._by_source[source] = self.build(kernel_launch.load_source(source), source)
+        return module
 
     def compile(self, text: str, name: str = "inline.cu") -> HostModule:
         """Compile kernel source text (its ``#include "..."`` resolved against cuda_kernels/).
