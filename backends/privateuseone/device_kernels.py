@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -123,6 +124,9 @@ def fill_(launcher: Launcher, out: Any, value: Any) -> Any:
     o = _operand(launcher, op, out, "out", writable=True)
     _check_dtype(launcher, op, o, kernel_launch.FILL_DTYPES, "out")
     scalar = _fill_scalar(launcher, o.dtype, value)
+    if o.numel:  # an expanded view repeats memory along its zero-stride dims: write each location once
+        keep = [d for d, st in enumerate(o.strides) if st != 0]
+        o = replace(o, shape=tuple(o.shape[d] for d in keep), strides=tuple(o.strides[d] for d in keep))
     _launch(launcher, kernel_launch.fill_launch(o, scalar), o)
     return out
 
