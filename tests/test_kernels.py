@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import types
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -33,8 +34,9 @@ FLOAT_DTYPES = [np.dtype(t) for t in ("float16", "float32", "float64")]
 @pytest.fixture(scope="module")
 def launcher() -> hl.HostLauncher:
     launcher = hl.HostLauncher()
-    with ThreadPoolExecutor(len(kl.SOURCES)) as pool:  # cold cache: build the four libraries in parallel
-        list(pool.map(launcher.module, kl.SOURCES.values()))
+    sources = ("abs.cu", "copy.cu", "fill.cu", "mm_plus_mm.cu")
+    with ThreadPoolExecutor(len(sources)) as pool:  # cold cache: build the four libraries in parallel
+        list(pool.map(launcher.module, sources))
     return launcher
 
 
@@ -327,10 +329,11 @@ def test_fill_contiguous_strided_and_expanded(launcher, dtype):
     dk.fill_(launcher, o[:, :, 0:6:3], value)
     np.testing.assert_array_equal(o[:, :, 0:6:3], np.full((3, 4, 2), expect))
     assert not o[:, :, 1:6:3].astype(bool).any()
-    base = np.zeros(4, dtype)
-    expanded = np.lib.stride_tricks.as_strided(base, (5, 4), (0, dtype.itemsize))  # fill_ allows this
+    base = np.zeros(8, dtype)
+    expanded = np.lib.stride_tricks.as_strided(base, (5, 4), (0, 2 * dtype.itemsize))  # fill_ allows this
     dk.fill_(launcher, expanded, value)
-    np.testing.assert_array_equal(base, np.full(4, expect))
+    np.testing.assert_array_equal(base[::2], np.full(4, expect))
+    assert not base[1::2].astype(bool).any()
     assert counted(launcher, strided) == s0 + 2
 
 
@@ -521,3 +524,96 @@ def test_cupy_launcher_imports_without_cupy_and_routes_big_gemms_to_cublas():
     assert not launcher.prefers_blas(np.float32, 4096, 4096, 0, 8192)  # K = 0 stays fused
     with pytest.raises(RuntimeError, match="device array"):
         launcher.operand(np.zeros(3))
+
+
+class FakeDeviceArray:
+    """What the CUDA launcher sees of a CuPy array: ``__cuda_array_interface__`` and ``.device.id``
+    (here over host memory, so the fake CuPy below can run the kernels with the host launcher)."""
+
+    def __init__(self, array: np.ndarray, device: int = 0):
+        self.array = array
+        self.__cuda_array_interface__ = {"data": array.__array_interface__["data"], "shape": array.shape,
+                                         "strides": array.strides, "typestr": array.dtype.str, "version": 3}
+        self.device = types.SimpleNamespace(id=device)
+
+
+@pytest.fixture
+def fake_cupy(monkeypatch):
+    """A CuPy stand-in whose RawModule compiles the code it is given with the host launcher and whose
+    kernels run there: the CUDA launcher's module cache, devices, grids and packed arguments are real."""
+    host = hl.HostLauncher()
+    record = {"modules": [], "betas": []}
+
+    class Device:
+        current = 0
+
+        def __init__(self, index=None):
+            self.id = Device.current if index is None else index
+
+        def __enter__(self):
+            self.previous, Device.current = Device.current, self.id
+            return self
+
+        def __exit__(self, *exc):
+            Device.current = self.previous
+
+    class RawModule:
+        def __init__(self, code, options=()):
+            record["modules"].append((Device.current, tuple(options)))
+            name = re.match(r'#line 1 "([^"]+)"', code).group(1)  # load_source's first line names the file
+            self.module = host.build(code, name)
+
+        def get_function(self, name):
+            def kernel(grid, block, args, shared_mem=0):
+                self.module.launch(name, grid, block, shared_mem, args)
+            return kernel
+
+    def gemm(transa, transb, a, b, out=None, alpha=1.0, beta=0.0):
+        assert (transa, transb) == ("N", "N")
+        record["betas"].append(beta)
+        out.array[...] = alpha * (a.array @ b.array) + (beta * out.array if beta else 0)
+
+    cupy = types.ModuleType("cupy")
+    cupy.RawModule = RawModule
+    cupy.cuda = types.SimpleNamespace(Device=Device, compiler=types.SimpleNamespace(CompileException=Exception))
+    cupy.cublas = types.SimpleNamespace(gemm=gemm)
+    monkeypatch.setitem(sys.modules, "cupy", cupy)
+    return record
+
+
+def test_cupy_launcher_runs_the_same_launches(fake_cupy):
+    from openreg.backends.privateuseone import cupy_launcher
+
+    launcher = cupy_launcher.CupyLauncher()
+    x = values((6, 10), np.float32)
+    out = np.zeros((6, 20), np.float32)
+    dk.abs_(launcher, FakeDeviceArray(out[:, ::2]), FakeDeviceArray(x))
+    np.testing.assert_array_equal(out[:, ::2], np.abs(x))
+    dk.fill_(launcher, FakeDeviceArray(out[:, 1::2]), 5.0)
+    assert (out[:, 1::2] == 5.0).all()
+    y = np.zeros(10, np.float32)
+    dk.abs_(launcher, FakeDeviceArray(y, device=1), FakeDeviceArray(-np.arange(10, dtype=np.float32), device=1))
+    assert y.tolist() == list(range(10))
+    assert launcher.launch_counts == {"abs_strided_f32": 1, "fill_strided_f32": 1, "abs_contig_f32": 1}
+    # one RawModule per (source, device), NVRTC options from kernel_launch
+    assert fake_cupy["modules"] == [(0, kl.nvrtc_options()), (0, kl.nvrtc_options()), (1, kl.nvrtc_options())]
+    with pytest.raises(RuntimeError, match="one device"):
+        dk.abs_(launcher, FakeDeviceArray(y, device=0), FakeDeviceArray(y.copy(), device=1))
+    with pytest.raises(RuntimeError, match="device array"):
+        dk.abs_(launcher, y, y)
+
+
+def test_cupy_launcher_mm_plus_mm_fused_and_cublas(fake_cupy):
+    from openreg.backends.privateuseone import cupy_launcher
+
+    launcher = cupy_launcher.CupyLauncher()
+    small = mm_operands(70, 33, 20, 9, np.float32, "ntnn")
+    out = np.zeros((70, 33), np.float32)
+    dk.mm_plus_mm(launcher, *map(FakeDeviceArray, small), FakeDeviceArray(out))
+    check_mm(out, *small)
+    assert launcher.launch_counts == {"mm_plus_mm_f32": 1} and fake_cupy["betas"] == []
+    big = mm_operands(256, 256, 1600, 1700, np.float32)  # 2*M*N*(K1+K2) > CUBLAS_CROSSOVER_FLOPS
+    out = np.full((256, 256), np.nan, np.float32)
+    dk.mm_plus_mm(launcher, *map(FakeDeviceArray, big), FakeDeviceArray(out))
+    check_mm(out, *big)
+    assert fake_cupy["betas"] == [0.0, 1.0] and launcher.launch_counts["cublas_gemm"] == 2
