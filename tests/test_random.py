@@ -615,7 +615,7 @@ def test_range_errors(dev):
         openreg.empty(3, device=dev).uniform_(2, 1)
     with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
         openreg.empty(3, device=dev).normal_(0, -1)
-    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
         openreg.rand(3, dtype=openreg.int64, device=dev)
     with pytest.raises(RuntimeError, match="random_ expects 'from' casted to dtype"):
         openreg.randint(0, 300, (3,), dtype=openreg.uint8, device=dev)
@@ -655,3 +655,83 @@ def test_schemas_are_pytorchs():
 
 def test_no_gpu_needed_at_import():
     assert "cupy" not in os.environ.get("OPENREG_DRIVER", "")
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_normal_overloads_and_gradients(dev):
+    g = openreg.Generator(dev)
+    mean = openreg.tensor([0.0, 10.0, -5.0], device=dev, requires_grad=True)
+    std = openreg.tensor([1.0, 0.5, 2.0], device=dev, requires_grad=True)
+    y = openreg.normal(mean, std, generator=g.manual_seed(6))
+    z = host(openreg.randn(3, generator=g.manual_seed(6), device=dev))
+    np.testing.assert_allclose(host(y.detach()), np.array([0.0, 10.0, -5.0]) + z * [1.0, 0.5, 2.0], rtol=1e-6)
+    y.sum().backward()
+    np.testing.assert_allclose(host(mean.grad), 1.0)
+    np.testing.assert_allclose(host(std.grad), z, rtol=1e-6)
+    assert openreg.normal(mean, 0.0).tolist() == [0.0, 10.0, -5.0]
+    assert openreg.normal(1.0, openreg.zeros(2, device=dev)).tolist() == [1.0, 1.0]
+    assert openreg.normal(0.0, 1.0, (2, 2), device=dev).shape == (2, 2)
+    with pytest.raises(RuntimeError, match="normal expects all elements of std >= 0.0"):
+        openreg.normal(mean, openreg.tensor([1.0, -1.0, 1.0], device=dev))
+    with pytest.raises(RuntimeError, match="normal expects std >= 0.0"):
+        openreg.normal(mean, -2.0)
+
+
+def test_philox_seed_and_offset_reserves_words():
+    g = openreg.Generator(DEV).manual_seed(10)
+    assert orandom.philox_seed_and_offset(DEV, 5, g) == (10, 0)
+    assert g.get_offset() == 8
+    seed, offset = orandom.philox_seed_and_offset(DEV, 4, g)
+    assert (seed, offset) == (10, 8)
+    from openreg.backends.cpu.kernels_random import numpy_values
+    g.set_offset(8)
+    assert np.array_equal(host(openreg.rand(4, generator=g, device=DEV)),
+                          numpy_values("f32", seed, offset, 4).astype(np.float64))
+
+
+def test_register_needs_a_callable():
+    with orandom._fresh_privateuse1_registry(), pytest.raises(TypeError, match="callable"):
+        orandom.register_privateuse1_generator(42)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_like_and_out_overloads_with_generators(dev):
+    A = openreg.ops.aten
+    g = openreg.Generator(dev)
+    x = openreg.zeros(2, 3, device=dev, dtype=openreg.float64)
+    ref = host(openreg.rand(2, 3, generator=g.manual_seed(1), device=dev, dtype=openreg.float64))
+    assert np.array_equal(host(openreg.rand_like(x, generator=g.manual_seed(1))), ref)
+    out = openreg.empty(0, device=dev, dtype=openreg.float64)
+    A.rand_like.generator_out(x, generator=g.manual_seed(1), out=out)
+    assert np.array_equal(host(out), ref)
+    refn = host(openreg.randn(2, 3, generator=g.manual_seed(2), device=dev, dtype=openreg.float64))
+    assert np.array_equal(host(openreg.randn_like(x, generator=g.manual_seed(2))), refn)
+    A.randn_like.generator_out(x, generator=g.manual_seed(2), out=out.resize_(0))
+    assert np.array_equal(host(out), refn)
+    ri = host(openreg.randint_like(x, 3, 9, generator=g.manual_seed(3)))
+    assert np.array_equal(ri, host(A.randint_like.low_generator_dtype(x, 3, 9, generator=g.manual_seed(3))))
+    assert set(ri.ravel().tolist()) <= set(range(3, 9))
+    assert set(host(A.randint_like.generator(x, 2, generator=g)).ravel().tolist()) <= {0, 1}
+    p = openreg.full((4000,), 0.25, device=dev)
+    b = A.bernoulli.Tensor(openreg.zeros(4000, device=dev), p, generator=g)
+    assert 800 < host(b).sum() < 1200
+    bo = openreg.empty(0, device=dev)
+    A.bernoulli.out(p, generator=g, out=bo)
+    assert bo.shape == (4000,) and set(host(bo).tolist()) == {0.0, 1.0}
+    mo = openreg.empty(0, dtype=openreg.int64, device=dev)
+    A.multinomial.out(openreg.tensor([0.0, 1.0], device=dev), 3, True, generator=g, out=mo)
+    assert host(mo).tolist() == [1, 1, 1]
+    no = openreg.empty(0, device=dev)
+    A.normal.float_float_out(5.0, 0.0, [3], generator=g, out=no)
+    assert host(no).tolist() == [5.0, 5.0, 5.0]
+    A.normal.Tensor_Tensor_out(openreg.ones(2, device=dev), openreg.zeros(2, device=dev), out=no.resize_(0))
+    assert host(no).tolist() == [1.0, 1.0]
+
+
+def test_random_ops_carry_pytorchs_tags():
+    A = openreg.ops.aten
+    seeded, core = openreg.Tag.nondeterministic_seeded, openreg.Tag.core
+    for op in (A.rand.generator, A.uniform_.default, A.bernoulli_.float, A.multinomial.default, A.dropout.default):
+        assert seeded in op.tags and core not in op.tags
+    for op in (A.rand.default, A.randn.default, A.randperm.default, A.native_dropout.default):
+        assert {seeded, core} <= set(op.tags)

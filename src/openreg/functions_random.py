@@ -74,19 +74,28 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad=F
     return _finish(_into(t, out), requires_grad)
 
 
-def rand_like(input: Tensor, *, dtype=None, device=None, requires_grad=False, memory_format=None,
-              layout=None) -> Tensor:
-    """Uniform values shaped like ``input``."""
-    return _finish(_A.rand_like(input, dtype=dtype, device=device, memory_format=memory_format), requires_grad)
+def rand_like(input: Tensor, *, generator=None, dtype=None, device=None, requires_grad=False,
+              memory_format=None, layout=None) -> Tensor:
+    """Uniform values shaped like ``input``.
+
+    >>> import openreg
+    >>> g = openreg.Generator()
+    >>> openreg.rand_like(openreg.zeros(3), generator=g.manual_seed(0)).tolist() == \\
+    ...     openreg.rand(3, generator=g.manual_seed(0)).tolist()
+    True
+    """
+    t = _A.rand_like.generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
+    return _finish(t, requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype=None, device=None, requires_grad=False, memory_format=None,
-               layout=None) -> Tensor:
+def randn_like(input: Tensor, *, generator=None, dtype=None, device=None, requires_grad=False,
+               memory_format=None, layout=None) -> Tensor:
     """Standard normal values shaped like ``input``."""
-    return _finish(_A.randn_like(input, dtype=dtype, device=device, memory_format=memory_format), requires_grad)
+    t = _A.randn_like.generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
+    return _finish(t, requires_grad)
 
 
-def randint_like(input: Tensor, low, high=None, *, dtype=None, device=None, requires_grad=False,
+def randint_like(input: Tensor, low, high=None, *, generator=None, dtype=None, device=None, requires_grad=False,
                  memory_format=None, layout=None) -> Tensor:
     """Integers in [low, high) shaped like ``input`` (``randint_like(x, high)`` means low 0).
 
@@ -95,9 +104,9 @@ def randint_like(input: Tensor, low, high=None, *, dtype=None, device=None, requ
     [0.0, 0.0, 0.0, 0.0]
     """
     if high is None:
-        t = _A.randint_like(input, low, dtype=dtype, device=device, memory_format=memory_format)
-    else:
-        t = _A.randint_like.low_dtype(input, low, high, dtype=dtype, device=device, memory_format=memory_format)
+        low, high = 0, low
+    t = _A.randint_like.low_generator_dtype(input, low, high, generator=generator, dtype=dtype, device=device,
+                                            memory_format=memory_format)
     return _finish(t, requires_grad)
 
 

@@ -17,6 +17,7 @@ RuntimeError: random_ expects 'from' to be less than 'to', but got from=5 >= to=
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from .._dispatch.tags import Tag
 from .views import A
 
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
@@ -24,17 +25,27 @@ _LONG = "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool?
 _LIKE = _OPTS + ", MemoryFormat? memory_format=None"
 _GEN = "Generator? generator"
 
-SCHEMAS = [(s, ()) for s in (
+_SEEDED = (Tag.nondeterministic_seeded,)
+_CORE_SEEDED = (Tag.core, Tag.nondeterministic_seeded)
+_CORE = {"rand", "randn", "randperm", "native_dropout"}  # PyTorch tags these default overloads core
+
+SCHEMAS = [(s, _CORE_SEEDED if s.split("(")[0] in _CORE else _SEEDED) for s in (
     f"rand(SymInt[] size, *, {_OPTS}) -> Tensor",
     f"rand.generator(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor",
     "rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)",
     f"rand.generator_out(SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!)",
     f"rand_like(Tensor self, *, {_LIKE}) -> Tensor",
+    f"rand_like.generator(Tensor self, *, {_GEN}, {_LIKE}) -> Tensor",
+    "rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)",
+    f"rand_like.generator_out(Tensor self, *, {_GEN}, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)",
     f"randn(SymInt[] size, *, {_OPTS}) -> Tensor",
     f"randn.generator(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor",
     "randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)",
     f"randn.generator_out(SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!)",
     f"randn_like(Tensor self, *, {_LIKE}) -> Tensor",
+    f"randn_like.generator(Tensor self, *, {_GEN}, {_LIKE}) -> Tensor",
+    "randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)",
+    f"randn_like.generator_out(Tensor self, *, {_GEN}, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)",
     f"randint(SymInt high, SymInt[] size, *, {_LONG}) -> Tensor",
     f"randint.generator(SymInt high, SymInt[] size, *, {_GEN}, {_LONG}) -> Tensor",
     f"randint.low(SymInt low, SymInt high, SymInt[] size, *, {_LONG}) -> Tensor",
@@ -44,7 +55,9 @@ SCHEMAS = [(s, ()) for s in (
     "randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)",
     f"randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!)",
     f"randint_like(Tensor self, SymInt high, *, {_LIKE}) -> Tensor",
+    f"randint_like.generator(Tensor self, SymInt high, *, {_GEN}, {_LIKE}) -> Tensor",
     f"randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, {_LIKE}) -> Tensor",
+    f"randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, {_GEN}, {_LIKE}) -> Tensor",
     f"randperm(SymInt n, *, {_LONG}) -> Tensor",
     f"randperm.generator(SymInt n, *, {_GEN}, {_LONG}) -> Tensor",
     "randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)",
@@ -52,17 +65,26 @@ SCHEMAS = [(s, ()) for s in (
     "uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)",
     "normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)",
     "normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor",
+    "normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
     "normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor",
+    "normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
     "normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor",
+    "normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
     f"normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, {_OPTS}) -> Tensor",
+    ("normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) "
+    "-> Tensor(a!)"),
     "random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)",
     "random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)",
     "random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)",
     "bernoulli(Tensor self, *, Generator? generator=None) -> Tensor",
+    "bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)",
+    "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
+    "bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor",
     "bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)",
     "bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)",
-    "bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
-    "multinomial(Tensor self, int num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor",
+    "multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor",
+    ("multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, "
+    "Tensor(a!) out) -> Tensor(a!)"),
     "native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)",
     "dropout(Tensor input, float p, bool train) -> Tensor",
 )]
@@ -84,8 +106,9 @@ def scalar_type_name(dtype) -> str:
 
 
 def check_floating(op: str, t) -> None:
+    """PyTorch's dtype-dispatch failure for non-floating tensors (a ``NotImplementedError``)."""
     if not t._dtype.is_floating_point:
-        raise RuntimeError(f"\"{op}\" not implemented for '{scalar_type_name(t._dtype)}'")
+        raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_type_name(t._dtype)}'")
 
 
 def _finfo_max(dtype) -> float:
@@ -113,7 +136,7 @@ def random_bounds(self, low: int, high: int | None) -> tuple[int, int]:
     """Check ``random_``'s ``[from, to)`` for the tensor's dtype; ``to=None`` means the dtype's top."""
     dtype = self._dtype
     if dtype.is_complex or dtype.is_quantized:
-        raise RuntimeError(f"\"random_from_to_range_calc\" not implemented for '{scalar_type_name(dtype)}'")
+        raise NotImplementedError(f"\"random_from_to_range_calc\" not implemented for '{scalar_type_name(dtype)}'")
     if high is None:
         high = default_random_to(dtype)
     if low >= high:
@@ -289,6 +312,39 @@ def randn_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return A.normal_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0)
 
 
+def rand_like_generator(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                        memory_format=None):
+    return A.uniform_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0, generator=generator)
+
+
+def randn_like_generator(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                         memory_format=None):
+    return A.normal_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0, generator=generator)
+
+
+def _copy_out(out, result):
+    """Write a composite's result into ``out`` (resized as PyTorch's out= rules say)."""
+    from .structured import resize_out
+    resize_out("out", out, tuple(result._size))
+    return A.copy_(out, result)
+
+
+def rand_like_out(self, *, memory_format=None, out):
+    return A.uniform_(_out(out, self._size), 0.0, 1.0)
+
+
+def rand_like_generator_out(self, *, generator=None, memory_format=None, out):
+    return A.uniform_(_out(out, self._size), 0.0, 1.0, generator=generator)
+
+
+def randn_like_out(self, *, memory_format=None, out):
+    return A.normal_(_out(out, self._size), 0.0, 1.0)
+
+
+def randn_like_generator_out(self, *, generator=None, memory_format=None, out):
+    return A.normal_(_out(out, self._size), 0.0, 1.0, generator=generator)
+
+
 def randint_low_generator(low, high, size, *, generator=None, dtype=_dt.int64, layout=None, device=None,
                           pin_memory=None):
     t = _empty(size, dtype or _dt.int64, device, pin_memory)
@@ -333,6 +389,16 @@ def randint_like_low_dtype(self, low, high, *, dtype=None, layout=None, device=N
     return A.random___from(_like(self, dtype, device, pin_memory, memory_format), low, high)
 
 
+def randint_like_generator(self, high, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                           memory_format=None):
+    return A.random___from(_like(self, dtype, device, pin_memory, memory_format), 0, high, generator=generator)
+
+
+def randint_like_low_generator_dtype(self, low, high, *, generator=None, dtype=None, layout=None, device=None,
+                                     pin_memory=None, memory_format=None):
+    return A.random___from(_like(self, dtype, device, pin_memory, memory_format), low, high, generator=generator)
+
+
 def randperm_generator(n, *, generator=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None):
     check_randperm(n)
     return A.randperm__generator_out(n, generator=generator, out=_empty((n,), dtype or _dt.int64, device,
@@ -364,13 +430,26 @@ def bernoulli_p(self, p, *, generator=None):
     return A.bernoulli___float(A.empty_like(self), p, generator=generator)
 
 
+def bernoulli_tensor(self, p, *, generator=None):
+    return A.bernoulli___Tensor(A.empty_like(self), p, generator=generator)
+
+
+def bernoulli_out(self, *, generator=None, out):
+    check_floating("bernoulli_tensor_cpu_self_", self)
+    return A.bernoulli___Tensor(_out(out, self._size), self, generator=generator)
+
+
+def multinomial_out(self, num_samples, replacement=False, *, generator=None, out):
+    return _copy_out(out, A.multinomial(self, num_samples, replacement, generator=generator))
+
+
 def _check_std_tensor(std) -> None:
-    if std.numel() and not bool(A.ge__Scalar(A.amin(std), 0.0).item()):
+    if std.numel() and not std.is_meta and not bool(A.ge__Scalar(A.amin(std), 0.0).item()):
         raise RuntimeError("normal expects all elements of std >= 0.0")
 
 
 def _normal_out_like(t, generator):
-    return A.normal_(A.empty_like(t, memory_format=None), 0.0, 1.0, generator=generator)
+    return A.normal_(A.empty_like(A.detach(t)), 0.0, 1.0, generator=generator)
 
 
 def normal_tensor_float(mean, std=1.0, *, generator=None):
@@ -399,6 +478,22 @@ def normal_float_float(mean, std, size, *, generator=None, dtype=None, layout=No
     return A.normal_(_empty(size, dtype, device, pin_memory), mean, std, generator=generator)
 
 
+def normal_tensor_float_out(mean, std=1.0, *, generator=None, out):
+    return _copy_out(out, normal_tensor_float(mean, std, generator=generator))
+
+
+def normal_float_tensor_out(mean, std, *, generator=None, out):
+    return _copy_out(out, normal_float_tensor(mean, std, generator=generator))
+
+
+def normal_tensor_tensor_out(mean, std, *, generator=None, out):
+    return _copy_out(out, normal_tensor_tensor(mean, std, generator=generator))
+
+
+def normal_float_float_out(mean, std, size, *, generator=None, out):
+    return A.normal_(_out(out, size), mean, std, generator=generator)
+
+
 def dropout(input, p, train):
     """PyTorch's ``dropout``: ``input`` itself when not training (or ``p == 0``), else ``input * mask / (1 - p)``
     with the mask of ``native_dropout`` -- written with differentiable ops, so autograd needs no formula."""
@@ -419,10 +514,19 @@ EXPLICIT = {
     "randint.low_generator_out": randint_low_generator_out, "randint_like": randint_like,
     "randint_like.low_dtype": randint_like_low_dtype, "randperm": randperm, "randperm.generator": randperm_generator,
     "randperm.out": randperm_out, "random_.to": random_to, "random_": random_, "bernoulli": bernoulli,
-    "bernoulli.p": bernoulli_p, "normal.Tensor_float": normal_tensor_float, "normal.float_Tensor": normal_float_tensor,
-    "normal.Tensor_Tensor": normal_tensor_tensor, "normal.float_float": normal_float_float,
+    "bernoulli.p": bernoulli_p, "normal.float_float": normal_float_float,
+    "rand_like.generator": rand_like_generator, "rand_like.out": rand_like_out,
+    "rand_like.generator_out": rand_like_generator_out, "randn_like.generator": randn_like_generator,
+    "randn_like.out": randn_like_out, "randn_like.generator_out": randn_like_generator_out,
+    "randint_like.generator": randint_like_generator,
+    "randint_like.low_generator_dtype": randint_like_low_generator_dtype,
+    "bernoulli.Tensor": bernoulli_tensor, "bernoulli.out": bernoulli_out, "multinomial.out": multinomial_out,
+    "normal.Tensor_float_out": normal_tensor_float_out, "normal.float_Tensor_out": normal_float_tensor_out,
+    "normal.Tensor_Tensor_out": normal_tensor_tensor_out, "normal.float_float_out": normal_float_float_out,
 }
-IMPLICIT = {"dropout": dropout}
+# Decompositions into differentiable ops: gradients flow to mean/std (d/dstd = the standard normal draw).
+IMPLICIT = {"dropout": dropout, "normal.Tensor_float": normal_tensor_float, "normal.float_Tensor": normal_float_tensor,
+            "normal.Tensor_Tensor": normal_tensor_tensor}
 META = {
     "uniform_": _meta_uniform_, "normal_": _meta_normal_, "random_.from": _meta_random_from,
     "bernoulli_.float": _meta_bernoulli_float, "bernoulli_.Tensor": _meta_bernoulli_tensor,
