@@ -39,45 +39,5 @@ def as_compute(x, spec, xp):
     return xp.asarray(x, dtype=target.compute_numpy)
 
 
-def _compute_np(d):
-    return d.compute_numpy
-
-
-@compute("abs")
-def abs_(spec, self):
-    xp = xp_of(self)
-    return xp.abs(to_compute(self))
-
-
-def _add(spec, self, other, alpha=1):
-    xp = xp_of(self)
-    a = as_compute(self, spec, xp)
-    b = as_compute(other, spec, xp)
-    if alpha != 1:
-        b = b * xp.asarray(alpha, dtype=b.dtype)
-    if spec.compute.name == "bool":
-        return xp.logical_or(a, b)
-    return xp.add(a, b)
-
-
-COMPUTE["add.Tensor"] = _add
-COMPUTE["add.Scalar"] = _add
-
-
-@compute("sum.dim_IntList")
-def sum_dim(spec, self, dim, keepdim=False, *, dtype=None):
-    from openreg.aten.meta_rules import normalize_dims
-    xp = xp_of(self)
-    arr = as_compute(self, spec, xp) if dtype is not None else to_compute(self)
-    return xp.sum(arr, axis=normalize_dims(dim, self.dim()), keepdims=keepdim, dtype=_compute_np(spec.dtype))
-
-
-@compute("sum")
-def sum_all(spec, self, *, dtype=None):
-    return sum_dim(spec, self, None, False, dtype=dtype)
-
-
-@compute("mm")
-def mm(spec, self, mat2):
-    xp = xp_of(self)
-    return xp.matmul(to_compute(self), to_compute(mat2))
+# The math ops' compute functions live in ``compute_math.py`` (imported by ``backends/cpu/__init__.py``,
+# which adds them to ``COMPUTE``).
