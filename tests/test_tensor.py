@@ -58,7 +58,8 @@ def test_set_storage_grows_and_errors():
     with pytest.raises(RuntimeError, match="the devices must match"):
         openreg.empty(0).set_(openreg.UntypedStorage(8, device="meta"))
     names = sorted(openreg.ops.aten.set_.overloads())
-    assert names == ["default", "source_Storage", "source_Storage_storage_offset", "source_Tensor"]
+    assert names == ["default", "source_Storage", "source_Storage_storage_offset", "source_Tensor",
+                     "source_Tensor_storage_offset"]
     assert str(openreg.ops.aten.set_.source_Storage_storage_offset._schema) == (
         "aten::set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, "
         "SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)")
@@ -124,3 +125,18 @@ def test_non_tensor_arguments_raise_type_error():
                 lambda x: x.index_put_((1,), x), lambda x: x.set_(5), lambda x: x.new_zeros("a")):
         with pytest.raises(TypeError):
             bad(openreg.zeros(2))
+
+
+def test_overloads_match_pytorch():
+    aten = openreg.ops.aten
+    x = openreg.arange(6.0).view(2, 3)
+    assert aten.narrow.Tensor(x, 1, openreg.tensor(1), 2).tolist() == [[1.0, 2.0], [4.0, 5.0]]
+    assert [p.shape for p in aten.split.sizes(x, [1, 2], 1)] == [(2, 1), (2, 2)]
+    assert aten.movedim.intlist(openreg.zeros(2, 3, 4), [0, 1], [2, 0]).shape == (3, 4, 2)
+    assert aten.linspace.Tensor_Tensor(openreg.tensor(0.0), openreg.tensor(1.0), 3).tolist() == [0.0, 0.5, 1.0]
+    assert aten.fill.Tensor(x, openreg.tensor(2.0)).tolist() == [[2.0] * 3] * 2
+    t = openreg.empty(0).set_(x, 1, (2,), (3,))
+    assert t.tolist() == [1.0, 4.0] and t.untyped_storage() is x.untyped_storage()
+    for op, tags in [(aten.clone.default, {"core", "pointwise"}), (aten.index.Tensor, {"core", "dynamic_output_shape"}),
+                     (aten._to_copy.default, {"core"}), (aten.resize_.default, {"core", "inplace_view"})]:
+        assert tags <= {t.name for t in op.tags}

@@ -175,18 +175,7 @@ def movedim(self, source, destination):
     if isinstance(source, (tuple, list)) or isinstance(destination, (tuple, list)):
         src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
         dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
-        if len(src) != len(dst):
-            raise RuntimeError(f"movedim: Invalid source or destination dims: source ({list(src)} dims) should "
-                               f"contain the same number of dims as destination ({list(dst)} dims)")
-        n = self.dim()
-        src = [self._wrap_dim(d) for d in src]
-        dst = [self._wrap_dim(d) for d in dst]
-        order = [-1] * n
-        for s, d in zip(src, dst):
-            order[d] = s
-        rest = iter(d for d in range(n) if d not in src)
-        order = [o if o != -1 else next(rest) for o in order]
-        return _permute(self, order)
+        return aten.movedim.intlist(self, src, dst)
     return _movedim(self, source, destination)
 
 
@@ -238,7 +227,10 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     if source is None:
         return _set_(self)
     if isinstance(source, Tensor):
-        return _set_t(self, source)
+        if storage_offset is None and size is None:
+            return _set_t(self, source)
+        return aten.set_.source_Tensor_storage_offset(self, source, storage_offset, size,
+                                                      () if stride is None else stride)
     if storage_offset is None and size is None:
         return _set_s(self, source)
     if storage_offset is None or size is None:

@@ -12,18 +12,22 @@ the backends only need ``copy_`` (and ``fill_.Scalar``) kernels.
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from .._dispatch.tags import Tag
 from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
 from .factories import resolve_device
 from .views import A, fresh
 
+C, P = Tag.core, Tag.pointwise
+
 SCHEMAS = [
-    ("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", ()),
+    ("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", (C, P)),
     (("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-      "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"), ()),
+      "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"), (C,)),
     ("contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)", ()),
     ("fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)", ()),
-    ("fill.Scalar(Tensor self, Scalar value) -> Tensor", ()),
+    ("fill.Scalar(Tensor self, Scalar value) -> Tensor", (C,)),
+    ("fill.Tensor(Tensor self, Tensor value) -> Tensor", ()),
 ]
 
 
@@ -114,13 +118,19 @@ def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
     return A.fill___Scalar(self, value.item())
 
 
+def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
+    out = A.empty_strided(self._size, preserved_strides(self), dtype=self._dtype, device=self.device)
+    return fresh(A.fill___Tensor(out, value))
+
+
 def fill(self: Tensor, value) -> Tensor:
     out = A.empty_strided(self._size, preserved_strides(self), dtype=self._dtype,
                                          device=self.device)
     return fresh(A.fill___Scalar(out, value))
 
 
-EXPLICIT = {"clone": clone, "_to_copy": to_copy, "fill_.Tensor": fill_tensor_, "fill.Scalar": fill}
+EXPLICIT = {"clone": clone, "_to_copy": to_copy, "fill_.Tensor": fill_tensor_, "fill.Scalar": fill,
+            "fill.Tensor": fill_tensor}
 IMPLICIT = {"contiguous": contiguous}
 META = {"copy_": meta_copy_}
 

@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
+from .._dispatch.tags import Tag
 from .._array_bridge import from_compute, wrap_array
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
@@ -28,30 +29,34 @@ from .meta_rules import check_nonnegative_size
 from .structured import resize_out
 from .views import A, fresh
 
+C = Tag.core
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LIKE = _OPTS + ", MemoryFormat? memory_format=None"
 
 SCHEMAS = [
     (f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", ()),
     (f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", ()),
-    (f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", ()),
+    (f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", (C,)),
     (f"arange(Scalar end, *, {_OPTS}) -> Tensor", ()),
     (f"arange.start(Scalar start, Scalar end, *, {_OPTS}) -> Tensor", ()),
-    (f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", ()),
+    (f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", (C,)),
     ("arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)", ()),
     ("arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", ()),
     (f"linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor", ()),
+    (f"linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, {_OPTS}) -> Tensor", ()),
+    (f"linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, {_OPTS}) -> Tensor", ()),
+    (f"linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, {_OPTS}) -> Tensor", ()),
     (f"eye(SymInt n, *, {_OPTS}) -> Tensor", ()),
     (f"eye.m(SymInt n, SymInt m, *, {_OPTS}) -> Tensor", ()),
     (f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
     (f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
     (f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
-    (f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", ()),
+    (f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", (C,)),
     (("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
       "Device? device=None, bool? pin_memory=None) -> Tensor"), ()),
     (("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
       "Device? device=None, bool? pin_memory=None) -> Tensor"), ()),
-    (f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor", ()),
+    (f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor", (C,)),
     (f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
     (f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor", ()),
     (f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
@@ -182,6 +187,22 @@ def linspace(start, end, steps: int, *, dtype=None, layout=None, device=None, pi
     return from_host(values, dtype, device)
 
 
+def _scalar_of(op: str, name: str, t: Tensor):
+    if t.dim() != 0:
+        raise RuntimeError(f"{op}(): argument '{name}' must be a 0-dim tensor (a scalar), but got a tensor with "
+                           f"{t.dim()} dimensions")
+    return t.item()
+
+
+def linspace_tensor_tensor(start, end, steps: int, *, dtype=None, layout=None, device=None,
+                           pin_memory=None) -> Tensor:
+    s = _scalar_of("linspace", "start", start) if isinstance(start, Tensor) else start
+    e = _scalar_of("linspace", "end", end) if isinstance(end, Tensor) else end
+    if device is None:
+        device = (start if isinstance(start, Tensor) else end).device
+    return linspace(s, e, steps, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
 def eye_m(n: int, m: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
@@ -278,7 +299,8 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
 EXPLICIT = {
     "zeros": zeros, "ones": ones, "full": full, "arange": arange, "arange.start": arange_start,
     "arange.start_step": arange_start_step, "arange.out": arange_out, "arange.start_out": arange_start_out,
-    "linspace": linspace, "eye": eye, "eye.m": eye_m, "empty_like": empty_like, "zeros_like": zeros_like,
+    "linspace": linspace, "linspace.Tensor_Tensor": linspace_tensor_tensor,
+    "linspace.Tensor_Scalar": linspace_tensor_tensor, "linspace.Scalar_Tensor": linspace_tensor_tensor, "eye": eye, "eye.m": eye_m, "empty_like": empty_like, "zeros_like": zeros_like,
     "ones_like": ones_like, "full_like": full_like, "triu_indices": triu_indices, "tril_indices": tril_indices,
     "scalar_tensor": scalar_tensor, "new_empty": new_empty, "new_empty_strided": new_empty_strided,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,

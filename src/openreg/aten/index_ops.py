@@ -19,14 +19,15 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, wrap_array
+from .._dispatch.tags import Tag
 from ..tensor import Tensor
 from .meta_rules import broadcast_shapes, fmt_shape, scalar_type_name
 from .views import A, fresh
 
 SCHEMAS = [
-    ("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", ()),
+    ("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", (Tag.core, Tag.dynamic_output_shape)),
     ("index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)", ()),
-    ("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", ()),
+    ("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", (Tag.core,)),
 ]
 
 _INDEX_DTYPES = (_dt.int64, _dt.int32, _dt.int16, _dt.int8, _dt.uint8, _dt.bool)

@@ -31,6 +31,8 @@ SCHEMAS = [
     (("set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, "
       "SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)"), (IV,)),
     ("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", (IV,)),
+    (("set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, "
+      "SymInt[] stride=[]) -> Tensor(a!)"), (IV,)),
     ("set_(Tensor(a!) self) -> Tensor(a!)", (IV,)),
 ]
 
@@ -113,13 +115,20 @@ def set_tensor(self: Tensor, source: Tensor) -> Tensor:
     return _install(self, source._storage, source._offset, tuple(source._size), tuple(source._stride))
 
 
+def set_tensor_storage_offset(self: Tensor, source: Tensor, storage_offset: int, size, stride=()) -> Tensor:
+    if source._dtype is not self._dtype:
+        raise RuntimeError(f"Could not set tensor of type {source._dtype} to a tensor of type {self._dtype}")
+    return set_storage_offset(self, source._storage, storage_offset, size, stride)
+
+
 def set_empty(self: Tensor) -> Tensor:
     return _install(self, UntypedStorage(0, device=self.device), 0, (0,), (1,))
 
 
 EXPLICIT = {
     "resize_": resize_, "resize_as_": resize_as_, "set_.source_Storage": set_storage,
-    "set_.source_Storage_storage_offset": set_storage_offset, "set_.source_Tensor": set_tensor, "set_": set_empty,
+    "set_.source_Storage_storage_offset": set_storage_offset, "set_.source_Tensor": set_tensor,
+    "set_.source_Tensor_storage_offset": set_tensor_storage_offset, "set_": set_empty,
 }
 IMPLICIT: dict = {}
 META: dict = {}

@@ -24,6 +24,8 @@ SCHEMAS = [
     ("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", ()),
     ("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", ()),
     ("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]", (C,)),
+    ("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]", ()),
+    ("split(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]", ()),
     ("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", ()),
     ("cat(Tensor[] tensors, int dim=0) -> Tensor", (C,)),
     ("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", ()),
@@ -178,5 +180,9 @@ def stack_out(tensors, dim: int = 0, *, out: Tensor) -> Tensor:
 
 EXPLICIT = {"unbind.int": unbind, "split.Tensor": split, "split_with_sizes": split_with_sizes, "cat": cat,
             "cat.out": cat_out}
-IMPLICIT = {"chunk": chunk, "stack": stack, "stack.out": stack_out}
+def split_sizes(self: Tensor, split_size, dim: int = 0) -> list:
+    return list(A.split_with_sizes(self, split_size, dim))
+
+
+IMPLICIT = {"split.sizes": split_sizes, "split": split_sizes, "chunk": chunk, "stack": stack, "stack.out": stack_out}
 META: dict = {}

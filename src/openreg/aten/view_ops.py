@@ -39,11 +39,13 @@ SCHEMAS = [
     ("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", ()),
     ("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", ()),
     ("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", ()),
+    ("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)", ()),
     ("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", (C,)),
     ("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
      (C,)),
-    ("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", ()),
+    ("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", (C,)),
     ("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", ()),
+    ("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", ()),
     ("alias(Tensor(a) self) -> Tensor(a)", (C,)),
     ("t_(Tensor(a!) self) -> Tensor(a!)", (IV,)),
     ("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", (IV,)),
@@ -244,11 +246,27 @@ def diagonal(self: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Ten
 
 
 def movedim(self: Tensor, source: int, destination: int) -> Tensor:
+    return movedim_intlist(self, (source,), (destination,))
+
+
+def movedim_intlist(self: Tensor, source, destination) -> Tensor:
     n = len(self._size)
-    src, dst = wrap_dim(source, n), wrap_dim(destination, n)
-    order = [i for i in range(n) if i != src]
-    order.insert(dst, src)
-    return permute(self, order) if n else alias(self)
+    if len(source) != len(destination):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({fmt_shape(source)} dims) should "
+                           f"contain the same number of dims as destination ({fmt_shape(destination)} dims)")
+    src = [wrap_dim(d, n) for d in source]
+    dst = [wrap_dim(d, n) for d in destination]
+    if len(set(src)) != len(src):
+        raise RuntimeError(f"movedim: repeated dim in `source` ({fmt_shape(source)})")
+    if len(set(dst)) != len(dst):
+        raise RuntimeError(f"movedim: repeated dim in `destination` ({fmt_shape(destination)})")
+    if not n:
+        return alias(self)
+    order = [-1] * n
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    return permute(self, [o if o != -1 else next(rest) for o in order])
 
 
 def alias(self: Tensor) -> Tensor:
@@ -365,12 +383,18 @@ EXPLICIT = {
     "view.dtype": view_dtype, "as_strided_": as_strided_, "t": t, "transpose.int": transpose, "permute": permute, "expand": expand,
     "squeeze": squeeze, "squeeze.dim": squeeze_dim, "squeeze.dims": squeeze_dims, "unsqueeze": unsqueeze,
     "select.int": select, "slice.Tensor": slice_tensor, "diagonal": diagonal, "alias": alias, "detach": detach,
-    "movedim.int": movedim, "t_": _in_place(t), "transpose_": _in_place(transpose), "squeeze_": _in_place(squeeze),
+    "movedim.int": movedim, "movedim.intlist": movedim_intlist, "t_": _in_place(t), "transpose_": _in_place(transpose), "squeeze_": _in_place(squeeze),
     "squeeze_.dim": _in_place(squeeze_dim), "squeeze_.dims": _in_place(squeeze_dims),
     "unsqueeze_": _in_place(unsqueeze),
 }
+def narrow_tensor(self: Tensor, dim: int, start: Tensor, length: int) -> Tensor:
+    if start.dim() != 0 or start._dtype.is_floating_point or start._dtype.is_complex:
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    return A.narrow(self, dim, int(start.item()), length)
+
+
 IMPLICIT = {
-    "reshape": reshape, "view_as": view_as, "expand_as": expand_as, "flatten.using_ints": flatten,
+    "narrow.Tensor": narrow_tensor, "reshape": reshape, "view_as": view_as, "expand_as": expand_as, "flatten.using_ints": flatten,
     "unflatten.int": unflatten, "narrow": narrow,
 }
 META: dict = {}

@@ -117,7 +117,7 @@ def _contiguous_strides_if(old_size: tuple, old_stride: tuple, new_size: tuple):
     strides, acc = [], 1
     for sz in reversed(new_size):
         strides.append(acc)
-        acc *= sz if sz > 1 else 1
+        acc *= max(1, sz)
     strides.reverse()
     return tuple(strides)
 
