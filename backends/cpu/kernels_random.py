@@ -131,7 +131,8 @@ def make_kernels(draw: Draw) -> dict[str, Callable]:
         xp = _xp(self)
         probs = xp.broadcast_to(to_compute(p).astype(xp.float64), tuple(self._size)).reshape(-1)
         if bool(((probs < 0) | (probs > 1) | xp.isnan(probs)).any()):
-            raise RuntimeError("bernoulli_ expects all elements of p to be in [0, 1]")
+            raise RuntimeError("bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (every "
+                               "element of p must be in [0, 1])")
         u = draw(impl, "f64", n, _index(self))
         _write(self, u < probs)
         return self
@@ -168,10 +169,8 @@ def make_kernels(draw: Draw) -> dict[str, Callable]:
             result = xp.stack([xp.searchsorted(cdf[r], u[r], side="right") for r in range(rows)])
             result = xp.minimum(result, cats - 1)
         else:
-            if bool(((probs > 0).sum(axis=1) < num_samples).any()):
-                raise RuntimeError("invalid multinomial distribution (with replacement=False, not enough "
-                                   "non-negative category to sample)")
             # Exponential races: category k finishes at E_k / p_k; the first num_samples finishers win.
+            # Zero-probability categories never finish: they come last, in index order (as PyTorch's CPU).
             e = -xp.log1p(-draw(impl, "f64", rows * cats, _index(self)).reshape(rows, cats))
             with np.errstate(divide="ignore"):
                 keys = xp.where(probs > 0, e / xp.where(probs > 0, probs, 1.0), xp.inf)

@@ -32,6 +32,10 @@ STATE_BYTES = 16
 _U64 = 1 << 64
 
 
+class SeedOverflowError(ValueError, RuntimeError):
+    """A seed outside [-2**63, 2**64 - 1]: PyTorch raises ``ValueError`` (older releases ``RuntimeError``)."""
+
+
 def normalize_seed(seed) -> int:
     """A seed as the uint64 PyTorch stores: ints in [-2**63, 2**64 - 1], negatives wrap modulo 2**64.
 
@@ -40,7 +44,7 @@ def normalize_seed(seed) -> int:
     >>> normalize_seed(2**64)
     Traceback (most recent call last):
     ...
-    RuntimeError: Overflow when unpacking long
+    openreg.generator.SeedOverflowError: Overflow when unpacking long long
     """
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
         if hasattr(seed, "__index__") and not isinstance(seed, bool):
@@ -49,7 +53,7 @@ def normalize_seed(seed) -> int:
             raise RuntimeError(f"manual_seed expected a long, but got {type(seed).__name__}")
     seed = int(seed)
     if seed < -(1 << 63) or seed >= _U64:
-        raise RuntimeError("Overflow when unpacking long")
+        raise SeedOverflowError("Overflow when unpacking long long")
     return seed % _U64
 
 
@@ -187,7 +191,7 @@ class Generator:
         if not isinstance(new_state, Tensor):
             raise TypeError(f"expected a torch.ByteTensor, but got {type(new_state).__name__}")
         if new_state.device._type != "cpu" or new_state.dtype.name != "uint8":
-            raise RuntimeError("RNG state must be a torch.ByteTensor")
+            raise TypeError("RNG state must be a torch.ByteTensor")
         if new_state.numel() != STATE_BYTES:
             raise RuntimeError(f"RNG state is wrong size: expected {STATE_BYTES} bytes, got {new_state.numel()}")
         self._impl.load_state_bytes(np.ascontiguousarray(host_array(new_state)).reshape(-1).tobytes())
@@ -220,8 +224,8 @@ class Generator:
 
     def _check_offset(self, what: str) -> None:
         if not getattr(self._impl, "supports_offset", False):
-            raise NotImplementedError(f"{what} is not implemented for the generator of device "
-                                      f"'{self.device.type}'")
+            name = "CPU" if self.device._type == "cpu" else f"'{self.device.type}'"
+            raise RuntimeError(f"{name} Generator does not use offset ({what})")
 
     def __repr__(self) -> str:
         return f"<openreg.Generator device={self.device} at {id(self):#x}>"

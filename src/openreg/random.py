@@ -59,7 +59,8 @@ def _current_index() -> int:
 def _make_impl(dev: Device) -> PhiloxGeneratorImpl:
     """A new generator implementation for a non-CPU device (``Generator(device=...)`` calls this)."""
     if dev._type != PRIVATEUSE1:
-        raise RuntimeError(f"Device type {dev.type.upper()} is not supported for torch.Generator() api.")
+        raise RuntimeError(f"{dev.type.upper()} device type not an accelerator. Device type {dev.type.upper()} is "
+                           f"not supported for torch.Generator() api.")
     factory = _privateuse1_factory
     if factory is None:
         raise RuntimeError("Please register a generator to the PrivateUse1 dispatch key, using "
