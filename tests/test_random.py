@@ -8,6 +8,8 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from openreg.backends.privateuseone import kernels_random as dkr
 from openreg.backends.privateuseone import philox
 
@@ -752,3 +754,18 @@ def test_random_ops_carry_pytorchs_tags():
         assert seeded in op.tags and core not in op.tags
     for op in (A.rand.default, A.randn.default, A.randperm.default, A.native_dropout.default):
         assert {seeded, core} <= set(op.tags)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**64 - 1), offset=st.integers(0, 2**40).map(lambda x: 4 * x),
+       cut=st.integers(0, 12), n=st.integers(0, 24))
+def test_streams_split_anywhere(seed, offset, cut, n):
+    whole = philox.uint32_stream(seed, offset, cut + n)
+    assert np.array_equal(np.concatenate([philox.uint32_stream(seed, offset, cut),
+                                          philox.uint32_stream(seed, offset + cut, n)]), whole)
+    g = openreg.Generator(DEV).manual_seed(seed).set_offset(offset)
+    head = host(openreg.randint(0, 2**32, (4 * cut,), generator=g, device=DEV))
+    tail = host(openreg.randint(0, 2**32, (n,), generator=g, device=DEV))
+    ref = philox.uint32_stream(seed, offset, 4 * cut + 4 * (-(-n // 4)))
+    assert np.array_equal(head, ref[:4 * cut]) and np.array_equal(tail, ref[4 * cut:4 * cut + n])
+    assert g.get_offset() == offset + 4 * cut + 4 * (-(-n // 4))

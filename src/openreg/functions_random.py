@@ -90,7 +90,12 @@ def rand_like(input: Tensor, *, generator=None, dtype=None, device=None, require
 
 def randn_like(input: Tensor, *, generator=None, dtype=None, device=None, requires_grad=False,
                memory_format=None, layout=None) -> Tensor:
-    """Standard normal values shaped like ``input``."""
+    """Standard normal values shaped like ``input``.
+
+    >>> import openreg
+    >>> openreg.randn_like(openreg.zeros(2, 3, dtype=openreg.float64)).dtype
+    openreg.float64
+    """
     t = _A.randn_like.generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
     return _finish(t, requires_grad)
 
@@ -160,12 +165,23 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 
 
 def dropout(input: Tensor, p: float = 0.5, train: bool = True) -> Tensor:
-    """``aten::dropout``: zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)``."""
+    """``aten::dropout``: zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    >>> import openreg
+    >>> sorted(set(openreg.dropout(openreg.ones(100), 0.5, True).tolist()))
+    [0.0, 2.0]
+    """
     return _A.dropout(input, p, train)
 
 
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:
-    """``aten::native_dropout``: ``(output, mask)``."""
+    """``aten::native_dropout``: ``(output, mask)``; ``mask`` is True where the element was kept.
+
+    >>> import openreg
+    >>> out, mask = openreg.native_dropout(openreg.ones(4), 0.0, True)
+    >>> out.tolist(), mask.tolist()
+    ([1.0, 1.0, 1.0, 1.0], [True, True, True, True])
+    """
     return _A.native_dropout(input, p, train)
 
 
