@@ -149,7 +149,41 @@ SAMPLES = {
                                      [r(d, 3, 2)]),
     "aten::gather": lambda d: (lambda x: A.gather.default(x, 1, openreg.tensor([[0, 0], [1, 0]], device=d)),
                                [r(d, 2, 3)]),
+    "aten::clamp_min": lambda d: (lambda x: A.clamp_min.default(x, -0.2), [r(d, 2, 3)]),
+    "aten::clamp_min_": lambda d: (lambda x: A.clamp_min_.default(x * 1, -0.2), [r(d, 2, 3)]),
+    "aten::clamp_max": lambda d: (lambda x: A.clamp_max.default(x, 0.2), [r(d, 2, 3)]),
+    "aten::clamp_max_": lambda d: (lambda x: A.clamp_max_.default(x * 1, 0.2), [r(d, 2, 3)]),
+    "aten::clamp_min.Tensor": lambda d: (lambda x, m: A.clamp_min.Tensor(x, m), [r(d, 2, 3), r(d, 3)]),
+    "aten::clamp_min_.Tensor": lambda d: (lambda x, m: A.clamp_min_.Tensor(x * 1, m), [r(d, 2, 3), r(d, 3)]),
+    "aten::clamp_max.Tensor": lambda d: (lambda x, m: A.clamp_max.Tensor(x, m), [r(d, 2, 3), r(d, 3)]),
+    "aten::clamp_max_.Tensor": lambda d: (lambda x, m: A.clamp_max_.Tensor(x * 1, m), [r(d, 2, 3), r(d, 3)]),
+    "aten::div.Scalar_mode": lambda d: (lambda x: A.div.Scalar_mode(x, 2.0, rounding_mode=None), [r(d, 3)]),
+    "aten::div_.Scalar_mode": lambda d: (lambda x: A.div_.Scalar_mode(x * 1, 2.0, rounding_mode=None), [r(d, 3)]),
+    "aten::where.ScalarOther": lambda d: (lambda x: A.where.ScalarOther(
+        openreg.tensor([True, False, True], device=d), x, 2.0), [r(d, 2, 3)]),
+    "aten::where.ScalarSelf": lambda d: (lambda x: A.where.ScalarSelf(
+        openreg.tensor([True, False, True], device=d), 2.0, x), [r(d, 2, 3)]),
+    "aten::remainder_.Tensor": lambda d: (lambda x, y: A.remainder_.Tensor(x * 1, y),
+                                          [r(d, 3, lo=0.1, hi=0.4), pos(d, 3)]),
+    "aten::remainder_.Scalar": lambda d: (lambda x: A.remainder_.Scalar(x * 1, 1.5), [r(d, 3, lo=0.1, hi=0.9)]),
+    "aten::remainder.Scalar_Tensor": lambda d: (lambda y: A.remainder.Scalar_Tensor(0.3, y), [r(d, 3, lo=0.5, hi=0.9)]),
+    "aten::index_put": lambda d: (lambda x, v: A.index_put.default(x, [openreg.tensor([0, 2], device=d)], v),
+                                  [r(d, 3, 2), r(d, 2)]),
+    "aten::index_put_": lambda d: (lambda x, v: A.index_put_.default(
+        x * 1, [openreg.tensor([0, 2, 0], device=d)], v, True), [r(d, 3, 2), r(d, 3, 2)]),
+    "aten::t_": lambda d: (lambda x: A.t_.default(x * 1), [r(d, 2, 3)]),
+    "aten::transpose_": lambda d: (lambda x: A.transpose_.default(x * 1, 0, 1), [r(d, 2, 3)]),
+    "aten::squeeze_": lambda d: (lambda x: A.squeeze_.default(x * 1), [r(d, 2, 1, 3)]),
+    "aten::squeeze_.dim": lambda d: (lambda x: A.squeeze_.dim(x * 1, 1), [r(d, 2, 1, 3)]),
+    "aten::squeeze_.dims": lambda d: (lambda x: A.squeeze_.dims(x * 1, [1]), [r(d, 2, 1, 3)]),
+    "aten::unsqueeze_": lambda d: (lambda x: A.unsqueeze_.default(x * 1, 0), [r(d, 2, 3)]),
+    "aten::as_strided_": lambda d: (lambda x: A.as_strided_.default(x * 1, [2, 2], [1, 2]), [r(d, 6)]),
+    "aten::native_dropout": lambda d: (lambda x: A.native_dropout.default(x, 0.0, True)[0], [r(d, 2, 3)]),
+    **{f"aten::{c}_.{ov}": (lambda c, ov: lambda d: (
+        lambda x, y: getattr(getattr(A, c + "_"), ov)(x * 1, 0.1 if ov == "Scalar" else y) * y,
+        [r(d, 2, 3), r(d, 2, 3)]))(c, ov) for c in ("eq", "ne", "lt", "le", "gt", "ge") for ov in ("Scalar", "Tensor")},
 }
+NO_FORWARD = {"aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "aten::unsqueeze_", "aten::as_strided_"}
 NO_SECOND_ORDER = {"aten::remainder.Tensor"}
 TESTED = sorted(op for op, f in DERIVATIVES.items() if not f.nondiff and f.bwd and all(
     fn.__module__ == "openreg.aten.derivatives" for fn in f.bwd.values()))
@@ -165,7 +199,19 @@ def test_gradcheck_formula(op, devices):
     if dispatcher.find(op) is None:
         pytest.skip(f"{op} is not defined yet")
     fn, inputs = SAMPLES[op](devices)
-    assert gradcheck(fn, inputs, check_forward_ad=True)
+    assert gradcheck(fn, inputs, check_forward_ad=op not in NO_FORWARD)
+
+
+def test_as_strided_overlapping_input_and_output(devices):
+    x = r(devices, 3)
+    assert gradcheck(lambda t: A.as_strided.default(t.expand(2, 3), [3, 2], [1, 0]), (x,))
+    assert gradcheck(lambda t: A.as_strided.default(t, [2, 2], [1, 1]), (x,))
+
+
+def test_resize_and_set_refuse_grad(devices):
+    x = r(devices, 3)
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        (x * 1).resize_(2)
 
 
 SECOND_ORDER = ["aten::mul.Tensor", "aten::exp", "aten::tanh", "aten::sigmoid", "aten::mm", "aten::_softmax",

@@ -24,12 +24,13 @@ from ..tensor import Tensor
 class Derivative:
     """One table entry."""
 
-    __slots__ = ("bwd", "jvp", "jvp_uses_self", "name", "nondiff", "op", "save")
+    __slots__ = ("bwd", "error", "jvp", "jvp_uses_self", "name", "nondiff", "op", "save")
 
     def __init__(self, op: str, name: str, save: tuple, bwd: dict, jvp: dict | None, nondiff: bool = False,
-                 jvp_uses_self: bool = True) -> None:
+                 jvp_uses_self: bool = True, error: str | None = None) -> None:
         self.op, self.name, self.save, self.bwd, self.jvp, self.nondiff = op, name, save, bwd, jvp, nondiff
         self.jvp_uses_self = jvp_uses_self
+        self.error = error   # raised at forward time when an input requires grad (e.g. resize_)
 
     def __repr__(self) -> str:
         return f"Derivative({self.op}, {self.name})"
@@ -71,6 +72,12 @@ def nondiff(*names: str) -> None:
     """Ops whose outputs never require grad (random/like factories, sign-like steps)."""
     for op in names:
         DERIVATIVES[op] = Derivative(op, _node_name(op, 0), (), {}, {}, nondiff=True)
+
+
+def forbid(message: str, *names: str) -> None:
+    """Ops that refuse to run on inputs requiring grad (PyTorch raises in their autograd kernel)."""
+    for op in names:
+        DERIVATIVES[op] = Derivative(op, _node_name(op, 0), (), {}, None, error=message)
 
 
 def _linear_jvp(op: str, arg: str):
@@ -213,12 +220,12 @@ for _op in ("aten::add.Tensor", "aten::add_.Tensor"):
     defderiv(_op, pointwise=True, name="AddBackward0", self=lambda g, a: g, other=lambda g, a: g * a.alpha
              if _scalar(a.alpha) != 1 else g)
 for _op in ("aten::add.Scalar", "aten::add_.Scalar"):
-    defderiv(_op, pointwise=True, name="AddBackward1", self=lambda g, a: g)
+    defderiv(_op, pointwise=True, name="AddBackward0", self=lambda g, a: g)
 for _op in ("aten::sub.Tensor", "aten::sub_.Tensor"):
     defderiv(_op, pointwise=True, name="SubBackward0", self=lambda g, a: g,
              other=lambda g, a: -(g * a.alpha) if _scalar(a.alpha) != 1 else -g)
 for _op in ("aten::sub.Scalar", "aten::sub_.Scalar"):
-    defderiv(_op, pointwise=True, name="SubBackward1", self=lambda g, a: g)
+    defderiv(_op, pointwise=True, name="SubBackward0", self=lambda g, a: g)
 defderiv("aten::rsub.Tensor", pointwise=True, name="RsubBackward0", self=lambda g, a: -(g * a.alpha),
          other=lambda g, a: g)
 defderiv("aten::rsub.Scalar", pointwise=True, name="RsubBackward1", self=lambda g, a: -(g * a.alpha))
@@ -226,12 +233,12 @@ for _op in ("aten::mul.Tensor", "aten::mul_.Tensor"):
     defderiv(_op, save="self other", pointwise=True, name="MulBackward0", self=lambda g, a: g * a.other,
              other=lambda g, a: g * a.self)
 for _op in ("aten::mul.Scalar", "aten::mul_.Scalar"):
-    defderiv(_op, pointwise=True, name="MulBackward1", self=lambda g, a: g * a.other)
+    defderiv(_op, pointwise=True, name="MulBackward0", self=lambda g, a: g * a.other)
 for _op in ("aten::div.Tensor", "aten::div_.Tensor"):
     defderiv(_op, save="self other", pointwise=True, name="DivBackward0", self=lambda g, a: g / a.other,
              other=lambda g, a: -(g * a.self) / (a.other * a.other))
 for _op in ("aten::div.Scalar", "aten::div_.Scalar"):
-    defderiv(_op, pointwise=True, name="DivBackward1", self=lambda g, a: g / a.other)
+    defderiv(_op, pointwise=True, name="DivBackward0", self=lambda g, a: g / a.other)
 
 
 def _div_mode_check(g, a):
@@ -288,22 +295,40 @@ defderiv("aten::mean.dim", linear=True, index=1,
          / max(_numel(a.size_of("self"), _dims(a.dim, len(a.size_of("self")))), 1))
 
 
+def _prod_others(x, dim=None):
+    """d prod / dx_i = product of the other elements, also when ``x`` holds zeros (no division by zero)."""
+    z = _mask(x == 0, x)
+    x_nz = x + z
+    if dim is None:
+        count, p = z.sum(), x_nz.prod()
+    else:
+        count, p = z.sum(dim, True), x_nz.prod(dim, True)
+    return _mask(count == 0, x) * p / x_nz + _mask(count == 1, x) * z * p
+
+
 def _prod_grad(g, a):
-    x = a.self
-    if a.size_of("self") == () or x.numel() == 0:
-        return g.expand(a.size_of("self"))
-    return _unreduce(g * a.result, a.size_of("self"), None, False) / x
+    size = a.size_of("self")
+    if a.self.numel() == 0:
+        return g.expand(size)
+    return g.expand(size) * _prod_others(a.self)
 
 
 def _prod_dim_grad(g, a):
-    return _unreduce(g * a.result, a.size_of("self"), a.dim, a.keepdim) / a.self
+    size = a.size_of("self")
+    if len(size) == 0:
+        return g
+    return _unreduce(g, size, a.dim, a.keepdim) * _prod_others(a.self, a.dim)
 
 
 defderiv("aten::prod", save="self result", self=_prod_grad,
-         jvp={"self": lambda t, a: (t * a.result / a.self).sum()})
+         jvp={"self": lambda t, a: (t * _prod_grad(_ones_like_result(a), a)).sum()})
 defderiv("aten::prod.dim_int", save="self result", index=1, self=_prod_dim_grad,
-         jvp={"self": lambda t, a: (t * _unreduce(a.result, a.size_of("self"), a.dim, a.keepdim) / a.self)
-              .sum(a.dim, a.keepdim)})
+         jvp={"self": lambda t, a: (t * _prod_dim_grad(_ones_like_result(a), a)).sum(a.dim, a.keepdim)})
+
+
+def _ones_like_result(a):
+    r = a.result
+    return r * 0 + 1
 
 
 def _amax_grad(g, a):
@@ -457,13 +482,57 @@ defderiv("aten::diagonal", linear=True,
          self=_scatter_into_zeros(lambda z, a: _A("diagonal")(z, a.offset, a.dim1, a.dim2)))
 
 
+def _overlaps(size, stride) -> bool:
+    dims = sorted((st, sz) for sz, st in zip(size, stride) if sz != 1)
+    extent = 0
+    for st, sz in dims:
+        if sz == 0:
+            return False
+        if st <= extent:
+            return True
+        extent += st * (sz - 1)
+    return False
+
+
+def _storage_index(size, stride, offset: int, device):
+    """Int64 tensor of ``size`` holding each element's storage index."""
+    import numpy as np
+    idx = np.full(tuple(size), offset, dtype=np.int64)
+    for d, (sz, st) in enumerate(zip(size, stride)):
+        shape = [1] * len(size)
+        shape[d] = sz
+        idx = idx + (np.arange(sz, dtype=np.int64) * st).reshape(shape)
+    from ..factories import tensor
+    return tensor(idx.reshape(-1).tolist(), dtype=None, device=device).view(tuple(size)) if idx.size else \
+        tensor([], device=device)
+
+
 def _as_strided_grad(g, a):
+    """Gradient of ``as_strided``: scatter-add the output gradient into the storage positions it came from,
+    then read them back in the input's geometry (divided by the aliasing count when the input overlaps)."""
     from ..autograd._ops import zeros_with_geometry
-    buf = zeros_with_geometry(g, a.size_of("self"), a.stride_of("self"))
-    self_offset = a.meta_of("self")[4]
-    offset = a.storage_offset if a.storage_offset is not None else self_offset
-    _A("as_strided")(buf, a.size, a.stride, offset - self_offset).copy_(g)
-    return buf
+    in_size, in_stride, in_off = a.size_of("self"), a.stride_of("self"), a.meta_of("self")[4]
+    out_off = a.storage_offset if a.storage_offset is not None else in_off
+    out_size, out_stride = tuple(a.size), tuple(a.stride)
+    if not _overlaps(out_size, out_stride) and not _overlaps(in_size, in_stride) and out_off >= in_off:
+        buf = zeros_with_geometry(g, in_size, in_stride)
+        _A("as_strided")(buf, out_size, out_stride, out_off - in_off).copy_(g)
+        return buf
+    base = min(in_off, out_off)
+
+    def extent(size, stride, off):
+        return off - base + sum((sz - 1) * st for sz, st in zip(size, stride) if sz > 0) + 1
+    n = max(extent(in_size, in_stride, in_off), extent(out_size, out_stride, out_off))
+    flat = _zeros((n,), g)
+    out_idx = _storage_index(out_size, out_stride, out_off - base, g.device)
+    flat = _A("index_put")(flat, [out_idx.reshape(-1)], g.reshape(-1), True)
+    in_idx = _storage_index(in_size, in_stride, in_off - base, g.device)
+    res = _A("index.Tensor")(flat, [in_idx.reshape(-1)]).reshape(in_size)
+    if _overlaps(in_size, in_stride):
+        ones = _zeros((in_idx.numel(),), g) + 1
+        count = _A("index_put")(_zeros((n,), g), [in_idx.reshape(-1)], ones, True)
+        res = res / _A("index.Tensor")(count, [in_idx.reshape(-1)]).reshape(in_size)
+    return res
 
 
 defderiv("aten::as_strided", linear=True, self=_as_strided_grad)
@@ -544,6 +613,90 @@ def _gather_grad(g, a):
 
 defderiv("aten::gather", save="index", self=_gather_grad,
          jvp={"self": lambda t, a: _A("gather")(t, a.dim, a.index)})
+
+
+# -- more pointwise overloads ---------------------------------------------------------------------------
+
+for _op in ("aten::clamp_min", "aten::clamp_min_"):
+    defderiv(_op, save="self", pointwise=True, name="ClampMinBackward0",
+             self=lambda g, a: g * _mask(a.self >= a.min, g))
+for _op in ("aten::clamp_max", "aten::clamp_max_"):
+    defderiv(_op, save="self", pointwise=True, name="ClampMaxBackward0",
+             self=lambda g, a: g * _mask(a.self <= a.max, g))
+for _op in ("aten::clamp_min.Tensor", "aten::clamp_min_.Tensor"):
+    defderiv(_op, save="self min", pointwise=True, name="ClampMinBackward1",
+             self=lambda g, a: g * _mask(a.self >= a.min, g), min=lambda g, a: g * _mask(a.self < a.min, g))
+for _op in ("aten::clamp_max.Tensor", "aten::clamp_max_.Tensor"):
+    defderiv(_op, save="self max", pointwise=True, name="ClampMaxBackward1",
+             self=lambda g, a: g * _mask(a.self <= a.max, g), max=lambda g, a: g * _mask(a.self > a.max, g))
+for _op in ("aten::div.Scalar_mode", "aten::div_.Scalar_mode"):
+    defderiv(_op, pointwise=True, name="DivBackward3",
+             self=lambda g, a: g / a.other if a.rounding_mode is None else g * 0)
+defderiv("aten::where.ScalarOther", save="condition", pointwise=True, name="WhereBackward0",
+         self=lambda g, a: g * _mask(a.condition, g))
+defderiv("aten::where.ScalarSelf", save="condition", pointwise=True, name="WhereBackward0",
+         other=lambda g, a: g * (1 - _mask(a.condition, g)))
+defderiv("aten::remainder_.Tensor", save="self other", pointwise=True, name="RemainderBackward1",
+         self=lambda g, a: g, other=_remainder_other)
+defderiv("aten::remainder_.Scalar", pointwise=True, name="RemainderBackward0", self=lambda g, a: g)
+defderiv("aten::remainder.Scalar_Tensor", save="other", pointwise=True, name="RemainderBackward2",
+         other=lambda g, a: -(g * _A("div.Tensor_mode")(a.other * 0 + a.self, a.other, rounding_mode="floor")))
+nondiff("aten::floor_divide", "aten::floor_divide.Scalar", "aten::floor_divide_.Scalar",
+        "aten::floor_divide_.Tensor", "aten::new_empty", "aten::new_empty_strided", "aten::new_full",
+        "aten::new_ones", "aten::new_zeros", "aten::rand_like.generator", "aten::randn_like.generator",
+        "aten::bernoulli.Tensor", "aten::empty.memory_format", "aten::empty_strided", "aten::full", "aten::ones",
+        "aten::zeros", "aten::eye", "aten::eye.m", "aten::linspace", "aten::arange", "aten::arange.start",
+        "aten::arange.start_step", "aten::scalar_tensor", "aten::where.Scalar", "aten::view.dtype")
+for _cmp in ("eq", "ne", "lt", "le", "gt", "ge"):
+    for _ov in ("Scalar", "Tensor"):
+        defderiv(f"aten::{_cmp}_.{_ov}", name=_node_name(f"aten::{_cmp}", 0 if _ov == "Scalar" else 1),
+                 self=lambda g, a: None, jvp={})
+
+
+def _native_dropout_grad(g, a):
+    out_g = g[0]
+    if out_g is None:
+        return None
+    mask = a.result[1]
+    if a.train is False:
+        return out_g
+    scale = 1.0 / (1.0 - a.p) if a.p < 1 else 0.0
+    return out_g * _mask(mask, out_g) * scale
+
+
+DERIVATIVES["aten::native_dropout"] = Derivative(
+    "aten::native_dropout", "NativeDropoutBackward0", ("result",), {"input": _native_dropout_grad},
+    {"input": lambda t, a: [_native_dropout_grad([t], a), None]})
+
+
+def _index_put_self(g, a):
+    return _A("index_put")(g, a.indices, _zeros((), g), False) if not a.accumulate else g
+
+
+def _index_put_values(g, a):
+    return _A("index.Tensor")(g, a.indices)
+
+
+for _op in ("aten::index_put", "aten::index_put_"):
+    defderiv(_op, save="indices", name="IndexPutBackward0", self=_index_put_self, values=_index_put_values,
+             jvp={"self": lambda t, a: _index_put_self(t, a),
+                  "values": lambda t, a: _A("index_put")(_zeros(a.size_of("self"), t), a.indices, t,
+                                                         a.accumulate)})
+
+# -- in-place views (metadata of self changes) -----------------------------------------------------------
+
+defderiv("aten::t_", linear=True, name="TBackward0", self=lambda g, a: g.t(), jvp={"self": lambda t, a: t.t()})
+defderiv("aten::transpose_", name="TransposeBackward0", self=lambda g, a: g.transpose(a.dim0, a.dim1),
+         jvp={"self": lambda t, a: t.transpose(a.dim0, a.dim1)})
+for _op, _i in (("aten::squeeze_", 0), ("aten::squeeze_.dim", 1), ("aten::squeeze_.dims", 2),
+                ("aten::unsqueeze_", 0)):
+    defderiv(_op, index=_i, name=_node_name(_op, _i), self=lambda g, a: g.reshape(a.size_of("self")),
+             jvp={"self": None})
+    DERIVATIVES[_op].jvp = None
+defderiv("aten::as_strided_", name="AsStridedBackward0", self=_as_strided_grad, jvp=None)
+forbid("cannot resize variables that require grad", "aten::resize_", "aten::resize_as_")
+forbid("set_storage is not allowed on a Tensor created from .data or .detach().", "aten::set_",
+       "aten::set_.source_Storage", "aten::set_.source_Storage_storage_offset", "aten::set_.source_Tensor")
 
 
 def registered_ops() -> list[str]:

@@ -283,6 +283,8 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
     if need and info.mutating:
         raise RuntimeError(f"{info.short}(): functions with out=... arguments don't support automatic "
                            f"differentiation, but one of the arguments requires grad.")
+    if need and formula is not None and formula.error is not None:
+        raise RuntimeError(formula.error)
     self_t = args[0] if info.inplace else None
     if need and info.inplace:
         _check_inplace(info, self_t)
@@ -305,13 +307,14 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
             (need and "self" in formula.save) or (fw and formula.jvp_uses_self)):
         original_self = _clone_original(self_t)
     edges = [gradient_edge(t) if r else None for t, r in zip(inputs, req)] if need else None
+    in_meta = {name: _tmeta(values[name]) for name, _p, _l in info.tensor_args} if (need or fw) else None
 
     out = _run(redispatch, ks, args, kwargs)
 
     if need:
-        _record(info, formula, args, kwargs, values, slots, edges, out, self_t, original_self)
+        _record(info, formula, args, kwargs, values, slots, edges, out, self_t, original_self, in_meta)
     if fw and formula is not None and not formula.nondiff:
-        _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, original_self, level)
+        _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, original_self, level, in_meta)
     elif fw and formula is None and any(_is_diff(o) for o in _outputs(out)):
         raise RuntimeError(f"Trying to use forward AD with {info.short} that does not support it because it "
                                f"has not been implemented yet.")
@@ -324,7 +327,7 @@ def _outputs(out) -> tuple:
     return (out,)
 
 
-def _record(info, formula, args, kwargs, values, slots, edges, out, self_t, original_self) -> None:
+def _record(info, formula, args, kwargs, values, slots, edges, out, self_t, original_self, in_meta) -> None:
     outs = _outputs(out)
     if not any(_is_diff(o) for o in outs):
         return
@@ -347,9 +350,7 @@ def _record(info, formula, args, kwargs, values, slots, edges, out, self_t, orig
     if formula is None:
         return
     saved = {}
-    meta = {}
-    for name, p, is_list in info.tensor_args:
-        meta[name] = _tmeta(values[name])
+    meta = in_meta
     for name in formula.save:
         if name == "result":
             if info.multi_output:
@@ -414,7 +415,7 @@ class _AliasBackward(Node):
         return [grads[0]]
 
 
-def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, original_self, level) -> None:
+def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, original_self, level, in_meta) -> None:
     outs = _outputs(out)
     primal_values = dict(values)
     if original_self is not None:
@@ -427,8 +428,7 @@ def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, orig
             primal_values[name] = kwargs.get(name)
     primal_values["result"] = list(outs) if info.multi_output else outs[0]
     primal_values["out_meta"] = [tensor_meta(o) if _is_diff(o) else None for o in outs]
-    meta = {name: _tmeta(values[name]) for name, _p, _l in info.tensor_args}
-    a = Args(primal_values, meta)
+    a = Args(primal_values, in_meta)
     if formula.jvp is None:
         raise RuntimeError(f"Trying to use forward AD with {info.short} that does not support it because it has "
                            f"not been implemented yet.")
@@ -466,6 +466,9 @@ def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, orig
                 t = t.to(o._dtype)
             if info.inplace:
                 existing = _fg.fw_grad(o, level)
+                if existing is not None and tuple(existing._size) != tuple(o._size):   # in-place view op
+                    o._ameta.fw_grads.pop(level, None)
+                    existing = None
                 if existing is not None:
                     existing.copy_(t)
                     continue

@@ -7,7 +7,7 @@ from its base) and ``CopySlices`` (the base's history after an in-place op on on
 >>> v = base[1:3]
 >>> _ = v.mul_(5)
 >>> base.grad_fn.name()
-'CopySlices'
+'torch::autograd::CopySlices'
 >>> base.sum().backward()
 >>> x.grad.tolist()
 [1.0, 5.0, 5.0, 1.0]
@@ -56,7 +56,7 @@ class CopySlices(Node):
         self.input_meta = [tensor_meta(base)]
 
     def name(self) -> str:
-        return "CopySlices"
+        return "torch::autograd::CopySlices"
 
     def apply(self, grads: list) -> list:
         g = grads[0]
