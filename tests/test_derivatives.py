@@ -31,6 +31,17 @@ def _unary_inplace(name, gen=r):
     return lambda d: (lambda x: getattr(A, name).default(x * 1), [gen(d, 2, 3)])
 
 
+def _compare_inplace(cmp: str, overload: str):
+    """In-place comparison on a float tensor (zero gradient for self), times y so y gets a gradient."""
+    op = getattr(getattr(A, cmp + "_"), overload)
+
+    def sample(d):
+        def fn(x, y):
+            return op(x * 1, 0.1 if overload == "Scalar" else y) * y
+        return fn, [r(d, 2, 3), r(d, 2, 3)]
+    return sample
+
+
 SAMPLES = {
     "aten::abs": _unary("abs"), "aten::abs_": _unary_inplace("abs_"),
     "aten::neg": _unary("neg"), "aten::neg_": _unary_inplace("neg_"),
@@ -179,9 +190,8 @@ SAMPLES = {
     "aten::unsqueeze_": lambda d: (lambda x: A.unsqueeze_.default(x * 1, 0), [r(d, 2, 3)]),
     "aten::as_strided_": lambda d: (lambda x: A.as_strided_.default(x * 1, [2, 2], [1, 2]), [r(d, 6)]),
     "aten::native_dropout": lambda d: (lambda x: A.native_dropout.default(x, 0.0, True)[0], [r(d, 2, 3)]),
-    **{f"aten::{c}_.{ov}": (lambda c, ov: lambda d: (
-        lambda x, y: getattr(getattr(A, c + "_"), ov)(x * 1, 0.1 if ov == "Scalar" else y) * y,
-        [r(d, 2, 3), r(d, 2, 3)]))(c, ov) for c in ("eq", "ne", "lt", "le", "gt", "ge") for ov in ("Scalar", "Tensor")},
+    **{f"aten::{c}_.{ov}": _compare_inplace(c, ov) for c in ("eq", "ne", "lt", "le", "gt", "ge")
+       for ov in ("Scalar", "Tensor")},
 }
 NO_FORWARD = {"aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "aten::unsqueeze_", "aten::as_strided_"}
 NO_SECOND_ORDER = {"aten::remainder.Tensor"}
