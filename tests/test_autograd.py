@@ -354,3 +354,30 @@ def test_device_grad_roundtrip():
     y.sum().backward()
     assert x.grad.device.type == "cpu"
     np.testing.assert_allclose(npy(x.grad), [3.0, 3.0])
+
+
+def test_accumulate_grad_steals_only_unshared_gradients(devices):
+    x = t([1.0, 2.0], devices, True)
+    seen = []
+    x.register_hook(lambda g: seen.append(g))
+    (x * 2).sum().backward()
+    # the hook kept a reference: the leaf's .grad must be a copy, not the hook's tensor
+    assert x.grad.data_ptr() != seen[0].data_ptr()
+    x.grad.add_(1)
+    np.testing.assert_allclose(npy(seen[0]), [2.0, 2.0])
+    a = t([1.0], devices, True)
+    b = t([1.0], devices, True)
+    (a + b).sum().backward()  # AddBackward routes one gradient to both leaves
+    assert a.grad.data_ptr() != b.grad.data_ptr()
+    a.grad.add_(5)
+    np.testing.assert_allclose(npy(b.grad), [1.0])
+
+
+def test_root_gradient_device_and_dtype(devices):
+    x = t([1.0, 2.0], devices, True)
+    y = x * 2
+    if devices != "cpu":
+        with pytest.raises(RuntimeError, match="expected device"):
+            y.backward(t([1.0, 1.0], "cpu"))
+    y.backward(t([1.0, 1.0], devices, dtype=openreg.float64))
+    assert x.grad.dtype == openreg.float32

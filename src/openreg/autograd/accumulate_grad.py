@@ -43,8 +43,9 @@ class AccumulateGrad(Node):
             raise RuntimeError("leaf variable has been moved into the graph interior")
         if not var._requires_grad:
             return []
+        stealable = sys.getrefcount(new_grad) <= 2   # only this frame holds it (the engine dropped its refs)
         with self.lock:
-            accumulate(var, new_grad, stealable=sys.getrefcount(new_grad) <= 2)
+            accumulate(var, new_grad, stealable=stealable)
             del new_grad
             m = var._ameta
             if m is not None:
