@@ -84,7 +84,7 @@ def test_cat(devices):
     with pytest.raises(RuntimeError, match="Sizes of tensors must match except in dimension 1. Expected size 2 "
                                            "but got size 3 for tensor number 1 in the list."):
         openreg.cat([a, openreg.zeros(3, 2, device=devices)], 1)
-    with pytest.raises(RuntimeError, match="expected a non-empty list of Tensors"):
+    with pytest.raises(ValueError, match="expected a non-empty list of Tensors"):
         openreg.cat([])
     with pytest.raises(RuntimeError, match="zero-dimensional tensor \\(at position 0\\) cannot be concatenated"):
         openreg.cat([openreg.tensor(1.0), openreg.tensor(2.0)])
@@ -140,3 +140,22 @@ def test_overloads_match_pytorch():
     for op, tags in [(aten.clone.default, {"core", "pointwise"}), (aten.index.Tensor, {"core", "dynamic_output_shape"}),
                      (aten._to_copy.default, {"core"}), (aten.resize_.default, {"core", "inplace_view"})]:
         assert tags <= {t.name for t in op.tags}
+
+
+def test_version_counter_bumps_once_per_user_level_mutation():
+    def bumps(make, mutate):
+        t = make()
+        v = t._version
+        mutate(t)
+        return t._version - v
+    m = openreg
+    assert bumps(lambda: m.zeros(3), lambda x: x.fill_(m.tensor(2.0))) == 1
+    assert bumps(lambda: m.empty(0), lambda o: m.cat([m.ones(2), m.ones(3)], out=o)) == 1
+    assert bumps(lambda: m.empty(0), lambda o: m.stack([m.ones(2), m.ones(2)], out=o)) == 1
+    assert bumps(lambda: m.empty(0, dtype=m.int64), lambda o: m.arange(5, out=o)) == 1
+    assert bumps(lambda: m.zeros(3), lambda x: x.__setitem__([0, 1], 1.0)) == 1
+    assert bumps(lambda: m.zeros(3), lambda x: x.resize_(5)) == 1
+    assert bumps(lambda: m.zeros(3), lambda x: x.set_(m.zeros(2))) == 1
+    for fresh in (m.zeros(2).clone(), m.full((2,), 1.0), m.cat([m.ones(1)]), m.ones(1).to(m.float64),
+                  m.zeros_like(m.ones(1)), m.arange(3), m.eye(2), m.ones(2, 2).t().reshape(4), m.ones(3)[[0]]):
+        assert fresh._version == 0

@@ -41,14 +41,10 @@ def _invalid(obj):
 
 def _count_dims(items) -> int:
     n = 0
-    ellipsis = False
     for it in items:
         if it is None or isinstance(it, bool):
             continue
-        if it is Ellipsis:
-            if ellipsis:
-                raise IndexError("an index can only have a single ellipsis ('...')")
-            ellipsis = True
+        if it is Ellipsis:  # PyTorch accepts repeated ellipses; each skips the same number of dims
             continue
         if isinstance(it, Tensor) and it._dtype in (_dt.bool, _dt.uint8):
             n += it.dim()

@@ -102,7 +102,36 @@ def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_m
     return _finish(_into(t, out), requires_grad)
 
 
+def _scalar_type_of(x):
+    """PyTorch's inference for one element: Python numbers by category, NumPy values and tensors by dtype."""
+    if isinstance(x, (np.ndarray, np.generic)):  # first: np.float64 is also a Python float
+        return _dt.from_numpy(x.dtype)
+    if isinstance(x, bool):
+        return _dt.bool
+    if isinstance(x, int):
+        return _dt.int64
+    if isinstance(x, float):
+        return _dt.get_default_dtype()
+    if isinstance(x, complex):
+        return _dt.complex128 if _dt.get_default_dtype() is _dt.float64 else _dt.complex64
+    if isinstance(x, Tensor):
+        return x._dtype
+    if isinstance(x, (list, tuple)):
+        out = None
+        for item in x:
+            d = _scalar_type_of(item)
+            out = d if out is None else _dt.promote_types(out, d)
+        return out
+    raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+
+
 def _infer_dtype(arr: np.ndarray, data):
+    if isinstance(data, (np.ndarray, np.generic)) and arr.dtype.kind in "biufc":
+        return _dt.from_numpy(arr.dtype)
+    if isinstance(data, (list, tuple)) and arr.size:
+        inferred = _scalar_type_of(data)
+        if inferred is not None:
+            return inferred
     kind = arr.dtype.kind
     if kind == "b":
         return _dt.bool

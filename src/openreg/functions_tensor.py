@@ -35,7 +35,7 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
         raise TypeError(f"cat(): argument 'tensors' (position 1) must be tuple of Tensors, not "
                         f"{type(tensors).__name__}")
     if len(tensors) == 0:  # no tensor, no key set: check before dispatching
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     return _cat(list(tensors), dim) if out is None else _cat_out(list(tensors), dim, out=out)
 
 

@@ -16,7 +16,7 @@ from .._dispatch.tags import Tag
 from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
 from .factories import resolve_device
-from .views import A, fresh
+from .views import A, below_inplace_or_view, fresh
 
 C, P = Tag.core, Tag.pointwise
 
@@ -115,7 +115,8 @@ def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
                            f"dimensions.")
     if value.is_meta or self.is_meta:
         return self
-    return A.fill___Scalar(self, value.item())
+    with below_inplace_or_view():
+        return A.fill___Scalar(self, value.item())
 
 
 def fill_tensor(self: Tensor, value: Tensor) -> Tensor:

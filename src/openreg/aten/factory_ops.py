@@ -19,15 +19,15 @@ import math
 import numpy as np
 
 from .. import dtypes as _dt
-from .._dispatch.tags import Tag
 from .._array_bridge import from_compute, wrap_array
+from .._dispatch.tags import Tag
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
 from .factories import resolve_device
 from .meta_rules import check_nonnegative_size
 from .structured import resize_out
-from .views import A, fresh
+from .views import A, below_inplace_or_view, fresh
 
 C = Tag.core
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
@@ -159,7 +159,8 @@ def arange_start_out(start, end, step=1, *, out: Tensor) -> Tensor:
     values = _arange_values(start, end, step, out._dtype)
     resize_out("arange", out, values.shape)
     if not out.is_meta:
-        A.copy_(out, from_host(values, out._dtype, CPU))
+        with below_inplace_or_view():
+            A.copy_(out, from_host(values, out._dtype, CPU))
     return out
 
 

@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from .._dispatch.tags import Tag
 from ..tensor import Tensor
 from .meta_rules import fmt_shape, wrap_dim
-from .views import A, fresh
+from .views import A, below_inplace_or_view, fresh
 
 C = Tag.core
 
@@ -152,7 +152,8 @@ def cat_out(tensors, dim: int = 0, *, out: Tensor) -> Tensor:
                                "tensor refer to a single memory location. Please clone() the tensor before "
                                "performing the operation.")
     resize_out("cat", out, size)
-    return _cat_into(out, parts, d)
+    with below_inplace_or_view():
+        return _cat_into(out, parts, d)
 
 
 def _stack_inputs(tensors, dim: int) -> tuple:

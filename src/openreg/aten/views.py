@@ -29,6 +29,14 @@ class LazyAten:
 A = LazyAten()
 
 
+def below_inplace_or_view():
+    """Context manager: nested ops skip ADInplaceOrView (the outer in-place/out= op bumps the version once),
+    PyTorch's AutoDispatchBelowADInplaceOrView."""
+    from .._dispatch import tls
+    from .._dispatch.keys import DispatchKey
+    return tls.exclude_keys(1 << DispatchKey.ADInplaceOrView)
+
+
 def fresh(t: Tensor) -> Tensor:
     """A tensor a composite kernel just allocated and filled: its writes were internal, so version 0."""
     t._vc.value = 0
