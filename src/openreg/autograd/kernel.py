@@ -134,14 +134,16 @@ class FormulaNode(Node):
         out = [None] * n
         edges = self.next_edges
         a = self.args
+        slots = self.slots
         for name, fn in self.info.formula.bwd.items():
-            idx = [i for i, (nm, _li) in enumerate(self.slots) if nm == name]
+            idx = [i for i, s in enumerate(slots) if s[0] == name] if slots[0][0] != name or \
+                slots[0][1] is not None else [0]
             if not idx or all(edges[i] is None for i in idx):
                 continue
             res = fn(g, a)
-            if self.slots[idx[0]][1] is not None:
+            if slots[idx[0]][1] is not None:
                 for i in idx:
-                    out[i] = res[self.slots[i][1]]
+                    out[i] = res[slots[i][1]]
             else:
                 out[idx[0]] = res
         return out
