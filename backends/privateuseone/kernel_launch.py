@@ -54,6 +54,7 @@ SOURCES: dict[str, str] = {
     "copy": "copy.cu",
     "fill": "fill.cu",
     "mm_plus_mm": "mm_plus_mm.cu",
+    "philox": "philox.cu",  # random numbers: launched by kernels_random.py
 }
 
 # dtype -> suffix used in kernel names (the X-macro lists in common.cuh)
@@ -175,6 +176,9 @@ def all_kernel_names(source: str) -> list[str]:
         return [kernel_name("copy", v, o, i) for o in COPY_DTYPES for i in COPY_DTYPES for v in ("contig", "strided")]
     if source == "mm_plus_mm.cu":
         return [kernel_name("mm_plus_mm", None, d) for d in MM_DTYPES]
+    if source == "philox.cu":
+        from .kernels_random import all_kernel_names as philox_kernel_names
+        return philox_kernel_names()
     raise KeyError(f"unknown kernel source {source!r}")
 
 
