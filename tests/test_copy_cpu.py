@@ -30,9 +30,11 @@ def test_copy_overlapping_src(devices):
 
 def test_copy_errors_leave_destination_unchanged():
     dst = openreg.arange(3.0)
-    with pytest.raises(RuntimeError, match=r"The size of tensor a \(\[3\]\) must match the size of tensor b "
-                                           r"\(\[2\]\)"):
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(2\) at "
+                                           r"non-singleton dimension 0"):
         dst.copy_(openreg.zeros(2))
+    with pytest.raises(RuntimeError, match=r"output with shape \[3\] doesn't match the broadcast shape \[2, 3\]"):
+        dst.copy_(openreg.zeros(2, 3))
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers to a single "
                                            "memory location"):
         openreg.zeros(1).expand(3).copy_(openreg.ones(3))

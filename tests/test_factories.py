@@ -44,7 +44,7 @@ def test_arange(devices, args, kwargs):
 def test_arange_errors_and_out():
     with pytest.raises(RuntimeError, match="step must be nonzero"):
         openreg.arange(0, 5, 0)
-    with pytest.raises(RuntimeError, match="upper bound and larger bound inconsistent with step sign"):
+    with pytest.raises(RuntimeError, match="upper bound and lower bound inconsistent with step sign"):
         openreg.arange(5, 0, 1)
     with pytest.raises(RuntimeError, match="step must be nonzero"):
         openreg.arange(1, 4, 0.7, dtype=openreg.int64)  # the step truncates to 0

@@ -91,9 +91,13 @@ def test_index_errors(devices):
     with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
         t[openreg.tensor([0.0])]
     with pytest.raises(IndexError, match="only integers, slices"):
-        t["a"]
+        t[1.5]
     with pytest.raises(ValueError, match="step must be greater than zero"):
         t[::-1]
+    with pytest.raises(ValueError, match="slice step cannot be zero"):
+        t[::0]
+    with pytest.raises(TypeError, match="invalid data type 'str'"):
+        t["a"]
     assert t[..., ...].shape == (3, 4, 5) and t[0, ..., 1, ...].shape == (4,)  # as PyTorch
 
 

@@ -55,6 +55,8 @@ def test_set_storage_grows_and_errors():
     assert s.nbytes() == 16 and t.shape == (4,)
     with pytest.raises(RuntimeError, match="Could not set tensor of type"):
         openreg.empty(0).set_(openreg.zeros(2, dtype=openreg.int64))
+    with pytest.raises(RuntimeError, match="Could not set tensor of type long int to a tensor of type float"):
+        openreg.empty(0).set_(openreg.zeros(2, dtype=openreg.int64))
     with pytest.raises(RuntimeError, match="the devices must match"):
         openreg.empty(0).set_(openreg.UntypedStorage(8, device="meta"))
     names = sorted(openreg.ops.aten.set_.overloads())

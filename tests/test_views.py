@@ -34,6 +34,8 @@ def test_view_infers_and_rejects(devices):
     assert t.view(-1).shape == (24,) and t.view(2, -1, 3).shape == (2, 4, 3)
     with pytest.raises(RuntimeError, match="only one dimension can be inferred"):
         t.view(-1, -1)
+    with pytest.raises(RuntimeError, match=r"invalid shape dimension -2 at index 0 of shape \[-2, 12\]"):
+        t.view(-2, 12)
     with pytest.raises(RuntimeError, match=r"shape '\[5, -1\]' is invalid for input of size 24"):
         t.view(5, -1)
     with pytest.raises(RuntimeError, match="view size is not compatible"):

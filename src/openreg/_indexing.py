@@ -35,6 +35,8 @@ def _as_index_tensor(obj, like: Tensor) -> Tensor:
 
 
 def _invalid(obj):
+    if isinstance(obj, (str, bytes)):  # PyTorch tries to build an index tensor from it
+        raise TypeError(f"new(): invalid data type '{type(obj).__name__}'")
     raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
                      f"indices (got {type(obj).__name__})")
 
@@ -84,7 +86,9 @@ def apply_indices(self: Tensor, index):
             real_dim += 1
         elif isinstance(it, slice):
             step = 1 if it.step is None else operator.index(it.step)
-            if step <= 0:
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            if step < 0:
                 raise ValueError("step must be greater than zero")
             if not (it.start is None and it.stop is None and step == 1):
                 start = None if it.start is None else operator.index(it.start)

@@ -43,13 +43,10 @@ def check_copy(self: Tensor, src: Tensor) -> None:
     from .meta_rules import broadcast_shapes, fmt_shape
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
-    try:
-        shape_ok = broadcast_shapes(self._size, src._size) == tuple(self._size)
-    except RuntimeError:
-        shape_ok = False
-    if not shape_ok:
-        raise RuntimeError(f"The size of tensor a ({fmt_shape(self._size)}) must match the size of tensor b "
-                           f"({fmt_shape(src._size)}) in copy_: src must be broadcastable to self")
+    shape = broadcast_shapes(self._size, src._size)  # PyTorch's "The size of tensor a (3) must match ..."
+    if shape != tuple(self._size):
+        raise RuntimeError(f"output with shape {fmt_shape(self._size)} doesn't match the broadcast shape "
+                           f"{fmt_shape(shape)}")
     if has_internal_overlap(self):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
                            "single memory location. Please clone() the tensor before performing the operation.")

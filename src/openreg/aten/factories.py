@@ -9,7 +9,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..devices import CPU
 from ..devices import device as Device
-from .meta_rules import check_nonnegative_size
+from .views import check_size_nonnegative
 from .structured import empty_tensor
 
 
@@ -24,7 +24,7 @@ def resolve_device(device):
 
 
 def empty_memory_format(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    check_nonnegative_size("empty", size)
+    check_size_nonnegative(size)
     dev = resolve_device(device)
     stride = None
     if memory_format is not None:
@@ -40,7 +40,7 @@ def empty_memory_format(size, *, dtype=None, layout=None, device=None, pin_memor
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    check_nonnegative_size("empty_strided", size)
+    check_size_nonnegative(size)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     t = empty_tensor(size, dtype or _dt.get_default_dtype(), resolve_device(device), stride=tuple(stride))

@@ -25,7 +25,6 @@ from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
 from .factories import resolve_device
-from .meta_rules import check_nonnegative_size
 from .structured import resize_out
 from .views import A, below_inplace_or_view, fresh
 
@@ -117,7 +116,7 @@ def _arange_values(start, end, step, dtype):
     if not (math.isfinite(xstart) and math.isfinite(xend)):
         raise RuntimeError(f"unsupported range: {xstart} -> {xend}")
     if (xstep > 0 and xend < xstart) or (xstep < 0 and xend > xstart):
-        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is _dt.int64:
         sgn = 1 if xstep > 0 else -1
         n = (xend - xstart + xstep - sgn) // xstep  # numerator and step share a sign: floor == C++'s trunc
@@ -309,4 +308,4 @@ EXPLICIT = {
 IMPLICIT: dict = {}
 META: dict = {}
 
-__all__ = ["EXPLICIT", "IMPLICIT", "META", "SCHEMAS", "check_nonnegative_size"]
+__all__ = ["EXPLICIT", "IMPLICIT", "META", "SCHEMAS"]

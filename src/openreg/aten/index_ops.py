@@ -141,10 +141,6 @@ def meta_index(self: Tensor, indices) -> Tensor:
 
 
 def _check_values(self: Tensor, values: Tensor, target_shape) -> None:
-    if values._dtype is not self._dtype and values.dim() != 0:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{scalar_type_name(self._dtype)} for the destination and "
-                           f"{scalar_type_name(values._dtype)} for the source.")
     if values.device != self.device and not (values.is_cpu and values.dim() == 0):
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                            f"{self.device} and {values.device}! (when checking argument for index_put_)")
@@ -155,6 +151,10 @@ def _check_values(self: Tensor, values: Tensor, target_shape) -> None:
     if not ok:
         raise RuntimeError(f"shape mismatch: value tensor of shape {fmt_shape(values._size)} cannot be broadcast "
                            f"to indexing result of shape {fmt_shape(target_shape)}")
+    if values._dtype is not self._dtype and values.dim() != 0:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{scalar_type_name(self._dtype)} for the destination and "
+                           f"{scalar_type_name(values._dtype)} for the source.")
 
 
 def _check_overlap(self: Tensor) -> None:

@@ -20,7 +20,8 @@ from .._dispatch.tags import Tag
 from ..memory_format import normalize, preserve_format, strides_for
 from ..storage import UntypedStorage
 from ..tensor import Tensor
-from .meta_rules import check_nonnegative_size, fmt_shape
+from .meta_rules import fmt_shape
+from .views import check_size_nonnegative
 
 IV = Tag.inplace_view
 
@@ -47,7 +48,7 @@ def _grow_storage(storage: UntypedStorage, size, stride, offset: int, itemsize: 
 
 
 def resize_(self: Tensor, size, *, memory_format=None) -> Tensor:
-    check_nonnegative_size("resize_", size)
+    check_size_nonnegative(size)
     if tuple(size) == tuple(self._size) and memory_format is None:
         return self
     fmt = normalize(memory_format)
@@ -85,7 +86,7 @@ def _install(self: Tensor, storage: UntypedStorage, offset: int, size, stride) -
 
 def set_storage_offset(self: Tensor, source, storage_offset: int, size, stride=()) -> Tensor:
     storage = _check_storage(self, source)
-    check_nonnegative_size("set_", size)
+    check_size_nonnegative(size)
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
     if stride:
@@ -105,9 +106,19 @@ def set_storage(self: Tensor, source) -> Tensor:
     return _install(self, storage, 0, (n,), (1,))
 
 
-def set_tensor(self: Tensor, source: Tensor) -> Tensor:
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+              "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+              "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _check_same_dtype(self: Tensor, source: Tensor) -> None:
     if source._dtype is not self._dtype:
-        raise RuntimeError(f"Could not set tensor of type {source._dtype} to a tensor of type {self._dtype}")
+        a, b = (_CPP_NAMES.get(d.name, d.name) for d in (source._dtype, self._dtype))
+        raise RuntimeError(f"Could not set tensor of type {a} to a tensor of type {b}")
+
+
+def set_tensor(self: Tensor, source: Tensor) -> Tensor:
+    _check_same_dtype(self, source)
     if source.device != self.device:
         raise RuntimeError(f"Attempted to set the storage of a tensor on device \"{self.device}\" to a storage on "
                            f"different device \"{source.device}\".  This is no longer allowed; the devices must "
@@ -116,8 +127,7 @@ def set_tensor(self: Tensor, source: Tensor) -> Tensor:
 
 
 def set_tensor_storage_offset(self: Tensor, source: Tensor, storage_offset: int, size, stride=()) -> Tensor:
-    if source._dtype is not self._dtype:
-        raise RuntimeError(f"Could not set tensor of type {source._dtype} to a tensor of type {self._dtype}")
+    _check_same_dtype(self, source)
     return set_storage_offset(self, source._storage, storage_offset, size, stride)
 
 

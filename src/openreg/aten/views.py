@@ -63,7 +63,7 @@ def infer_size(op: str, shape, numel: int) -> tuple:
                 raise RuntimeError("only one dimension can be inferred")
             infer = i
         elif s < 0:
-            raise RuntimeError(f"invalid shape dimension {s}")
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {fmt_shape(shape)}")
         else:
             known *= s
     if infer is not None:
@@ -151,6 +151,13 @@ def view(self: Tensor, size) -> Tensor:
         raise RuntimeError(NOT_VIEWABLE + " (at least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
     return make_view(self, size, stride, self._offset)
+
+
+def check_size_nonnegative(size) -> None:
+    """PyTorch's message for a negative size in a factory or resize (no operator prefix)."""
+    for s in size:
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {fmt_shape(size)}")
 
 
 NOT_VIEWABLE = "view size is not compatible with input tensor's size and stride"
