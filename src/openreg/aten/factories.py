@@ -9,8 +9,8 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..devices import CPU
 from ..devices import device as Device
-from .views import check_size_nonnegative
 from .structured import empty_tensor
+from .views import check_size_nonnegative
 
 
 def resolve_device(device):
