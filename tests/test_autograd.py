@@ -381,3 +381,18 @@ def test_root_gradient_device_and_dtype(devices):
             y.backward(t([1.0, 1.0], "cpu"))
     y.backward(t([1.0, 1.0], devices, dtype=openreg.float64))
     assert x.grad.dtype == openreg.float32
+
+
+def test_bare_decorators(devices):
+    x = t([1.0], devices, True)
+
+    @openreg.no_grad
+    def f(v):
+        return v * 2
+
+    @openreg.inference_mode
+    def g(v):
+        return v * 2
+    assert not f(x).requires_grad and not g(x).requires_grad
+    with openreg.inference_mode(False):
+        assert openreg.is_grad_enabled()

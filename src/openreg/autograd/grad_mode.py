@@ -61,7 +61,16 @@ class _DecoratorContextManager:
         return wrapper
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecorator(_DecoratorContextManager):
+    """Also usable as a bare decorator (``@no_grad`` as well as ``@no_grad()``), as in PyTorch 2."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     """Disable gradient recording inside the block (or the decorated function).
 
     >>> import openreg
@@ -80,7 +89,7 @@ class no_grad(_DecoratorContextManager):
         state.enabled = self._prev
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecorator):
     """Enable gradient recording inside the block, even within ``no_grad``.
 
     >>> import openreg
@@ -138,16 +147,16 @@ class inference_mode(_DecoratorContextManager):
     False
     """
 
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):   # bare @inference_mode
+            return cls(True)(mode)
+        return super().__new__(cls)
+
     def __init__(self, mode: bool = True) -> None:
         self.mode = bool(mode)
 
     def _clone(self):
         return self.__class__(self.mode)
-
-    def __call__(self, func=None):
-        if isinstance(func, bool):
-            return self.__class__(func)
-        return super().__call__(func)
 
     def __enter__(self) -> None:
         self._prev = (state.enabled, state.inference)
