@@ -38,7 +38,7 @@ def test_symbolic_zero_and_level_exit(devices):
 
 
 def test_make_dual_errors(devices):
-    with pytest.raises(RuntimeError, match="dual_level"):
+    with pytest.raises(RuntimeError, match="no level exists, make sure to enter_dual_level"):
         fwAD.make_dual(t([1.0], devices), t([1.0], devices))
     with fwAD.dual_level():
         with pytest.raises(RuntimeError, match="different size than that of the original Tensor"):
@@ -49,6 +49,13 @@ def test_make_dual_errors(devices):
             fwAD.make_dual(openreg.tensor([1], device=devices), t([1.0], devices))
         with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported"):
             fwAD.enter_dual_level()
+
+
+def test_tangent_used_as_is_when_layout_matches(devices):
+    primal, tangent = openreg.zeros(2, 2, device=devices), openreg.ones(2, 2, device=devices)
+    with fwAD.dual_level():
+        assert fwAD.unpack_dual(fwAD.make_dual(primal, tangent)).tangent is tangent
+        assert fwAD.unpack_dual(fwAD.make_dual(primal, tangent.t())).tangent is not tangent
 
 
 def test_tangent_layout_matches_primal(devices):

@@ -64,8 +64,8 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     if level is None:
         level = _fg.current_level[0]
     if level < 0:
-        raise RuntimeError("To create a dual Tensor, you need to be within a dual_level context (use "
-                           "openreg.autograd.forward_ad.dual_level()). No forward AD level exists.")
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, make sure to "
+                           "enter_dual_level() first (or use `with openreg.autograd.forward_ad.dual_level():`).")
     if not (tensor.is_floating_point() or tensor.is_complex()):
         raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
     if not (tangent.is_floating_point() or tangent.is_complex()):
