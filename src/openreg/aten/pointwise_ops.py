@@ -38,8 +38,8 @@ def _schemas() -> list:
         if name != "relu":
             add(f"{name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", P)
         add(f"{name}(Tensor self) -> Tensor", C, P)
-        add(f"{name}_(Tensor(a!) self) -> Tensor(a!)", P)
-    add("relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", P)
+        add(f"{name}_(Tensor(a!) self) -> Tensor(a!)", *(() if name == "abs" else (P,)))
+    add("relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)")
     # -- add/sub/mul/div and friends --
     for name in ("add", "sub"):
         add(f"{name}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", C, P)
@@ -47,8 +47,8 @@ def _schemas() -> list:
         add(f"{name}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", P)
         add(f"{name}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", C, P)
         add(f"{name}_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)", P)
-    add("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", C, P)
-    add("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", C, P)
+    add("rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    add("rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", P)
     for name in ("mul", "div"):
         add(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor", C, P)
         add(f"{name}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", P)
@@ -60,18 +60,18 @@ def _schemas() -> list:
     add("div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)", P)
     add("div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor", C, P)
     add("div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)", P)
-    add("floor_divide(Tensor self, Tensor other) -> Tensor", C, P)
-    add("floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", P)
-    add("floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", P)
-    add("floor_divide.Scalar(Tensor self, Scalar other) -> Tensor", P)
-    add("floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", P)
+    add("floor_divide(Tensor self, Tensor other) -> Tensor")
+    add("floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)")
+    add("floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
+    add("floor_divide.Scalar(Tensor self, Scalar other) -> Tensor")
+    add("floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)")
     add("remainder.Tensor(Tensor self, Tensor other) -> Tensor", C, P)
     add("remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", P)
     add("remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", P)
     add("remainder.Scalar(Tensor self, Scalar other) -> Tensor", C, P)
     add("remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", P)
     add("remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", P)
-    add("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", C, P)
+    add("remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor", P)
     add("pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor", C, P)
     add("pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)", P)
     add("pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)", P)
@@ -89,8 +89,9 @@ def _schemas() -> list:
         add(f"{name}.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)", P)
         add(f"{name}.Tensor(Tensor self, Tensor other) -> Tensor", C, P)
         add(f"{name}.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", P)
-        add(f"{name}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", P)
-        add(f"{name}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", P)
+        inplace_tags = () if name in _COMPARE else (P,)  # PyTorch tags eq_ ... ge_ with nothing
+        add(f"{name}_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)", *inplace_tags)
+        add(f"{name}_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)", *inplace_tags)
     for name in _LOGICAL:
         add(f"{name}(Tensor self, Tensor other) -> Tensor", C, P)
         add(f"{name}_(Tensor(a!) self, Tensor other) -> Tensor(a!)", P)
@@ -103,17 +104,17 @@ def _schemas() -> list:
     add("clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)", P)
     add("clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)", P)
     for name, arg in (("clamp_min", "min"), ("clamp_max", "max")):
-        add(f"{name}(Tensor self, Scalar {arg}) -> Tensor", C, P)
+        add(f"{name}(Tensor self, Scalar {arg}) -> Tensor", P)
         add(f"{name}.Tensor(Tensor self, Tensor {arg}) -> Tensor", P)
         add(f"{name}.out(Tensor self, Scalar {arg}, *, Tensor(a!) out) -> Tensor(a!)", P)
         add(f"{name}.Tensor_out(Tensor self, Tensor {arg}, *, Tensor(a!) out) -> Tensor(a!)", P)
         add(f"{name}_(Tensor(a!) self, Scalar {arg}) -> Tensor(a!)", P)
         add(f"{name}_.Tensor(Tensor(a!) self, Tensor {arg}) -> Tensor(a!)", P)
     add("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor", C, P)
-    add("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)", P)
-    add("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor", P)
-    add("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor", P)
-    add("where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor", P)
+    add("where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)")
+    add("where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor")
+    add("where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor")
+    add("where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor")
     return s
 
 
@@ -170,6 +171,11 @@ def _not_for_bool(op: str, spec: Spec, kernel: str | None = None) -> None:
         raise NotImplementedError(f"\"{kernel or op}\" not implemented for 'Bool'")
 
 
+def _not_for_complex_kernel(spec: Spec, kernel: str) -> None:
+    if spec.compute.is_complex:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(spec.compute)}'")
+
+
 def _not_for_complex(op: str, spec: Spec, what: str) -> None:
     if spec.compute.is_complex:
         raise RuntimeError(f"{op}{what}")
@@ -213,7 +219,7 @@ def relu_meta(self) -> Spec:
     if self._dtype is _dt.bool:
         raise RuntimeError("Boolean inputs not supported for relu")
     if self._dtype.is_complex:
-        raise RuntimeError("clamp is not supported for complex types")
+        raise NotImplementedError("clamp is not supported for complex types")
     return _same_dtype_unary(self)
 
 
@@ -292,7 +298,8 @@ def div_mode_meta(self, other, *, rounding_mode=None) -> Spec:
     spec = binary_spec("div", self, other)
     _not_for_bool("div", spec, f"div_{rounding_mode}_cpu")
     if spec.compute.is_complex:
-        raise RuntimeError(f"div_{rounding_mode}_cpu not implemented for complex tensors")
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for "
+                                  f"'{scalar_type_name(spec.compute)}'")
     return spec
 
 
@@ -302,7 +309,7 @@ def floor_divide_meta(self, other) -> Spec:
 
 def remainder_meta(self, other) -> Spec:
     spec = binary_spec("remainder", self, other)
-    _not_for_complex("remainder", spec, " does not support complex inputs")
+    _not_for_complex_kernel(spec, "remainder_cpu")
     _not_for_bool("remainder", spec, "remainder_cpu")
     return spec
 
@@ -310,7 +317,7 @@ def remainder_meta(self, other) -> Spec:
 def remainder_scalar_tensor_meta(self, other) -> Spec:
     _check_tensor("remainder", "other", other)
     spec = binary_spec("remainder", other, self)
-    _not_for_complex("remainder", spec, " does not support complex inputs")
+    _not_for_complex_kernel(spec, "remainder_cpu")
     _not_for_bool("remainder", spec, "remainder_cpu")
     return spec
 
@@ -416,7 +423,7 @@ def clamp_meta(self, min=None, max=None) -> Spec:
         size = broadcast_shapes(size, *(t._size for t in tensors))
     dtype = promote(self, min, max)
     if dtype.is_complex:
-        raise RuntimeError("clamp is not supported for complex types")
+        raise NotImplementedError("clamp is not supported for complex types")
     return Spec(size, dtype, dev)
 
 

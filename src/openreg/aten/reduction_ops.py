@@ -18,7 +18,7 @@ from .structured_ops import register
 C = Tag.core
 
 SCHEMAS = [
-    ("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", (C,)),
+    ("sum(Tensor self, *, ScalarType? dtype=None) -> Tensor", ()),
     ("sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor", (C,)),
     (("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, "
      "Tensor(a!) out) -> Tensor(a!)"), ()),
@@ -108,7 +108,8 @@ def _check_nonempty(op: str, self, dims) -> None:
 def minmax_reduction_meta(op: str):
     def meta(self, dim=(), keepdim=False) -> Spec:
         if self._dtype.is_complex:
-            raise RuntimeError(f"{op}(): does not support complex input")
+            raise NotImplementedError(f"\"{'max' if op == 'amax' else 'min'}_values_cpu\" not implemented for "
+                                      f"'{scalar_type_name(self._dtype)}'")
         _check_nonempty(op, self, dim)
         normalize_dims(dim, self.dim())
         return Spec(reduce_shape(self._size, dim, keepdim), self._dtype, self._storage.device)
@@ -122,7 +123,7 @@ register("amin", "amin.out", None)(minmax_reduction_meta("amin"))
 def arg_reduction_meta(op: str):
     def meta(self, dim=None, keepdim=False) -> Spec:
         if self._dtype.is_complex:
-            raise NotImplementedError(f"\"{op}_cpu\" not implemented for '{scalar_type_name(self._dtype)}'")
+            raise RuntimeError(f"{op}(): does not support complex input")
         if self._dtype is _dt.bool:
             raise RuntimeError(f"{op}(): does not support bool input")
         ndim = self.dim()
