@@ -173,15 +173,21 @@ def linspace(start, end, steps: int, *, dtype=None, layout=None, device=None, pi
     if dtype is None:
         complex_in = isinstance(start, complex) or isinstance(end, complex)
         dtype = full_dtype(1j) if complex_in else _dt.get_default_dtype()
-    work = np.complex128 if dtype.is_complex else np.float64
-    idx = np.arange(steps, dtype=np.float64)
+    # PyTorch computes in the output's own precision (float32 for float32 ...), in double for integers.
+    work = {"float64": np.float64, "float16": np.float16, "complex64": np.complex64,
+            "complex128": np.complex128}.get(dtype.name, np.float32 if dtype.is_floating_point else np.float64)
+    if not (dtype.is_floating_point or dtype.is_complex):
+        start, end = _trunc_int(start.real if isinstance(start, complex) else start), \
+            _trunc_int(end.real if isinstance(end, complex) else end)
+    idx = np.arange(steps).astype(work)
     if steps == 1:
         values = np.full(1, start, dtype=work)
     else:
-        step = (end - start) / max(steps - 1, 1)
+        s, e = work(start), work(end)
+        step = (e - s) / work(steps - 1)
         half = steps // 2
         # PyTorch's symmetric formula: the first half counts up from start, the second down from end.
-        values = np.where(idx < half, start + step * idx, end - step * (steps - idx - 1)).astype(work)
+        values = np.where(np.arange(steps) < half, s + step * idx, e - step * (work(steps - 1) - idx)).astype(work)
     if not (dtype.is_floating_point or dtype.is_complex):
         values = np.trunc(values.real).astype(np.int64)
     return from_host(values, dtype, device)
