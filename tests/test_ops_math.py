@@ -400,6 +400,10 @@ def test_foreach_add(devices):
         openreg._foreach_add(xs, ys[:1])
     with pytest.raises(RuntimeError, match="at least one tensor"):
         openreg._foreach_add([], [])
+    ints = [T(np.array([1, 2]), devices), T(np.array([5]), devices)]
+    with pytest.raises(RuntimeError, match="result type Double can't be cast to the desired output type Long"):
+        openreg._foreach_add_(ints, [T(np.array([1, 1]), devices), T(np.array([0.5]), devices)])
+    assert N(ints[0]).tolist() == [1, 2]  # checked before anything was written
 
 
 def test_complex_basic():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .._dispatch.ops import ops
 from ..tensor import Tensor
-from .meta_rules import broadcast_shapes, can_cast, scalar_type_name
+from .meta_rules import broadcast_shapes, can_cast, result_type, scalar_type_name
 from .structured import resize_out
 
 
@@ -163,6 +163,10 @@ def foreach_add_(self: list, other: list, *, alpha=1) -> None:
         if broadcast_shapes(a._size, b._size) != tuple(a._size):
             raise RuntimeError(f"output with shape {list(a._size)} doesn't match the broadcast shape "
                                f"{list(broadcast_shapes(a._size, b._size))}")
+        result = result_type(a, b)
+        if not can_cast(result, a._dtype):
+            raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired output type "
+                               f"{scalar_type_name(a._dtype)}")
     add_ = _A.add___Tensor
     for a, b in zip(self, other):
         add_(a, b, alpha=alpha)

@@ -48,12 +48,12 @@ def _cpp_name(d) -> str:
     return _CPP_NAMES.get(d.name, d.name)
 
 
-def _check_matmul_dtype(a, b) -> None:
+def _check_matmul_dtype(a, b, kernel: str = "addmm_impl_cpu_") -> None:
     if a._dtype is not b._dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cpp_name(a._dtype)} != "
                            f"{_cpp_name(b._dtype)}")
     if a._dtype is _dt.bool:
-        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
 @register("mm", "mm.out", None)
@@ -81,7 +81,7 @@ def bmm_meta(self, mat2) -> Spec:
     if mat2._size[0] != b or mat2._size[1] != m:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{b}, {m}] but got: "
                            f"[{mat2._size[0]}, {mat2._size[1]}].")
-    _check_matmul_dtype(self, mat2)
+    _check_matmul_dtype(self, mat2, "bmm")
     return Spec((b, n, mat2._size[2]), self._dtype, dev)
 
 
