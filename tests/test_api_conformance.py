@@ -1343,7 +1343,6 @@ class TestSerialization:
         assert openreg.utils.get_tensor_metadata(openreg.load(buf, map_location="cpu")) == {}
         assert callable(openreg.serialization.register_backend_meta_hooks)
 
-    @_bug("openreg.from_dlpack / Tensor.__dlpack__ / __dlpack_device__ are not implemented")
     def test_dlpack(self):
         t = openreg.arange(4.0)
         assert t.__dlpack_device__() == (1, 0)

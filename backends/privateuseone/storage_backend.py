@@ -45,6 +45,15 @@ class DeviceAllocation:
         self._finalizer = weakref.finalize(self, allocator.free, self.block)
         self._finalizer.atexit = False
 
+    @classmethod
+    def foreign(cls, segment) -> DeviceAllocation:
+        """Device memory owned elsewhere (e.g. imported through DLPack): ``segment.mem`` keeps the owner
+        alive; nothing is returned to the allocator and the memory statistics do not count it."""
+        self = object.__new__(cls)
+        self.device, self.nbytes, self.ptr, self.segment = segment.device, segment.nbytes, segment.ptr, segment
+        self.block = self._finalizer = None
+        return self
+
     def __repr__(self) -> str:
         return f"DeviceAllocation(device={self.device}, nbytes={self.nbytes}, ptr=0x{self.ptr:x})"
 

@@ -26,6 +26,7 @@ from .aten.attention_ops import _fused_sdp_choice  # noqa: F401,E402
 from .aten.quantized_ops import quantize_per_tensor  # noqa: F401,E402
 from . import serialization  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
+from .dlpack import from_dlpack  # noqa: F401,E402  (also installs Tensor.__dlpack__)
 from . import _tensor_methods_math  # noqa: F401,E402  (math methods and operators)
 from .functions_math import *  # noqa: F401,F403  (openreg.add, openreg.matmul, ...)
 from . import _tensor_methods_views  # noqa: F401,E402  (views, indexing, copies, new_*)
