@@ -20,7 +20,7 @@ def copy_(self, src, non_blocking: bool = False):
         raise RuntimeError(f"copy_: the CPU kernel cannot copy from {src.device} to {self.device}")
     if self._dtype is src._dtype and not self._dtype.is_quantized:
         dst, value = self._array(), src._array()
-        if np.shares_memory(dst, value):
+        if np.may_share_memory(dst, value):
             value = value.copy()
         np.copyto(dst, value, casting="unsafe")
         return self
@@ -28,7 +28,7 @@ def copy_(self, src, non_blocking: bool = False):
     if src._dtype.is_complex and not self._dtype.is_complex:
         value = value.real
     dst = self._array()
-    if np.shares_memory(dst, value):
+    if np.may_share_memory(dst, value):
         value = value.copy()
     dst[...] = from_compute(value, self._dtype)
     return self

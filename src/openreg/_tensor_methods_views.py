@@ -16,6 +16,7 @@ import numbers
 from . import _indexing, _tensor_methods
 from . import dtypes as _dt
 from ._dispatch.ops import ops
+from .aten.views import A
 from .devices import device as Device
 from .memory_format import normalize, preserve_format, strides_for
 from .tensor import Size, Tensor
@@ -65,7 +66,7 @@ def view(self, *size, dtype=None):
 
 
 def view_as(self, other):
-    return aten.view_as.default(self, other)
+    return A.view_as(self, other)
 
 
 def reshape(self, *shape):
@@ -116,7 +117,7 @@ def expand(self, *size):
 
 
 def expand_as(self, other):
-    return aten.expand_as.default(self, other)
+    return A.expand_as(self, other)
 
 
 def squeeze(self, dim=None):
@@ -132,23 +133,23 @@ def unsqueeze(self, dim):
 
 
 def t_(self):
-    return aten.t_.default(self)
+    return A.t_(self)
 
 
 def transpose_(self, dim0, dim1):
-    return aten.transpose_.default(self, dim0, dim1)
+    return A.transpose_(self, dim0, dim1)
 
 
 def squeeze_(self, dim=None):
     if dim is None:
-        return aten.squeeze_.default(self)
+        return A.squeeze_(self)
     if isinstance(dim, (tuple, list)):
-        return aten.squeeze_.dims(self, dim)
-    return aten.squeeze_.dim(self, dim)
+        return A.squeeze___dims(self, dim)
+    return A.squeeze___dim(self, dim)
 
 
 def unsqueeze_(self, dim):
-    return aten.unsqueeze_.default(self, dim)
+    return A.unsqueeze_(self, dim)
 
 
 def flatten(self, start_dim=0, end_dim=-1):
@@ -175,7 +176,7 @@ def movedim(self, source, destination):
     if isinstance(source, (tuple, list)) or isinstance(destination, (tuple, list)):
         src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
         dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
-        return aten.movedim.intlist(self, src, dst)
+        return A.movedim__intlist(self, src, dst)
     return _movedim(self, source, destination)
 
 
@@ -229,7 +230,7 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     if isinstance(source, Tensor):
         if storage_offset is None and size is None:
             return _set_t(self, source)
-        return aten.set_.source_Tensor_storage_offset(self, source, storage_offset, size,
+        return A.set___source_Tensor_storage_offset(self, source, storage_offset, size,
                                                       () if stride is None else stride)
     if storage_offset is None and size is None:
         return _set_s(self, source)

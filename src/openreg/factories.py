@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._array_bridge import float32_to_bf16_bits, wrap_array
-from ._dispatch.ops import ops
+from .aten.views import A
 from .devices import CPU
 from .devices import device as Device
 from .tensor import Size, Tensor
@@ -40,7 +40,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False,
           memory_format=None, out=None) -> Tensor:
     """An uninitialised tensor of ``size``."""
     size = _size_args(size)
-    t = ops.aten.empty.memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory or None,
+    t = A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory or None,
                                      memory_format=memory_format)
     return _finish(_into(t, out), requires_grad)
 
@@ -48,7 +48,7 @@ def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False,
 def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
                   layout=None) -> Tensor:
     """An uninitialised tensor with explicit strides."""
-    t = ops.aten.empty_strided(tuple(size), tuple(stride), dtype=dtype, device=device,
+    t = A.empty_strided(tuple(size), tuple(stride), dtype=dtype, device=device,
                                pin_memory=pin_memory or None)
     return _finish(t, requires_grad)
 
@@ -67,7 +67,7 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layo
     """
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    t = ops.aten.full.default(_size_of(size), fill_value, dtype=dtype, device=device,
+    t = A.full(_size_of(size), fill_value, dtype=dtype, device=device,
                               pin_memory=pin_memory or None)
     return _finish(_into(t, out), requires_grad)
 
@@ -87,7 +87,7 @@ def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_
     >>> openreg.zeros(2, 1).tolist()
     [[0.0], [0.0]]
     """
-    t = ops.aten.zeros.default(_size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    t = A.zeros(_size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
     return _finish(_into(t, out), requires_grad)
 
 
@@ -98,7 +98,7 @@ def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_m
     >>> openreg.ones(2, dtype=openreg.int64).tolist()
     [1, 1]
     """
-    t = ops.aten.ones.default(_size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    t = A.ones(_size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
     return _finish(_into(t, out), requires_grad)
 
 

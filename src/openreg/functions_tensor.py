@@ -10,6 +10,7 @@ Thin calls of ``openreg.ops.aten`` overloads, exported from ``openreg``.
 from __future__ import annotations
 
 from ._dispatch.ops import ops
+from .aten.views import A
 from .tensor import Tensor
 
 aten = ops.aten
@@ -83,8 +84,8 @@ def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=
         raise TypeError("arange() missing required argument 'end'")
     end = _scalar(end)
     if out is not None:
-        return aten.arange.start_out(start, end, step, out=out)
-    t = aten.arange.start_step(start, end, step, dtype=dtype, device=device, pin_memory=pin_memory or None)
+        return A.arange__start_out(start, end, step, out=out)
+    t = A.arange__start_step(start, end, step, dtype=dtype, device=device, pin_memory=pin_memory or None)
     return _finish(t, requires_grad)
 
 
@@ -96,7 +97,7 @@ def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, devic
     >>> openreg.linspace(-1, 1, 5).tolist()
     [-1.0, -0.5, 0.0, 0.5, 1.0]
     """
-    t = aten.linspace.default(_scalar(start), _scalar(end), steps, dtype=dtype, device=device)
+    t = A.linspace(_scalar(start), _scalar(end), steps, dtype=dtype, device=device)
     if out is not None:
         from .aten.structured import resize_out
         resize_out("linspace", out, t._size)
@@ -112,8 +113,8 @@ def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, devi
     >>> openreg.eye(2).tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
-    t = aten.eye.default(n, dtype=dtype, device=device) if m is None else \
-        aten.eye.m(n, m, dtype=dtype, device=device)
+    t = A.eye(n, dtype=dtype, device=device) if m is None else \
+        A.eye__m(n, m, dtype=dtype, device=device)
     return _finish(t, requires_grad)
 
 
@@ -171,7 +172,7 @@ def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
     [[0, 0, 0, 1, 1, 2], [0, 1, 2, 1, 2, 2]]
     """
     from . import dtypes
-    return aten.triu_indices.default(row, col, offset, dtype=dtype or dtypes.int64, device=device)
+    return A.triu_indices(row, col, offset, dtype=dtype or dtypes.int64, device=device)
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
@@ -182,7 +183,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None
     [[0, 1, 1], [0, 0, 1]]
     """
     from . import dtypes
-    return aten.tril_indices.default(row, col, offset, dtype=dtype or dtypes.int64, device=device)
+    return A.tril_indices(row, col, offset, dtype=dtype or dtypes.int64, device=device)
 
 
 def scalar_tensor(s, *, dtype=None, device=None, layout=None, requires_grad: bool = False,
@@ -193,7 +194,7 @@ def scalar_tensor(s, *, dtype=None, device=None, layout=None, requires_grad: boo
     >>> openreg.scalar_tensor(3).item(), openreg.scalar_tensor(3).dtype
     (3.0, openreg.float32)
     """
-    return _finish(aten.scalar_tensor.default(_scalar(s), dtype=dtype, device=device), requires_grad)
+    return _finish(A.scalar_tensor(_scalar(s), dtype=dtype, device=device), requires_grad)
 
 
 def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
@@ -203,7 +204,7 @@ def as_strided(input: Tensor, size, stride, storage_offset=None) -> Tensor:
     >>> openreg.as_strided(openreg.arange(6), (2, 2), (1, 2), 1).tolist()
     [[1, 3], [2, 4]]
     """
-    return aten.as_strided.default(input, size, stride, storage_offset)
+    return A.as_strided(input, size, stride, storage_offset)
 
 
 def _method(name: str, example: str, shape: list):

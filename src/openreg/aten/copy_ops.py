@@ -15,7 +15,7 @@ from .. import dtypes as _dt
 from .._dispatch.tags import Tag
 from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
-from .factories import resolve_device
+from .factories import empty_strided, resolve_device
 from .views import A, below_inplace_or_view, fresh
 
 C, P = Tag.core, Tag.pointwise
@@ -43,7 +43,10 @@ def check_copy(self: Tensor, src: Tensor) -> None:
     from .meta_rules import broadcast_shapes, fmt_shape
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
-    shape = broadcast_shapes(self._size, src._size)  # PyTorch's "The size of tensor a (3) must match ..."
+    if src._size != self._size:
+        shape = broadcast_shapes(self._size, src._size)  # PyTorch's "The size of tensor a (3) must match ..."
+    else:
+        shape = tuple(self._size)
     if shape != tuple(self._size):
         raise RuntimeError(f"output with shape {fmt_shape(self._size)} doesn't match the broadcast shape "
                            f"{fmt_shape(shape)}")
@@ -69,7 +72,7 @@ def _layout_for(self: Tensor, memory_format) -> tuple:
 
 
 def clone(self: Tensor, *, memory_format=None) -> Tensor:
-    out = A.empty_strided(self._size, _layout_for(self, memory_format), dtype=self._dtype,
+    out = empty_strided(self._size, _layout_for(self, memory_format), dtype=self._dtype,
                                          device=self.device)
     A.copy_(out, self)
     _keep_backend_meta(self, out)
@@ -88,7 +91,7 @@ def _keep_backend_meta(src: Tensor, out: Tensor) -> None:
 def to_copy(self: Tensor, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking: bool = False,
             memory_format=None) -> Tensor:
     dev = self.device if device is None else resolve_device(device)
-    out = A.empty_strided(self._size, _layout_for(self, memory_format),
+    out = empty_strided(self._size, _layout_for(self, memory_format),
                                          dtype=dtype or self._dtype, device=dev)
     if pin_memory:
         out = out.pin_memory()
@@ -117,12 +120,12 @@ def fill_tensor_(self: Tensor, value: Tensor) -> Tensor:
 
 
 def fill_tensor(self: Tensor, value: Tensor) -> Tensor:
-    out = A.empty_strided(self._size, preserved_strides(self), dtype=self._dtype, device=self.device)
+    out = empty_strided(self._size, preserved_strides(self), dtype=self._dtype, device=self.device)
     return fresh(A.fill___Tensor(out, value))
 
 
 def fill(self: Tensor, value) -> Tensor:
-    out = A.empty_strided(self._size, preserved_strides(self), dtype=self._dtype,
+    out = empty_strided(self._size, preserved_strides(self), dtype=self._dtype,
                                          device=self.device)
     return fresh(A.fill___Scalar(out, value))
 

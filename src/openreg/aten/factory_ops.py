@@ -24,7 +24,7 @@ from .._dispatch.tags import Tag
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
-from .factories import resolve_device
+from .factories import empty_memory_format, empty_strided, resolve_device
 from .structured import resize_out
 from .views import A, below_inplace_or_view, fresh
 
@@ -67,7 +67,7 @@ def from_host(arr: np.ndarray, dtype, device) -> Tensor:
     """A tensor on ``device`` holding host-computed values ``arr`` converted to ``dtype``."""
     dev = resolve_device(device)
     if dev._type == "meta":
-        return A.empty__memory_format(arr.shape, dtype=dtype, device=dev)
+        return empty_memory_format(arr.shape, dtype=dtype, device=dev)
     t = wrap_array(from_compute(arr, dtype), dtype, CPU)
     if dev._type == "cpu":
         return t
@@ -82,7 +82,7 @@ def full_dtype(value):
 
 
 def _alloc(size, dtype, device, pin_memory) -> Tensor:
-    return A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
+    return empty_memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
 def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
@@ -226,7 +226,7 @@ def eye(n: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Ten
 def _like_alloc(self: Tensor, dtype, device, pin_memory, memory_format) -> Tensor:
     fmt = normalize(memory_format)
     stride = preserved_strides(self) if fmt is preserve_format else strides_for(self._size, fmt)
-    out = A.empty_strided(self._size, stride, dtype=dtype or self._dtype,
+    out = empty_strided(self._size, stride, dtype=dtype or self._dtype,
                          device=self.device if device is None else device)
     return out.pin_memory() if pin_memory else out
 
@@ -281,12 +281,12 @@ def _new_opts(self, dtype, device):
 
 def new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     dtype, device = _new_opts(self, dtype, device)
-    return A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
+    return empty_memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     dtype, device = _new_opts(self, dtype, device)
-    return A.empty_strided(size, stride, dtype=dtype, device=device, pin_memory=pin_memory)
+    return empty_strided(size, stride, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
 def new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:

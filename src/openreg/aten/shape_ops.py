@@ -15,6 +15,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._dispatch.tags import Tag
 from ..tensor import Tensor
+from .factories import empty_memory_format
 from .meta_rules import fmt_shape, wrap_dim
 from .views import A, below_inplace_or_view, fresh
 
@@ -135,7 +136,7 @@ def _cat_into(out: Tensor, parts, d: int) -> Tensor:
 
 def cat(tensors, dim: int = 0) -> Tensor:
     size, dtype, dev, parts, d = _cat_meta(tensors, dim)
-    out = A.empty__memory_format(size, dtype=dtype, device=dev)
+    out = empty_memory_format(size, dtype=dtype, device=dev)
     return fresh(_cat_into(out, parts, d))
 
 
