@@ -29,7 +29,7 @@ def _run_fresh(code: str) -> int:
     """Run ``code`` in a fresh interpreter (for tests that change process-global registrations)."""
     import subprocess
     import sys
-    return subprocess.run([sys.executable, "-c", code], timeout=60).returncode
+    return subprocess.run([sys.executable, "-c", code], timeout=60, check=False).returncode
 
 
 def _params(fn) -> dict:
@@ -47,8 +47,8 @@ def _assert_kw(fn, **expected) -> None:
 # ----------------------------------------------------------------------------------------------- Package and devices
 
 class TestPackageDevices:
-    DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
-              "complex64", "qint8", "quint8", "qint32"]
+    DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+              "complex64", "qint8", "quint8", "qint32")
 
     @pytest.mark.parametrize("name", DTYPES)
     def test_dtype_exists(self, name):
@@ -119,12 +119,12 @@ class TestPackageDevices:
             openreg._register_device_module("privateuseone", object())
 
     # ---- the device module
-    DEVICE_MODULE_NAMES = [
+    DEVICE_MODULE_NAMES = (
         "is_available", "device_count", "current_device", "set_device", "device", "synchronize", "driver",
         "memory_allocated", "max_memory_allocated", "memory_reserved", "reset_peak_memory_stats", "mem_get_info",
         "empty_cache", "set_per_process_memory_fraction", "memory_stats", "Stream", "Event", "current_stream",
         "stream", "manual_seed", "manual_seed_all", "seed", "initial_seed", "get_rng_state", "set_rng_state",
-        "default_generators"]
+        "default_generators")
 
     @pytest.mark.parametrize("name", DEVICE_MODULE_NAMES)
     def test_device_module_has(self, name):
@@ -213,7 +213,7 @@ class TestPackageDevices:
         assert a.cpu().tolist() == b.cpu().tolist()
         m.manual_seed_all(7)
         assert m.initial_seed() == 7
-        assert isinstance(m.seed(), type(None)) or True
+        m.seed()
         assert m.initial_seed() >= 0
 
     # ---- storage
@@ -378,8 +378,6 @@ class TestMetadata:
         assert m.is_meta and not m.is_cpu and m.shape == (2,)
         assert not openreg.zeros(1, device=DEV).is_cpu
 
-    @_bug("nn.Module defines a hard-coded .privateuseone method, so generate_methods_for_privateuse1_backend() "
-          "(for_module=True default) raises 'already been registered'")
     def test_is_backend_after_generate_methods(self):
         code = ("import openreg\n"
                 "openreg.utils.generate_methods_for_privateuse1_backend(for_storage=True)\n"
@@ -619,7 +617,6 @@ class TestMath:
         assert (-a).cpu().tolist() == [-7.0, 3.0]
         assert (a @ b).item() == 8.0
         assert (a < b).cpu().tolist() == [False, True] and (a >= b).dtype is openreg.bool
-        assert (a == a).all().item() if hasattr(a, "all") else True
         assert (2 - a).cpu().tolist() == [-5.0, 5.0] and (1 / b).cpu().tolist() == [0.5, 0.5]
 
     def test_int_division_promotes(self):
@@ -775,9 +772,9 @@ class TestOps:
 
     def test_unknown_op_attribute_error(self):
         with pytest.raises(AttributeError):
-            openreg.ops.aten.definitely_not_an_op
+            _ = openreg.ops.aten.definitely_not_an_op
         with pytest.raises(AttributeError):
-            openreg.ops.aten.abs.not_an_overload
+            _ = openreg.ops.aten.abs.not_an_overload
 
     @pytest.mark.parametrize("op", [
         "abs", "neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "relu", "pow", "clamp",
@@ -880,7 +877,7 @@ class TestLibrary:
             assert openreg.ops.conf_a.twice(openreg.ones(2)).tolist() == [2.0, 2.0]
             assert openreg.ops.conf_a.twice.default(openreg.ones(2, device=DEV)).cpu().tolist() == [2.0, 2.0]
         with pytest.raises(AttributeError):
-            openreg.ops.conf_a.twice
+            _ = openreg.ops.conf_a.twice
 
     def test_module_define_and_impl_device_names(self):
         with openreg.library._scoped_library("conf_b", "FRAGMENT"):
@@ -996,16 +993,22 @@ class TestLibrary:
         assert isinstance(res, dict) and any(v != "SUCCESS" for v in res.values())
 
     def test_fallback(self):
-        calls = []
-        with openreg.library._scoped_library("_", "IMPL") as lib:
-            def fb(op, *args, **kwargs):
-                calls.append(op)
-                raise NotImplementedError("nope")
-            lib.fallback(fb, "Meta")
-            with pytest.raises(NotImplementedError):
-                openreg.ops.aten.sinh.default(openreg.empty(2, device="meta")) if hasattr(
-                    openreg.ops.aten, "sinh") else fb(None)
-        assert calls
+        seen = []
+
+        def meta_fallback(op, *args, **kwargs):
+            seen.append(op.name())
+            return openreg.empty(args[0].shape, device="meta")
+
+        with openreg.library._scoped_library("conf_fb", "DEF") as defs:
+            defs.define("cpu_only(Tensor x) -> Tensor")
+            defs.impl("cpu_only", lambda x: x + 1, "CPU")
+            with openreg.library._scoped_library("_", "IMPL") as lib:
+                lib.fallback(meta_fallback, "Meta")
+                assert openreg.ops.conf_fb.cpu_only(openreg.empty(2, device="meta")).shape == (2,)
+                assert openreg.ops.conf_fb.cpu_only(openreg.zeros(2)).tolist() == [1.0, 1.0]
+            with pytest.raises(RuntimeError, match="global namespace"):
+                defs.fallback(meta_fallback, "Meta")
+        assert seen == ["conf_fb::cpu_only"]
 
 
 # ---------------------------------------------------------------------------------------------------------- Autograd
@@ -1145,7 +1148,7 @@ class TestAutograd:
         assert openreg.autograd.gradcheck(Double.apply, (x,), check_forward_ad=True)
         with fwAD.dual_level():
             d = fwAD.make_dual(openreg.ones(2), openreg.full((2,), 3.0))
-            p, t = fwAD.unpack_dual(Double.apply(d))
+            _p, t = fwAD.unpack_dual(Double.apply(d))
             assert t.tolist() == [6.0, 6.0]
 
     def test_mark_dirty_non_differentiable(self):
