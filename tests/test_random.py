@@ -665,7 +665,7 @@ def test_schemas_are_pytorchs():
     A = openreg.ops.aten
     assert str(A.randint.low_generator._schema) == (
         "aten::randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, "
-        "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor")
+        "ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor")
     assert str(A.bernoulli_.float._schema) == (
         "aten::bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)")
     assert set(A.randint.overloads()) >= {"default", "generator", "low", "low_generator", "out", "generator_out",

@@ -14,7 +14,6 @@ import openreg._dispatch.schema as schema_module
 from openreg._dispatch.schema import (
     AliasInfo,
     Argument,
-    EnumDefault,
     FunctionSchema,
     SchemaParseError,
     SchemaType,
@@ -101,7 +100,7 @@ CANONICAL_SCHEMAS = [
     "aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
     "aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor",
     (
-        "aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None,"
+        "aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=4, Layout? layout=None,"
         " Device? device=None, bool? pin_memory=None) -> Tensor"
     ),
     "aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor",
@@ -445,20 +444,13 @@ def test_schema_type_is_immutable_and_validated():
         ("bool[2] x=[True, False]", (True, False), "bool[2] x=[True, False]"),
         ("int reduction=Mean", 1, "int reduction=1"),
         ("int reduction=Sum", 2, "int reduction=2"),
-        ("ScalarType dtype=long", "long", "ScalarType dtype=long"),
-        ("ScalarType? dtype=float", "float", "ScalarType? dtype=float"),
+        # Enum names become PyTorch's integer codes, printed as numbers (as str(torch schema) does).
+        ("ScalarType dtype=long", 4, "ScalarType dtype=4"),
+        ("ScalarType? dtype=float", 6, "ScalarType? dtype=6"),
         ("ScalarType dtype=6", 6, "ScalarType dtype=6"),
-        ("Layout layout=strided", "strided", "Layout layout=strided"),
-        (
-            "MemoryFormat? memory_format=contiguous_format",
-            "contiguous_format",
-            "MemoryFormat? memory_format=contiguous_format",
-        ),
-        (
-            "MemoryFormat memory_format=channels_last",
-            "channels_last",
-            "MemoryFormat memory_format=channels_last",
-        ),
+        ("Layout layout=strided", 0, "Layout layout=0"),
+        ("MemoryFormat? memory_format=contiguous_format", 0, "MemoryFormat? memory_format=0"),
+        ("MemoryFormat memory_format=channels_last", 2, "MemoryFormat memory_format=2"),
     ],
 )
 def test_defaults(decl, value, printed):
@@ -466,7 +458,7 @@ def test_defaults(decl, value, printed):
     arg = s.arguments[0]
     assert arg.has_default
     assert arg.default_value == value
-    assert type(arg.default_value) is type(value) or isinstance(arg.default_value, EnumDefault)
+    assert type(arg.default_value) is type(value)
     if isinstance(value, float):
         assert math.copysign(1.0, arg.default_value) == math.copysign(1.0, value)
     assert str(arg) == printed
@@ -480,13 +472,19 @@ def test_nan_default_round_trips():
     assert_round_trips(s)
 
 
-def test_enum_defaults_keep_their_spelling_and_differ_from_strings():
+def test_enum_defaults_become_pytorch_codes_and_differ_from_strings():
     s = parse_schema("f(ScalarType a=long, str b='long') -> ()")
     a, b = s.arguments
-    assert isinstance(a.default_value, EnumDefault) and a.default_value == "long"
+    assert a.default_value == 4 and type(a.default_value) is int
     assert type(b.default_value) is str
-    assert str(s) == 'f(ScalarType a=long, str b="long") -> ()'
-    assert repr(a.default_value) == "EnumDefault('long')"
+    assert str(s) == 'f(ScalarType a=4, str b="long") -> ()'
+
+
+def test_scalar_type_default_binds_as_dtype():
+    import openreg
+    from openreg._dispatch.binding import _default_value
+    arg = parse_schema("f(ScalarType? dtype=long) -> ()").arguments[0]
+    assert _default_value(arg) is openreg.int64
 
 
 def test_none_default_is_a_real_default():
@@ -842,7 +840,7 @@ def scalar_values(kind):
     if kind in ("str", "Device"):
         return st.text(max_size=12)
     if kind in ENUM_NAMES:
-        return st.one_of(st.sampled_from(ENUM_NAMES[kind]).map(EnumDefault), int64s)
+        return int64s
     return st.nothing()
 
 

@@ -95,6 +95,19 @@ def from_name(name: str) -> dtype:
         raise TypeError(f"unknown dtype name {name!r}") from None
 
 
+_SCALAR_TYPE_CODES = {0: "uint8", 1: "int8", 2: "int16", 3: "int32", 4: "int64", 5: "float16", 6: "float32",
+                      7: "float64", 9: "complex64", 10: "complex128", 11: "bool", 12: "qint8", 13: "quint8",
+                      14: "qint32", 15: "bfloat16"}
+
+
+def from_scalar_type_code(code: int) -> dtype:
+    """The dtype for PyTorch's integer ScalarType code (how schemas print dtype defaults: ``long`` is 4)."""
+    try:
+        return _BY_NAME[_SCALAR_TYPE_CODES[code]]
+    except KeyError:
+        raise TypeError(f"ScalarType code {code} has no openreg dtype") from None
+
+
 def from_numpy(np_dtype) -> dtype:
     """The openreg dtype that stores like a NumPy dtype (``np.float32`` -> ``openreg.float32``)."""
     try:

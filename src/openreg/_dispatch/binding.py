@@ -254,9 +254,9 @@ def _default_value(arg: Argument):
     kind = arg.type.kind
     if value is None:
         return None
-    if kind == "ScalarType" and isinstance(value, str):
-        from ..dtypes import from_name
-        return from_name(value)
+    if kind == "ScalarType" and isinstance(value, (str, int)) and not isinstance(value, bool):
+        from ..dtypes import from_name, from_scalar_type_code
+        return from_name(value) if isinstance(value, str) else from_scalar_type_code(value)
     if arg.type.is_list and isinstance(value, list):
         return tuple(value)
     if arg.type.is_list and isinstance(value, (int, float)) and not isinstance(value, bool):

@@ -117,6 +117,21 @@ def defined_names() -> list[str]:
     return [name for name, e in _operators.items() if e.schema is not None]
 
 
+# "ns::name" -> overload names currently defined ("" for the default overload); kept in step with define().
+_overloads_by_base: dict[str, dict[str, None]] = {}
+
+
+def overload_names(base: str) -> list[str]:
+    """Defined overload names of ``ns::name`` (``"default"`` for the unnamed one), in definition order."""
+    names = _overloads_by_base.get(base)
+    return [] if not names else ["default" if n == "" else n for n in names]
+
+
+def _base_and_overload(qualname: str) -> tuple[str, str]:
+    base, _, overload = qualname.partition(".")
+    return base, overload
+
+
 def define(schema_text: str | FunctionSchema, *, site: str = "", tags=(), alias_analysis: str = "") \
         -> RegistrationHandle:
     """Define an operator from its schema. Redefining an existing name+overload raises RuntimeError."""
@@ -134,12 +149,18 @@ def define(schema_text: str | FunctionSchema, *, site: str = "", tags=(), alias_
                 f"{entry.define_site or 'unknown'}")
         entry.schema, entry.define_site, entry.tags, entry.alias_analysis = schema, site, tuple(tags), \
             alias_analysis
+        base, overload = _base_and_overload(name)
+        _overloads_by_base.setdefault(base, {})[overload] = None
         _invalidate(entry)
 
         def undo():
             with _lock:
                 entry.schema, entry.define_site, entry.tags = None, "", ()
                 entry.overload = None
+                names = _overloads_by_base.get(base, {})
+                names.pop(overload, None)
+                if not names:
+                    _overloads_by_base.pop(base, None)
                 _invalidate(entry)
                 _drop_if_empty(entry)
     for listener in list(_listeners):

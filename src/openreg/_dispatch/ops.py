@@ -103,14 +103,7 @@ class OpOverloadPacket:
         self.__name__ = name
 
     def overloads(self) -> list[str]:
-        base = self._qualified_op_name
-        names = []
-        for q in dispatcher.defined_names():
-            if q == base:
-                names.append("default")
-            elif q.startswith(base + "."):
-                names.append(q[len(base) + 1:])
-        return names
+        return dispatcher.overload_names(self._qualified_op_name)
 
     def __getattr__(self, overload: str) -> OpOverload:
         if overload.startswith("__"):
@@ -196,7 +189,7 @@ class _OpNamespace:
         packet = self._packets.get(op_name)
         if packet is None:
             base = f"{self._name}::{op_name}"
-            if not any(q == base or q.startswith(base + ".") for q in dispatcher.defined_names()):
+            if not dispatcher.overload_names(base):
                 raise AttributeError(f"'_OpNamespace' '{self._name}' object has no attribute '{op_name}'")
             packet = self._packets[op_name] = OpOverloadPacket(self._name, op_name)
         elif not packet.overloads():

@@ -22,9 +22,9 @@ Grammar (informal)::
 
 Differences from PyTorch, all deliberate: ``Dict``/``Union``/``Future``/tuple types, type variables,
 nested lists and the ``Tensor!`` shorthand are rejected; default values are type-checked;
-duplicate argument names are errors; ``inf``/``-inf``/``nan`` are accepted as float defaults;
-ScalarType/Layout/MemoryFormat defaults keep their spelling (an :class:`EnumDefault`) instead of
-becoming integers.
+duplicate argument names are errors; ``inf``/``-inf``/``nan`` are accepted as float defaults.
+As in PyTorch, ScalarType/Layout/MemoryFormat defaults given by name (``dtype=long``) are stored and
+printed as their integer codes (``dtype=4``).
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from typing import Any
 __all__ = [
     "AliasInfo",
     "Argument",
-    "EnumDefault",
     "FunctionSchema",
     "SchemaParseError",
     "SchemaType",
@@ -49,23 +48,6 @@ __all__ = [
 
 class SchemaParseError(RuntimeError):
     """Raised for malformed schema text (a ``RuntimeError``, as in PyTorch)."""
-
-
-class EnumDefault(str):
-    """A default given as an enum name (``long``, ``strided``, ``contiguous_format``), kept by spelling.
-
-    It compares equal to the plain string, prints without quotes, and is distinct from a quoted
-    string default in structural schema equality.
-
-    >>> s = parse_schema("f(ScalarType dtype=long) -> Tensor")
-    >>> s.arguments[0].default_value == "long", type(s.arguments[0].default_value).__name__
-    (True, 'EnumDefault')
-    """
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"EnumDefault({str.__repr__(self)})"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -84,6 +66,20 @@ _KIND_ALIASES = {"Dimname": "str", "ConstQuantizerPtr": "int", "DeviceIndex": "i
 _UNSUPPORTED_TYPES = frozenset({"Dict", "Union", "Future", "RRef", "Await", "__torch__"})
 
 # Enum names accepted as defaults of ScalarType / Layout / MemoryFormat arguments.
+# PyTorch stores enum defaults by their integer code (c10::ScalarType, Layout, MemoryFormat) and prints
+# the number: "ScalarType? dtype=long" reads back as "dtype=4".
+_ENUM_CODES: dict[str, dict[str, int]] = {
+    "ScalarType": {
+        "uint8": 0, "byte": 0, "int8": 1, "char": 1, "int16": 2, "short": 2, "int32": 3, "int": 3,
+        "int64": 4, "long": 4, "float16": 5, "half": 5, "float32": 6, "float": 6, "float64": 7, "double": 7,
+        "complex32": 8, "chalf": 8, "complex64": 9, "cfloat": 9, "complex128": 10, "cdouble": 10,
+        "complex": 9, "bool": 11, "qint8": 12, "quint8": 13, "qint32": 14, "bfloat16": 15, "quint4x2": 16,
+        "float8_e5m2": 23, "float8_e4m3fn": 24, "uint16": 27, "uint32": 28, "uint64": 29,
+    },
+    "Layout": {"strided": 0, "sparse_coo": 1, "sparse_csr": 2, "sparse_csc": 3, "sparse_bsr": 4,
+               "sparse_bsc": 5, "_mkldnn": 6, "jagged": 7},
+    "MemoryFormat": {"contiguous_format": 0, "preserve_format": 1, "channels_last": 2, "channels_last_3d": 3},
+}
 _ENUM_NAMES: dict[str, frozenset[str]] = {
     "ScalarType": frozenset({
         "uint8", "int8", "int16", "int32", "int64", "uint16", "uint32", "uint64", "float16", "float32",
@@ -432,8 +428,6 @@ def _format_scalar(v: Any) -> str:
         return "True"
     if v is False:
         return "False"
-    if isinstance(v, EnumDefault):
-        return str(v)
     if isinstance(v, str):
         return _quote(v)
     if isinstance(v, int):
@@ -469,7 +463,7 @@ def _format_default(v: Any, t: SchemaType) -> str:
 
 
 def _value_key(v: Any) -> Any:
-    """A key that tells 1, 1.0, True, -0.0/0.0 and "long"/EnumDefault("long") apart."""
+    """A key that tells 1, 1.0, True, -0.0/0.0 and "1"/1 apart."""
     if isinstance(v, float):
         return ("float", v.hex())
     if isinstance(v, complex):
@@ -798,7 +792,7 @@ class _Parser:
         if kind in _ENUM_NAMES and tk == "ident":
             if text in _ENUM_NAMES[kind]:
                 self.i += 1
-                return EnumDefault(text)
+                return _ENUM_CODES[kind][text]
             examples = ", ".join(sorted(_ENUM_NAMES[kind])[:4])
             raise self.expected(f"a {kind} name (e.g. {examples}) as the default of argument '{arg}'")
         if kind in _INT_KINDS and tk == "ident" and text in _REDUCTIONS:
