@@ -774,9 +774,6 @@ _S, _T, _M = "schema", "tags", "missing"
 # where PyTorch prints ints (dtype=4, memory_format=0). "tags": core/pointwise/... differ. "missing": overload absent.
 _KNOWN = {
     "where": {(_M, "default")},
-    "randint": {(_S, "default"), (_S, "generator"), (_S, "low"), (_S, "low_generator")},
-    "triu_indices": {(_S, "default")},
-    "contiguous": {(_S, "default")},
 }
 
 
