@@ -396,3 +396,10 @@ def test_bare_decorators(devices):
     assert not f(x).requires_grad and not g(x).requires_grad
     with openreg.inference_mode(False):
         assert openreg.is_grad_enabled()
+
+
+def test_non_leaf_grad_access_warns(devices):
+    x = t([1.0], devices, True)
+    y = x * 2
+    with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
+        assert y.grad is None

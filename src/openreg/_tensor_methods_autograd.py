@@ -17,6 +17,7 @@ import weakref
 from . import _tensor_methods
 from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, requires_grad_of
 from .autograd.meta import get_meta
+from .tensor import Tensor
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
@@ -129,7 +130,22 @@ def detach_(self):
     return self
 
 
+_grad_property = Tensor.__dict__["grad"]
+
+
+def _get_grad(self):
+    if self._grad is None and self._grad_fn is not None and not _retains_grad(self):
+        import warnings
+        warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+                      "attribute won't be populated during autograd.backward(). If you indeed want the .grad field "
+                      "to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you "
+                      "access the non-leaf Tensor by mistake, make sure you access the leaf Tensor instead.",
+                      UserWarning, stacklevel=2)
+    return self._grad
+
+
 _tensor_methods.install({
+    "grad": property(_get_grad, _grad_property.fset),
     "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,
     "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook, "requires_grad_": requires_grad_,
     "detach_": detach_, "grad_fn": property(_grad_fn), "is_leaf": property(_is_leaf),
