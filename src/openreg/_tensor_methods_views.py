@@ -346,6 +346,32 @@ def _finish(t, requires_grad):
 
 
 # -- indexing -------------------------------------------------------------------------------------------------
+def gather(self, dim, index, *, sparse_grad=False):
+    return A.gather(self, dim, index, sparse_grad=sparse_grad)
+
+
+def scatter_add(self, dim, index, src):
+    return A.scatter_add(self, dim, index, src)
+
+
+def scatter_add_(self, dim, index, src):
+    return A.scatter_add_(self, dim, index, src)
+
+
+def index_select(self, dim, index):
+    return A.index_select(self, dim, index)
+
+
+def masked_fill(self, mask, value):
+    return A.masked_fill__Tensor(self, mask, value) if isinstance(value, Tensor) else \
+        A.masked_fill__Scalar(self, mask, value)
+
+
+def masked_fill_(self, mask, value):
+    return A.masked_fill___Tensor(self, mask, value) if isinstance(value, Tensor) else \
+        A.masked_fill___Scalar(self, mask, value)
+
+
 def index_put_(self, indices, values, accumulate=False):
     return _index_put_(self, list(indices), values, accumulate)
 
@@ -377,7 +403,8 @@ _METHODS = {
     "copy_": copy_, "fill_": fill_, "zero_": zero_, "clone": clone, "contiguous": contiguous, "to": to,
     "cpu": cpu, "new_empty": new_empty, "new_empty_strided": new_empty_strided, "new_zeros": new_zeros,
     "new_ones": new_ones, "new_full": new_full, "new_tensor": new_tensor, "index_put_": index_put_,
-    "index_put": index_put, "__getitem__": __getitem__, "__setitem__": __setitem__,
+    "index_put": index_put, "gather": gather, "scatter_add": scatter_add, "scatter_add_": scatter_add_,
+    "index_select": index_select, "masked_fill": masked_fill, "masked_fill_": masked_fill_, "__getitem__": __getitem__, "__setitem__": __setitem__,
 }
 for _name, _dtype in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
                       ("bfloat16", _dt.bfloat16), ("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int16),

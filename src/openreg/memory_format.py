@@ -45,14 +45,19 @@ def _by_name(name: str) -> memory_format:
     return _ALL[name]
 
 
+_BY_CODE = (contiguous_format, preserve_format, channels_last, channels_last_3d)  # c10::MemoryFormat's values
+
+
 def normalize(fmt) -> memory_format:
-    """``None`` -> preserve_format; names and objects -> the object; anything else -> TypeError."""
+    """``None`` -> preserve_format; objects, names and PyTorch's integer codes -> the object; else TypeError."""
     if fmt is None:
         return preserve_format
     if isinstance(fmt, memory_format):
         return fmt
     if isinstance(fmt, str) and fmt in _ALL:
         return _ALL[fmt]
+    if isinstance(fmt, int) and not isinstance(fmt, bool) and 0 <= fmt < len(_BY_CODE):
+        return _BY_CODE[fmt]
     raise TypeError(f"memory_format must be an openreg.memory_format, not {type(fmt).__name__}")
 
 

@@ -111,9 +111,14 @@ _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "
               "bool": "bool", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
+def cpp_type_name(d) -> str:
+    """The C++ type name PyTorch prints for a dtype in some messages (``float``, ``long int`` ...)."""
+    return _CPP_NAMES.get(d.name, d.name)
+
+
 def _check_same_dtype(self: Tensor, source: Tensor) -> None:
     if source._dtype is not self._dtype:
-        a, b = (_CPP_NAMES.get(d.name, d.name) for d in (source._dtype, self._dtype))
+        a, b = (cpp_type_name(d) for d in (source._dtype, self._dtype))
         raise RuntimeError(f"Could not set tensor of type {a} to a tensor of type {b}")
 
 

@@ -10,9 +10,9 @@ True
 """
 from __future__ import annotations
 
-from . import copy_ops, factory_ops, index_ops, metadata_ops, shape_ops, view_ops
+from . import copy_ops, factory_ops, gather_ops, index_ops, metadata_ops, shape_ops, view_ops
 
-MODULES = (view_ops, shape_ops, index_ops, metadata_ops, copy_ops, factory_ops)
+MODULES = (view_ops, shape_ops, index_ops, gather_ops, metadata_ops, copy_ops, factory_ops)
 SCHEMAS = [entry for module in MODULES for entry in module.SCHEMAS]
 
 

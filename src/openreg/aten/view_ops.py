@@ -24,6 +24,7 @@ C, IV = Tag.core, Tag.inplace_view
 SCHEMAS = [
     ("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", ()),
     ("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", ()),
+    ("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", ()),
     ("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", ()),
     ("as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)",
      (IV,)),
@@ -269,6 +270,14 @@ def movedim_intlist(self: Tensor, source, destination) -> Tensor:
     return permute(self, [o if o != -1 else next(rest) for o in order])
 
 
+def unsafe_view(self: Tensor, size) -> Tensor:
+    """``view`` whose result autograd does not track as a view (PyTorch's ``_unsafe_view``)."""
+    from .views import view
+    out = view(self, size)
+    out._base = None
+    return out
+
+
 def alias(self: Tensor) -> Tensor:
     return make_view(self, self._size, self._stride, self._offset)
 
@@ -380,7 +389,7 @@ def T_warn(self: Tensor) -> None:
 
 
 EXPLICIT = {
-    "view.dtype": view_dtype, "as_strided_": as_strided_, "t": t, "transpose.int": transpose, "permute": permute, "expand": expand,
+    "view.dtype": view_dtype, "_unsafe_view": unsafe_view, "as_strided_": as_strided_, "t": t, "transpose.int": transpose, "permute": permute, "expand": expand,
     "squeeze": squeeze, "squeeze.dim": squeeze_dim, "squeeze.dims": squeeze_dims, "unsqueeze": unsqueeze,
     "select.int": select, "slice.Tensor": slice_tensor, "diagonal": diagonal, "alias": alias, "detach": detach,
     "movedim.int": movedim, "movedim.intlist": movedim_intlist, "t_": _in_place(t), "transpose_": _in_place(transpose), "squeeze_": _in_place(squeeze),

@@ -1,0 +1,210 @@
+"""Gather/scatter-style indexing: ``gather``, ``scatter_add``/``scatter_add_``, ``index_select`` and
+``masked_fill``/``masked_fill_``.
+
+Kernels are written against the array module of ``self``'s storage (NumPy, or CuPy on the cuda driver), so
+one CompositeExplicitAutograd kernel serves the CPU and the device; Meta gets shape-only kernels.
+
+>>> import openreg
+>>> x = openreg.tensor([[1, 2], [3, 4]])
+>>> x.gather(1, openreg.tensor([[1, 1], [0, 1]])).tolist(), x.index_select(0, openreg.tensor([1])).tolist()
+([[2, 2], [3, 4]], [[3, 4]])
+>>> x.masked_fill(openreg.tensor([True, False]), 0).tolist()
+[[0, 2], [0, 4]]
+"""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, from_compute, host_array, wrap_array
+from ..tensor import Tensor
+from .meta_rules import broadcast_shapes, fmt_shape, scalar_type_name, wrap_dim
+from .structured import empty_tensor
+from .views import A, fresh
+
+SCHEMAS = [
+    ("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", ()),
+    ("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", ()),
+    ("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", ()),
+    ("index_select(Tensor self, int dim, Tensor index) -> Tensor", ()),
+    ("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", ()),
+    ("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", ()),
+    ("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)", ()),
+    ("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)", ()),
+]
+
+
+def _xp(t: Tensor):
+    return t._storage._backend.array_module
+
+
+def _on(t: Tensor, like: Tensor, xp):
+    """``t``'s elements as an array of ``like``'s array module (device arrays stay where they are)."""
+    return t._array() if t.device == like.device else xp.asarray(host_array(t))
+
+
+def _check_gather_args(op: str, self: Tensor, dim: int, index: Tensor, src: Tensor | None = None) -> int:
+    if index._dtype is not _dt.int64:
+        raise RuntimeError(f"{op}(): Expected dtype int64 for index")
+    n = max(self.dim(), 1)
+    d = wrap_dim(dim, n)
+    if index.dim() != self.dim() and not (index.dim() <= 1 and self.dim() <= 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for k in range(index.dim()):
+        if k != d and index._size[k] > (self._size[k] if self.dim() else 1):
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {fmt_shape(index._size)} to be "
+                               f"smaller than self {fmt_shape(self._size)} apart from dimension {d}")
+        if src is not None and index._size[k] > (src._size[k] if src.dim() else 1):
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {fmt_shape(index._size)} to be "
+                               f"smaller than src {fmt_shape(src._size)}")
+    return d
+
+
+def _check_bounds(arr, size: int, dim: int, op: str) -> None:
+    if arr.size:
+        bad = (arr >= size) | (arr < -size)
+        if bool(bad.any()):
+            raise RuntimeError(f"index {int(arr[bad].reshape(-1)[0])} is out of bounds for dimension {dim} with "
+                               f"size {size}")
+
+
+def _full_index(xp, idx, dim: int):
+    """The advanced-index tuple addressing ``arr[..., idx, ...]`` element-wise along ``dim``."""
+    grids = list(xp.indices(idx.shape, sparse=True))
+    grids[dim] = idx
+    return tuple(grids)
+
+
+def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    d = _check_gather_args("gather", self, dim, index)
+    xp = _xp(self)
+    src = self._array().reshape(self._size or (1,))
+    idx = _on(index, self, xp).reshape(index._size or (1,))
+    _check_bounds(idx, src.shape[d], d, "gather")
+    out = src[_full_index(xp, idx % max(src.shape[d], 1), d)]
+    return wrap_array(out.reshape(index._size), self._dtype, self.device)
+
+
+def meta_gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    _check_gather_args("gather", self, dim, index)
+    return empty_tensor(index._size, self._dtype, self.device)
+
+
+def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    d = _check_gather_args("scatter", self, dim, index, src)
+    if src._dtype is not self._dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    xp = _xp(self)
+    dst = self._array().reshape(self._size or (1,))
+    idx = _on(index, self, xp).reshape(index._size or (1,))
+    _check_bounds(idx, dst.shape[d], d, "scatter")
+    vals = _on(src, self, xp).reshape(src._size or (1,))
+    vals = vals[tuple(slice(0, s) for s in idx.shape)]
+    key = _full_index(xp, idx % max(dst.shape[d], 1), d)
+    from .index_ops import _add_at
+    if self._dtype is _dt.bfloat16:
+        work = bf16_bits_to_float32(dst)
+        _add_at(xp, work, key, bf16_bits_to_float32(vals))
+        dst[...] = float32_to_bf16_bits(work)
+    elif self._dtype is _dt.bool:
+        xp.logical_or.at(dst, key, vals)
+    else:
+        _add_at(xp, dst, key, vals)
+    return self
+
+
+def meta_scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    _check_gather_args("scatter", self, dim, index, src)
+    return self
+
+
+def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return fresh(A.scatter_add_(A.clone(self), dim, index, src))
+
+
+def _check_index_select(self: Tensor, dim: int, index: Tensor) -> int:
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index._dtype not in (_dt.int64, _dt.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    return wrap_dim(dim, max(self.dim(), 1))
+
+
+def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = _check_index_select(self, dim, index)
+    xp = _xp(self)
+    arr = self._array().reshape(self._size or (1,))
+    idx = _on(index, self, xp).reshape(-1).astype(xp.int64, copy=False)
+    size = arr.shape[d]
+    bad = (idx >= size) | (idx < -size)
+    if idx.size and bool(bad.any()):
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(idx[bad][0])} axis_dim={size}")
+    out = xp.take(arr, idx, axis=d)
+    if not self._size:
+        out = out.reshape(())
+    return wrap_array(out, self._dtype, self.device)
+
+
+def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+    d = _check_index_select(self, dim, index)
+    size = list(self._size)
+    if size:
+        size[d] = index.numel()
+    return empty_tensor(size, self._dtype, self.device)
+
+
+def _check_mask(op: str, self: Tensor, mask: Tensor, inplace: bool) -> tuple:
+    if mask._dtype is not _dt.bool:
+        from .metadata_ops import cpp_type_name
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
+                           f"{cpp_type_name(mask._dtype)}")
+    shape = broadcast_shapes(self._size, mask._size)
+    if inplace and shape != tuple(self._size):
+        raise RuntimeError(f"output with shape {fmt_shape(self._size)} doesn't match the broadcast shape "
+                           f"{fmt_shape(shape)}")
+    return shape
+
+
+def _scalar_value(op: str, self: Tensor, value: Tensor):
+    if value.dim() != 0:
+        raise RuntimeError(f"{op} only supports a 0-dimensional value tensor, but got tensor with {value.dim()} "
+                           f"dimension(s).")
+    return value.item()
+
+
+def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
+    _check_mask("masked_fill_", self, mask, True)
+    if isinstance(value, complex) and not self._dtype.is_complex:
+        raise RuntimeError(f"value cannot be converted to type {scalar_type_name(self._dtype)} without overflow")
+    xp = _xp(self)
+    dst = self._array()
+    m = xp.broadcast_to(_on(mask, self, xp), dst.shape)
+    fill = from_compute(xp.asarray(value), self._dtype)
+    dst[m] = fill
+    return self
+
+
+def masked_fill_tensor_(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    return masked_fill_(self, mask, _scalar_value("masked_fill_", self, value))
+
+
+def meta_masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
+    _check_mask("masked_fill_", self, mask, True)
+    if isinstance(value, Tensor):
+        _scalar_value("masked_fill_", self, value)
+    return self
+
+
+def masked_fill(self: Tensor, mask: Tensor, value) -> Tensor:
+    shape = _check_mask("masked_fill", self, mask, False)
+    base = A.expand(self, shape) if shape != tuple(self._size) else self
+    return fresh(A.masked_fill___Scalar(A.clone(base, memory_format="contiguous_format"), mask, value))
+
+
+def masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    return masked_fill(self, mask, _scalar_value("masked_fill", self, value))
+
+
+EXPLICIT = {"gather": gather, "scatter_add_": scatter_add_, "index_select": index_select,
+            "masked_fill_.Scalar": masked_fill_, "masked_fill_.Tensor": masked_fill_tensor_}
+IMPLICIT = {"scatter_add": scatter_add, "masked_fill.Scalar": masked_fill, "masked_fill.Tensor": masked_fill_tensor}
+META = {"gather": meta_gather, "scatter_add_": meta_scatter_add_, "index_select": meta_index_select,
+        "masked_fill_.Scalar": meta_masked_fill_, "masked_fill_.Tensor": meta_masked_fill_}
