@@ -177,6 +177,11 @@ def grad_fn_of(t):
 
 def grad_accumulator(t):
     """The leaf's AccumulateGrad node (one per leaf while referenced)."""
+    m = t._ameta
+    if m is not None and m.grad_acc is not None:
+        acc = m.grad_acc()
+        if acc is not None:
+            return acc
     from .accumulate_grad import AccumulateGrad
     from .meta import get_meta
     m = get_meta(t)
