@@ -190,6 +190,23 @@ SAMPLES = {
     "aten::unsqueeze_": lambda d: (lambda x: A.unsqueeze_.default(x * 1, 0), [r(d, 2, 3)]),
     "aten::as_strided_": lambda d: (lambda x: A.as_strided_.default(x * 1, [2, 2], [1, 2]), [r(d, 6)]),
     "aten::native_dropout": lambda d: (lambda x: A.native_dropout.default(x, 0.0, True)[0], [r(d, 2, 3)]),
+    "aten::fill.Tensor": lambda d: (lambda x, v: A.fill.Tensor(x, v) * x, [r(d, 3), r(d)]),
+    # masked_fill.Tensor is CompositeImplicitAutograd (value read with .item()): only self is differentiable
+    "aten::masked_fill.Tensor": lambda d: (lambda x, v: A.masked_fill.Tensor(
+        x, openreg.tensor([True, False, True], device=d), v), [r(d, 2, 3), r(d, grad=False)]),
+    "aten::masked_fill_.Tensor": lambda d: (lambda x, v: A.masked_fill_.Tensor(
+        x * 1, openreg.tensor([True, False, True], device=d), v), [r(d, 2, 3), r(d)]),
+    "aten::index_select": lambda d: (lambda x: A.index_select.default(x, 1, openreg.tensor([2, 0, 2], device=d)),
+                                     [r(d, 2, 3)]),
+    "aten::scatter_add": lambda d: (lambda x, s: A.scatter_add.default(
+        x, 1, openreg.tensor([[0, 2], [1, 1]], device=d), s), [r(d, 2, 3), r(d, 2, 2)]),
+    "aten::scatter_add_": lambda d: (lambda x, s: A.scatter_add_.default(
+        x * 1, 1, openreg.tensor([[0, 2], [1, 1]], device=d), s), [r(d, 2, 3), r(d, 2, 2)]),
+    "aten::movedim.intlist": lambda d: (lambda x: A.movedim.intlist(x, [0, 1], [2, 0]), [r(d, 2, 3, 2)]),
+    "aten::narrow.Tensor": lambda d: (lambda x: A.narrow.Tensor(x, 1, openreg.tensor(1, device=d), 2),
+                                      [r(d, 2, 3)]),
+    "aten::split": lambda d: (lambda x: A.split.default(x, [1, 2], 1), [r(d, 2, 3)]),
+    "aten::split.sizes": lambda d: (lambda x: A.split.sizes(x, [2, 1], 1), [r(d, 2, 3)]),
     **{f"aten::{c}_.{ov}": _compare_inplace(c, ov) for c in ("eq", "ne", "lt", "le", "gt", "ge")
        for ov in ("Scalar", "Tensor")},
 }

@@ -699,6 +699,52 @@ forbid("set_storage is not allowed on a Tensor created from .data or .detach()."
        "aten::set_.source_Storage", "aten::set_.source_Storage_storage_offset", "aten::set_.source_Tensor")
 
 
+# -- more indexing and shape overloads --------------------------------------------------------------------
+
+defderiv("aten::fill.Tensor", name="FillBackward1", self=lambda g, a: None, value=lambda g, a: g.sum(),
+         jvp={"value": lambda t, a: t.expand(a.size_of("self"))})
+for _op in ("aten::masked_fill.Tensor", "aten::masked_fill_.Tensor"):
+    defderiv(_op, save="mask", name="MaskedFillBackward1", self=lambda g, a: g * (1 - _mask(a.mask, g)),
+             value=lambda g, a: (g * _mask(a.mask, g)).sum(),
+             jvp={"self": lambda t, a: t * (1 - _mask(a.mask, t)), "value": lambda t, a: _mask(a.mask, t) * t})
+
+
+def _index_along(index, dim: int, like):
+    """``index`` (1-d) shaped to broadcast along ``dim`` of ``like`` and expanded to ``like``'s shape."""
+    shape = [1] * like.dim()
+    d = dim % max(like.dim(), 1)
+    if like.dim():
+        shape[d] = index.numel()
+        return index.reshape(shape).expand(tuple(like.shape))
+    return index.reshape(())
+
+
+def _index_select_grad(g, a):
+    size = a.size_of("self")
+    if len(size) == 0:
+        return g
+    return _A("scatter_add")(_zeros(size, g), a.dim, _index_along(a.index, a.dim, g), g)
+
+
+defderiv("aten::index_select", save="index", self=_index_select_grad,
+         jvp={"self": lambda t, a: _A("index_select")(t, a.dim, a.index)})
+for _op in ("aten::scatter_add", "aten::scatter_add_"):
+    defderiv(_op, save="index", name="ScatterAddBackward0", self=lambda g, a: g,
+             src=lambda g, a: _A("gather")(g, a.dim, a.index),
+             jvp={"self": lambda t, a: t,
+                  "src": lambda t, a: _A("scatter_add")(_zeros(a.size_of("self"), t), a.dim, a.index, t)})
+defderiv("aten::movedim.intlist", linear=True, name="PermuteBackward0",
+         self=lambda g, a: g.movedim(list(a.destination), list(a.source)))
+defderiv("aten::narrow.Tensor", linear=True, name="NarrowBackward0",
+         self=_scatter_into_zeros(lambda z, a: z.narrow(a.dim, int(a.start), a.length)))
+for _op in ("aten::split", "aten::split.sizes"):
+    defderiv(_op, linear=True, name="SplitWithSizesBackward0" if _op == "aten::split" else "SplitBackward0",
+             self=lambda g, a: _A("cat")(_fill_missing(g, a), a.dim))
+nondiff("aten::linspace.Scalar_Tensor", "aten::linspace.Tensor_Scalar", "aten::linspace.Tensor_Tensor")
+forbid("set_storage is not allowed on a Tensor created from .data or .detach().",
+       "aten::set_.source_Tensor_storage_offset")
+
+
 def registered_ops() -> list[str]:
     """Names of the table's ops that are currently defined in the dispatcher."""
     from .._dispatch import dispatcher
