@@ -821,7 +821,6 @@ class TestOps:
                      "Python"):
             assert hasattr(openreg.DispatchKey, name), name
 
-    @_bug("openreg._dispatch.parse_schema missing: _dispatch/__init__.py is empty (it lives in _dispatch.schema)")
     def test_parse_schema(self):
         s = openreg._dispatch.parse_schema("foo.bar(Tensor(a!) self, int x=1, *, float? y=None) -> Tensor(a!)")
         assert s.name == "foo" and s.overload_name == "bar" and s.is_mutable
@@ -832,7 +831,6 @@ class TestOps:
         assert len(s.returns) == 1
         assert not openreg._dispatch.parse_schema("f(Tensor x) -> Tensor").is_mutable
 
-    @_bug("openreg._dispatch.parse_schema missing: _dispatch/__init__.py is empty (it lives in _dispatch.schema)")
     def test_parse_schema_error(self):
         with pytest.raises(RuntimeError):
             openreg._dispatch.parse_schema("f(Tensor x -> Tensor")

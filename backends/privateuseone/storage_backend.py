@@ -105,7 +105,9 @@ class PrivateUse1StorageBackend(StorageBackend):
             arr = xp.asarray(arr)
         index = state.device_index(device)
         alloc = DeviceAllocation(get_allocator(), index, int(arr.nbytes))
-        view = self.as_array(alloc, arr.dtype, tuple(arr.shape), _contiguous_bytes(arr.shape, arr.itemsize), 0)
+        # Keep a dense permuted layout (a transposed input's ufunc result), as PyTorch's TensorIterator does.
+        strides = tuple(arr.strides) if _is_dense_permutation(arr) else _contiguous_bytes(arr.shape, arr.itemsize)
+        view = self.as_array(alloc, arr.dtype, tuple(arr.shape), strides, 0)
         if arr.size:
             with drv.using_device(index):
                 view[...] = arr
@@ -113,6 +115,16 @@ class PrivateUse1StorageBackend(StorageBackend):
 
     def to_host_array(self, tensor) -> np.ndarray:
         return get_allocator().driver.download(tensor._array())
+
+
+def _is_dense_permutation(arr) -> bool:
+    """Whether the array's elements fill one block with no gaps, in some order of its dims."""
+    if arr.flags.c_contiguous:
+        return False  # the contiguous strides are what we'd pick anyway
+    if any(s < 0 for s in arr.strides):
+        return False
+    order = sorted(range(arr.ndim), key=lambda d: (-arr.strides[d], -arr.shape[d]))
+    return bool(arr.transpose(order).flags.c_contiguous)
 
 
 def _contiguous_bytes(shape, itemsize: int) -> tuple:

@@ -90,7 +90,7 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
         if type(arr) is not np.ndarray:
             arr = np.asarray(arr)
         if not arr.flags.c_contiguous:
-            arr = np.ascontiguousarray(arr)
+            return _wrap_dense_layout(arr, dtype, device)
         shape = arr.shape
         storage = UntypedStorage._wrap(arr, arr.nbytes, device)
         t = Tensor._make(storage, Size(shape), _contiguous_strides(shape), 0, dtype)
@@ -104,6 +104,23 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
     if backend.array_module is np:
         t._arr, t._arr_src = arr, storage._data
     return t
+
+
+def _wrap_dense_layout(arr: np.ndarray, dtype, device: Device):
+    """Wrap a non-C-contiguous result, keeping its layout when it is a permutation of a dense block.
+
+    NumPy ufuncs give a transposed input's result the same (transposed) layout; PyTorch's TensorIterator
+    does the same, so the strides are kept instead of copying to row-major.
+    """
+    Size, Tensor = _tensor_types()
+    order = sorted(range(arr.ndim), key=lambda d: (-arr.strides[d], -arr.shape[d]))
+    dense = arr.transpose(order)
+    if not dense.flags.c_contiguous or any(s < 0 for s in arr.strides):
+        arr = np.ascontiguousarray(arr)
+        dense, order = arr, list(range(arr.ndim))
+    item = dtype.itemsize
+    storage = UntypedStorage._wrap(dense, dense.nbytes, device)
+    return Tensor._make(storage, Size(arr.shape), tuple(s // item for s in arr.strides), 0, dtype)
 
 
 def host_array(t) -> np.ndarray:

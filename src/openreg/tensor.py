@@ -358,14 +358,19 @@ class Tensor:
                                f" is ambiguous")
         return bool(self.item())
 
+    def _python_scalar(self):
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
     def __int__(self) -> int:
-        return int(self.item())
+        return int(self._python_scalar())
 
     def __float__(self) -> float:
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __complex__(self) -> complex:
-        return complex(self.item())
+        return complex(self._python_scalar())
 
     def __index__(self) -> int:
         if self._dtype.is_floating_point or self._dtype is _dt.bool or self.numel() != 1:

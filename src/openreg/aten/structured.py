@@ -87,8 +87,8 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
     def out_variant(*args, out, **kwargs):
         spec: Spec = meta(*args, **kwargs)
         if not can_cast(spec.dtype, out._dtype):
-            raise RuntimeError(f"{name}: result type {scalar_type_name(spec.dtype)} can't be cast to the desired "
-                               f"output type {scalar_type_name(out._dtype)}")
+            raise RuntimeError(f"result type {scalar_type_name(spec.dtype)} can't be cast to the desired output "
+                               f"type {scalar_type_name(out._dtype)}")
         if out._storage.device != spec.device and not (len(spec.size) == 0 and spec.device._type == "cpu"):
             raise RuntimeError(f"Expected out tensor to have device {spec.device}, but got {out.device} instead")
         arr = None if is_meta else compute(spec, *args, **kwargs)
