@@ -342,8 +342,9 @@ def _record(info, formula, args, kwargs, values, slots, edges, out, self_t, orig
         _rebase_history(self_t, node)
     else:
         view_name = node.name() if info.is_view and info.multi_output else None
+        input_ids = {id(v) for v in values.values() if isinstance(v, Tensor)}
         for i, o in enumerate(outs):
-            if _is_diff(o):
+            if _is_diff(o) and id(o) not in input_ids:   # a kernel returning an input keeps its history
                 o._grad_fn, o._output_nr, o._requires_grad = node, i, True
                 if info.is_view and o._base is not None:
                     m = get_meta(o)
