@@ -34,6 +34,26 @@ def copy_(self, src, non_blocking: bool = False):
     return self
 
 
+def cat(tensors, dim: int = 0):
+    """One NumPy concatenate (converting to the promoted dtype on the fly) instead of a copy_ per input."""
+    from openreg._array_bridge import wrap_array
+    from openreg.aten.shape_ops import _cat_meta
+    from openreg.devices import CPU
+    size, dtype, dev, parts, d = _cat_meta(tensors, dim)
+    if dev._type != "cpu":
+        raise RuntimeError(f"cat: the CPU kernel got tensors on {dev}")
+    if not parts:
+        return wrap_array(np.empty(size, dtype=_storage_np(dtype)), dtype, CPU)
+    arrays = [to_compute(t) for _, t in parts]
+    work = np.result_type(*arrays) if dtype.name == "bfloat16" else _storage_np(dtype)
+    out = np.concatenate(arrays, axis=d, dtype=work, casting="unsafe")
+    return wrap_array(from_compute(out, dtype), dtype, CPU)
+
+
+def _storage_np(dtype):
+    return np.dtype(np.uint16) if dtype.name == "bfloat16" else dtype.numpy
+
+
 def fill_(self, value):
     if self._dtype is not None and not self._dtype.is_complex and isinstance(value, complex):
         raise RuntimeError(f"fill_: value cannot be converted to type {self._dtype.name} without overflow")
@@ -56,5 +76,5 @@ def mm_plus_mm(a, b, c, d, out):
     return out
 
 
-KERNELS = {"copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
+KERNELS = {"cat": cat, "copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
 INDUCTOR_KERNELS = {"_mm_plus_mm": mm_plus_mm}
