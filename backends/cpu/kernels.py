@@ -50,6 +50,16 @@ def cat(tensors, dim: int = 0):
     return wrap_array(from_compute(out, dtype), dtype, CPU)
 
 
+def clone(self, *, memory_format=None):
+    """A copy in the requested layout, written with one NumPy copy (no nested dispatch)."""
+    from openreg.aten.copy_ops import _keep_backend_meta, _layout_for
+    from openreg.aten.structured import empty_tensor
+    out = empty_tensor(self._size, self._dtype, self._storage.device, stride=_layout_for(self, memory_format))
+    np.copyto(out._array(), self._array())
+    _keep_backend_meta(self, out)
+    return out
+
+
 def _storage_np(dtype):
     return np.dtype(np.uint16) if dtype.name == "bfloat16" else dtype.numpy
 
@@ -76,5 +86,5 @@ def mm_plus_mm(a, b, c, d, out):
     return out
 
 
-KERNELS = {"cat": cat, "copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
+KERNELS = {"cat": cat, "clone": clone, "copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
 INDUCTOR_KERNELS = {"_mm_plus_mm": mm_plus_mm}
