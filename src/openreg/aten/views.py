@@ -130,7 +130,14 @@ def _contiguous_strides_if(old_size: tuple, old_stride: tuple, new_size: tuple):
     return tuple(strides)
 
 
+_VIEW_CACHE: dict = {}  # (sizes, strides, requested) -> (sizes, strides) of successful views
+
+
 def view(self: Tensor, size) -> Tensor:
+    key = (self._size, self._stride, size)
+    hit = _VIEW_CACHE.get(key)
+    if hit is not None:
+        return make_view(self, hit[0], hit[1], self._offset)
     old = tuple(self._size)  # plain tuples: Size's Python __getitem__ is slow in loops
     numel = 1
     for s in old:
@@ -150,6 +157,9 @@ def view(self: Tensor, size) -> Tensor:
     if stride is None:
         raise RuntimeError(NOT_VIEWABLE + " (at least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
+    if len(_VIEW_CACHE) > 4096:
+        _VIEW_CACHE.clear()
+    _VIEW_CACHE[key] = (Size(size), stride)
     return make_view(self, size, stride, self._offset)
 
 
