@@ -134,7 +134,7 @@ _VIEW_CACHE: dict = {}  # (sizes, strides, requested) -> (sizes, strides) of suc
 
 
 def view(self: Tensor, size) -> Tensor:
-    key = (self._size, self._stride, size)
+    key = (self._size, self._stride, size if type(size) is tuple else tuple(size))
     hit = _VIEW_CACHE.get(key)
     if hit is not None:
         return make_view(self, hit[0], hit[1], self._offset)
