@@ -57,16 +57,21 @@ def from_compute(arr, dtype):
 
 
 _contiguous_cache: dict = {}
-_types: tuple = ()
+_Size = _Tensor = None
+_new = object.__new__
+
+
+def _load_tensor_types() -> None:
+    """Bind Size and Tensor once (tensor.py imports this module, so not at module level)."""
+    global _Size, _Tensor
+    from .tensor import Size, Tensor
+    _Size, _Tensor = Size, Tensor
 
 
 def _tensor_types():
-    """(Size, Tensor), imported once (tensor.py imports this module, so not at module level)."""
-    global _types
-    if not _types:
-        from .tensor import Size, Tensor
-        _types = (Size, Tensor)
-    return _types
+    if _Tensor is None:
+        _load_tensor_types()
+    return _Size, _Tensor
 
 
 def _contiguous_strides(shape: tuple) -> tuple:
@@ -80,8 +85,12 @@ def _contiguous_strides(shape: tuple) -> tuple:
 
 
 def wrap_array(arr, dtype=None, device: Device = CPU):
-    """A new tensor owning ``arr``'s elements (already in storage representation for ``dtype``)."""
-    Size, Tensor = _tensor_types()
+    """A new tensor owning ``arr``'s elements (already in storage representation for ``dtype``).
+
+    This runs once per operator call, so the CPU path is written out flat.
+    """
+    if _Tensor is None:
+        _load_tensor_types()
     if dtype is None:
         dtype = _dt.from_numpy(arr.dtype)
     elif arr.dtype is not dtype.numpy and dtype is not _dt.bfloat16 and arr.dtype != dtype.numpy:
@@ -92,15 +101,18 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
         if not arr.flags.c_contiguous:
             return _wrap_dense_layout(arr, dtype, device)
         shape = arr.shape
-        storage = UntypedStorage._wrap(arr, arr.nbytes, device)
-        t = Tensor._make(storage, Size(shape), _contiguous_strides(shape), 0, dtype)
+        strides = _contiguous_cache.get(shape) or _contiguous_strides(shape)
+        storage = _new(UntypedStorage)
+        storage._init(arr, arr.nbytes, device)
+        t = _new(_Tensor)
+        t._init_view(storage, _Size(shape), strides, 0, dtype)
         t._arr = t._arr_src = arr
         return t
     backend = storage_backend(device._type)
     data, arr = backend.adopt(arr, device)
     storage = UntypedStorage._wrap(data, arr.nbytes, device)
     item = dtype.itemsize
-    t = Tensor._make(storage, Size(arr.shape), tuple(s // item for s in arr.strides), 0, dtype)
+    t = _Tensor._make(storage, _Size(arr.shape), tuple(s // item for s in arr.strides), 0, dtype)
     if backend.array_module is np:
         t._arr, t._arr_src = arr, storage._data
     return t

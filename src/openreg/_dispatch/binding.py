@@ -104,6 +104,12 @@ def make_converters(op: str):
         _type_error(op, arg, pos, value, "torch.device")
 
     def conv_int_list(value, arg, pos):
+        if type(value) is tuple or type(value) is list:
+            for v in value:
+                if type(v) is not int:
+                    break
+            else:
+                return tuple(value)
         size = arg.type.list_size
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
             return (int(value),) * (size or 1)

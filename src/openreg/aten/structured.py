@@ -82,7 +82,10 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
         if is_meta:
             return empty_tensor(spec.size, spec.dtype, spec.device)
         arr = compute(spec, *args, **kwargs)
-        return wrap_array(from_compute(arr, spec.dtype), spec.dtype, spec.device)
+        dtype = spec.dtype
+        if arr.dtype is not dtype.numpy:
+            arr = from_compute(arr, dtype)
+        return wrap_array(arr, dtype, spec.device)
 
     def out_variant(*args, out, **kwargs):
         spec: Spec = meta(*args, **kwargs)
