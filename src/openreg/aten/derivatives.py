@@ -375,7 +375,16 @@ defderiv("aten::log_softmax.int", save="result", name="LogSoftmaxBackward0", sel
 
 # -- linear algebra ------------------------------------------------------------------------------------------
 
-defderiv("aten::mm", save="self mat2", self=lambda g, a: g.mm(a.mat2.t()), mat2=lambda g, a: a.self.t().mm(g),
+def _mat2_grad(mat1, g, mat2_stride):
+    """``mat1.T @ g`` computed in the layout of ``mat2`` (PyTorch's mm_mat2_backward): for a transposed
+    ``mat2`` (e.g. ``weight.t()``) the result is a transposed view, whose ``.t()`` is the dense gradient."""
+    if len(mat2_stride) == 2 and mat2_stride[0] == 1 and mat2_stride[1] != 1:
+        return g.t().mm(mat1).t()
+    return mat1.t().mm(g)
+
+
+defderiv("aten::mm", save="self mat2", self=lambda g, a: g.mm(a.mat2.t()),
+         mat2=lambda g, a: _mat2_grad(a.self, g, a.stride_of("mat2")),
          jvp={"self": lambda t, a: t.mm(a.mat2), "mat2": lambda t, a: a.self.mm(t)})
 defderiv("aten::bmm", save="self mat2", self=lambda g, a: g.bmm(a.mat2.transpose(1, 2)),
          mat2=lambda g, a: a.self.transpose(1, 2).bmm(g),
@@ -390,7 +399,7 @@ def _scaled(x, s):
 for _op in ("aten::addmm", "aten::addmm_"):
     defderiv(_op, save="mat1 mat2", name="AddmmBackward0", self=lambda g, a: _scaled(g, a.beta),
              mat1=lambda g, a: _scaled(g.mm(a.mat2.t()), a.alpha),
-             mat2=lambda g, a: _scaled(a.mat1.t().mm(g), a.alpha),
+             mat2=lambda g, a: _scaled(_mat2_grad(a.mat1, g, a.stride_of("mat2")), a.alpha),
              jvp={"self": lambda t, a: _scaled(t, a.beta), "mat1": lambda t, a: _scaled(t.mm(a.mat2), a.alpha),
                   "mat2": lambda t, a: _scaled(a.mat1.mm(t), a.alpha)})
 defderiv("aten::dot", save="self tensor", self=lambda g, a: g * a.tensor, tensor=lambda g, a: g * a.self,

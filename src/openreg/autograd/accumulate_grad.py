@@ -58,8 +58,10 @@ def accumulate(var, new_grad, *, stealable: bool = False) -> None:
     """Accumulate ``new_grad`` into ``var.grad`` (the shared logic of AccumulateGrad and the inductor op)."""
     grad = var._grad
     if grad is None:
-        if stealable and new_grad._base is None and new_grad._stride == var._stride and \
-                sys.getrefcount(new_grad._storage) <= 3:
+        # steal when no other tensor shares the storage (a view's base counts once: <= 3 with the call's ref)
+        limit = 3 if new_grad._base is None else 4
+        if stealable and new_grad._stride == var._stride and new_grad._offset == 0 and \
+                sys.getrefcount(new_grad._storage) <= limit and (new_grad._base is None or _sole_view(new_grad)):
             var._grad = new_grad if grad_mode.state.enabled else _detached(new_grad)
         else:
             var._grad = clone_like(new_grad, var)
@@ -71,6 +73,12 @@ def accumulate(var, new_grad, *, stealable: bool = False) -> None:
             var._grad = aten("add.Tensor")(grad, new_grad)
         return
     var._grad = aten("add.Tensor")(grad, new_grad)
+
+
+def _sole_view(t) -> bool:
+    """A view whose base covers exactly the same elements (e.g. ``x.t()`` of a fresh result)."""
+    base = t._base
+    return base.numel() == t.numel() and sys.getrefcount(base) <= 3
 
 
 def _detached(t):

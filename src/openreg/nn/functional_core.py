@@ -94,14 +94,6 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return _reduce(diff * diff, reduction)
 
 
-def _one_hot(target: Tensor, num_classes: int, like: Tensor) -> Tensor:
-    """``(N, C, ...)`` float one-hot of class indices ``target`` (``(N, ...)``)."""
-    from ..functions_tensor import arange
-    classes = arange(num_classes, device=target.device)
-    shape = [1, num_classes] + [1] * (target.dim() - 1)
-    return (target.unsqueeze(1) == classes.view(shape)).to(like.dtype)
-
-
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices given log-probabilities ``input`` (``(N, C, ...)`` or ``(C,)``).
@@ -120,15 +112,12 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if input.shape[0] != target.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
-    n_cls = input.shape[1]
     valid = target != ignore_index
     safe_target = target * valid.to(target.dtype)
-    oh = _one_hot(safe_target, n_cls, input)
     w = valid.to(input.dtype)
     if weight is not None:
-        shape = [1, n_cls] + [1] * (input.dim() - 2)
-        w = w * (oh * weight.view(shape)).sum(1)
-    picked = (input * oh).sum(1)
+        w = w * _op("index_select")(weight, 0, safe_target.reshape(-1)).reshape(tuple(safe_target.shape))
+    picked = _op("gather")(input, 1, safe_target.unsqueeze(1)).squeeze(1)
     loss = -(picked * w)
     if unbatched and reduction == "none":
         loss = loss.squeeze(0)
