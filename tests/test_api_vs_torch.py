@@ -555,8 +555,20 @@ def test_softmax_edge_cases():
     lambda m, dev: m.where(m.tensor([True, False], device=dev), 1, 2.5),
     lambda m, dev: m.where(m.tensor([True, False], device=dev), m.ones(2, dtype=m.int32, device=dev), 2.5),
     lambda m, dev: m.where(m.tensor([1, 0], device=dev), 1.0, 2.0),
-    pytest.param(lambda m, dev: m.where(m.tensor([True, False], device=dev)), marks=_bug(
-        "single-argument where(cond) (== nonzero(as_tuple=True)) and aten::where.default are missing")),
+    lambda m, dev: m.where(m.tensor([True, False], device=dev)),
+    lambda m, dev: m.where(m.tensor([[1.0, 0.0], [float("nan"), -0.0]], device=dev)),
+    lambda m, dev: m.where(m.tensor(2, device=dev)),
+    lambda m, dev: m.nonzero(m.tensor([[0, 1, 2], [3, 0, 0]], device=dev)),
+    lambda m, dev: m.nonzero(m.ones(2, 3, device=dev)).stride(),
+    lambda m, dev: m.nonzero(m.zeros(2, 3, device=dev)).stride(),
+    lambda m, dev: m.tensor(0.0, device=dev).nonzero().shape,
+    lambda m, dev: m.tensor([0, 1], device=dev).nonzero(as_tuple=True),
+    lambda m, dev: m.ones(2, 3, device=dev).t().nonzero(),
+    lambda m, dev: m.ops.aten.where.default(m.tensor([[1, 0], [2, 3]], device=dev)),
+    lambda m, dev: m.nonzero(m.tensor([1, 0], device=dev), out=m.empty(0, dtype=m.int64, device=dev)),
+    lambda m, dev: m.nonzero(m.tensor([1, 0], device=dev), out=m.empty(0, dtype=m.int32, device=dev)),
+    lambda m, dev: m.nonzero(m.tensor([1, 0], device=dev), as_tuple=True, out=m.empty(0, dtype=m.int64)),
+    lambda m, dev: m.nonzero(m.ones(2, device="meta")),
     lambda m, dev: m.maximum(m.tensor([1.0, float("nan")], device=dev), m.tensor([2.0, 0.0], device=dev)),
     lambda m, dev: m.relu(m.arange(-2, 3, device=dev)),
     lambda m, dev: m.rsqrt(m.tensor([0.0, 4.0, -1.0], device=dev)),
@@ -735,7 +747,7 @@ SCHEMA_OPS = ["abs", "neg", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh",
               "empty_strided", "zeros", "ones", "full", "arange", "linspace", "eye", "rand", "randn", "randint",
               "triu_indices", "clone", "contiguous", "detach", "_softmax", "_log_softmax", "softmax", "log_softmax",
               "index", "index_put_", "_to_copy", "alias", "split_with_sizes", "zeros_like", "ones_like", "empty_like",
-              "full_like", "rand_like", "randn_like", "diagonal", "as_strided_"]
+              "full_like", "rand_like", "randn_like", "diagonal", "as_strided_", "nonzero"]
 
 
 TAGS = ["core", "pointwise", "inplace_view", "nondeterministic_seeded", "dynamic_output_shape"]
@@ -772,9 +784,7 @@ def _op_mismatches(op: str) -> set:
 _S, _T, _M = "schema", "tags", "missing"
 # Known discrepancies, per op. "schema": enum defaults printed by name (dtype=long, memory_format=contiguous_format)
 # where PyTorch prints ints (dtype=4, memory_format=0). "tags": core/pointwise/... differ. "missing": overload absent.
-_KNOWN = {
-    "where": {(_M, "default")},
-}
+_KNOWN: dict = {}
 
 
 @pytest.mark.parametrize("op", SCHEMA_OPS)

@@ -325,6 +325,45 @@ def test_where(devices):
         openreg.where(T(a, devices), T(a, devices), T(a, devices))
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.float32, np.complex64])
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 2), (0, 3)])
+def test_nonzero_and_where_condition(devices, dtype, shape):
+    a = rand(shape, np.float32, -1, 1)
+    a = (np.where(a > 0.2, a, 0) + (1j if dtype == np.complex64 else 0)).astype(dtype) if a.size else a.astype(dtype)
+    expected = np.argwhere(a)
+    x = T(a, devices)
+    r = openreg.nonzero(x)
+    check(r, expected, openreg.int64)
+    assert r.stride() == (1, max(len(expected), 0)) and r.device == x.device
+    assert N(x.nonzero()).tolist() == expected.tolist()
+    for got, want in zip(openreg.where(x), np.nonzero(a), strict=True):
+        check(got, want, openreg.int64)
+    assert [N(t).tolist() for t in x.nonzero(as_tuple=True)] == [w.tolist() for w in np.nonzero(a)]
+    assert [N(t).tolist() for t in aten.where.default(x)] == [w.tolist() for w in np.nonzero(a)]
+    out = openreg.empty(5, dtype=openreg.int64, device=devices)
+    with pytest.warns(UserWarning, match="was resized"):
+        assert openreg.nonzero(x, out=out) is out
+    assert N(out).tolist() == expected.tolist()
+
+
+def test_nonzero_edge_cases(devices):
+    assert openreg.nonzero(T(np.float32(3.0), devices)).shape == (1, 0)
+    assert openreg.nonzero(T(np.float32(0.0), devices)).shape == (0, 0)
+    assert [N(t).tolist() for t in openreg.where(T(np.int64(2), devices))] == [[0]]
+    bf = openreg.tensor([-0.0, 0.5, 0.0], dtype=openreg.bfloat16, device=devices)
+    assert N(bf.nonzero()).tolist() == [[1]]
+    with pytest.raises(RuntimeError, match="Expected out tensor to have scalar type Long"):
+        openreg.nonzero(T([1, 0], devices), out=openreg.empty(0, dtype=openreg.int32, device=devices))
+    with pytest.raises(RuntimeError, match="does not support the out kwarg when as_tuple is True"):
+        openreg.nonzero(T([1, 0], devices), as_tuple=True, out=openreg.empty(0, dtype=openreg.int64))
+    with pytest.raises(NotImplementedError, match="data-independent"):
+        openreg.nonzero(openreg.ones(2, device="meta"))
+    with pytest.raises(NotImplementedError, match="data-independent"):
+        openreg.where(openreg.ones(2, device="meta"))
+    with pytest.raises(TypeError, match="where"):
+        openreg.where(T([True], devices), 1)
+
+
 def test_out_variants(devices):
     a, b = rand((2, 3), np.float32), rand((3,), np.float32)
     x, y = T(a, devices), T(b, devices)

@@ -328,6 +328,10 @@ def amin(self, dim=(), keepdim=False):
     return _ov_amin__default(self, dim, keepdim)
 
 
+def nonzero(self, *, as_tuple=False):
+    return F.nonzero(self, as_tuple=as_tuple)
+
+
 def argmax(self, dim=None, keepdim=False):
     return _ov_argmax__default(self, dim, keepdim)
 
@@ -370,7 +374,7 @@ _METHODS: dict = {
     "clamp": clamp, "clamp_": clamp_, "clip": clamp, "clip_": clamp_,
     "clamp_min": F.clamp_min, "clamp_max": F.clamp_max, "clamp_min_": clamp_min_, "clamp_max_": clamp_max_,
     "where": where, "maximum": F.maximum, "minimum": F.minimum, "sum": sum, "mean": mean, "prod": prod,
-    "amax": amax, "amin": amin, "argmax": argmax, "argmin": argmin, "softmax": softmax,
+    "amax": amax, "amin": amin, "argmax": argmax, "nonzero": nonzero, "argmin": argmin, "softmax": softmax,
     "log_softmax": log_softmax, "mm": F.mm, "bmm": F.bmm, "matmul": F.matmul, "addmm": addmm, "addmm_": addmm_,
     "dot": F.dot, "outer": F.outer, "ger": F.outer, "rsub": F.rsub,
 }

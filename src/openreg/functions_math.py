@@ -70,6 +70,9 @@ _ov_where__self = aten.where.self
 _ov_where__ScalarSelf = aten.where.ScalarSelf
 _ov_where__ScalarOther = aten.where.ScalarOther
 _ov_where__Scalar = aten.where.Scalar
+_ov_where__default = aten.where.default
+_ov_nonzero__default = aten.nonzero.default
+_ov_nonzero__out = aten.nonzero.out
 _ov_sum__IntList_out = aten.sum.IntList_out
 _ov_sum__default = aten.sum.default
 _ov_sum__dim_IntList = aten.sum.dim_IntList
@@ -433,14 +436,26 @@ def clamp_max(input: Tensor, max) -> Tensor:
     return _ov_clamp_max__Tensor(input, max) if isinstance(max, Tensor) else _ov_clamp_max__default(input, max)
 
 
-def where(condition: Tensor, input, other, *, out: Tensor | None = None) -> Tensor:
-    """``input`` where ``condition`` is true, else ``other`` (tensors or scalars, broadcast together).
+_NOT_GIVEN = object()
+
+
+def where(condition: Tensor, input=_NOT_GIVEN, other=_NOT_GIVEN, *, out: Tensor | None = None):
+    """``input`` where ``condition`` is true, else ``other`` (tensors or scalars, broadcast together);
+    ``where(condition)`` alone is ``nonzero(condition, as_tuple=True)``.
 
     >>> import openreg
     >>> c = openreg.tensor([True, False])
     >>> openreg.where(c, openreg.tensor([1.0, 2.0]), 0).tolist()
     [1.0, 0.0]
+    >>> openreg.where(c)[0].tolist()
+    [0]
     """
+    if input is _NOT_GIVEN and other is _NOT_GIVEN and out is None:
+        return tuple(_ov_where__default(condition))
+    if input is _NOT_GIVEN or other is _NOT_GIVEN:
+        raise TypeError("where() received an invalid combination of arguments: expected (Tensor condition) or "
+                        "(Tensor condition, Tensor input, Tensor other, *, Tensor out = None) (inputs and "
+                        "others may be numbers)")
     if out is not None:
         like = input if isinstance(input, Tensor) else other
         if not isinstance(like, Tensor):
@@ -454,6 +469,24 @@ def where(condition: Tensor, input, other, *, out: Tensor | None = None) -> Tens
     if t_in:
         return _ov_where__ScalarOther(condition, input, other)
     return _ov_where__Scalar(condition, input, other)
+
+
+def nonzero(input: Tensor, *, out: Tensor | None = None, as_tuple: bool = False):
+    """Indices of the non-zero elements: an ``(N, input.dim())`` int64 tensor, or with ``as_tuple=True`` one
+    index vector per dimension (a 0-d input counts as 1-d).
+
+    >>> import openreg
+    >>> x = openreg.tensor([[1, 0], [0, 3]])
+    >>> openreg.nonzero(x).tolist(), [t.tolist() for t in openreg.nonzero(x, as_tuple=True)]
+    ([[0, 0], [1, 1]], [[0, 1], [0, 1]])
+    """
+    if as_tuple:
+        if out is not None:
+            raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+        return tuple(_ov_where__default(input))
+    if out is not None:
+        return _ov_nonzero__out(input, out=out)
+    return _ov_nonzero__default(input)
 
 
 # -- reductions ----------------------------------------------------------------------------------------------
@@ -714,6 +747,7 @@ __all__ = [
     "ne",
     "neg",
     "negative",
+    "nonzero",
     "not_equal",
     "outer",
     "pow",

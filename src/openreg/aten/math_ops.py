@@ -11,12 +11,13 @@ True
 from __future__ import annotations
 
 from ..library import Library
-from . import composite_math, linalg_ops, pointwise_ops, reduction_ops
+from . import composite_math, linalg_ops, nonzero_ops, pointwise_ops, reduction_ops
 
 SCHEMAS = [
     *pointwise_ops.SCHEMAS,
     *reduction_ops.SCHEMAS,
     *linalg_ops.SCHEMAS,
+    *nonzero_ops.SCHEMAS,
     ("_foreach_add.List(Tensor[] self, Tensor[] other, *, Scalar alpha=1) -> Tensor[]", ()),
     ("_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()", ()),
 ]
@@ -25,11 +26,19 @@ _libs: list = []
 
 
 def register_math_kernels() -> None:
-    """Register the decompositions (CompositeImplicitAutograd) and the Meta ``_foreach_add`` kernels."""
+    """Register the decompositions (CompositeImplicitAutograd), the Meta ``_foreach_add`` kernels and the
+    ``nonzero``/``where(condition)`` kernels."""
     composite = Library("aten", "IMPL")
     for name, fn in composite_math.COMPOSITE_IMPLICIT.items():
         composite.impl(name, fn, "CompositeImplicitAutograd")
     meta = Library("aten", "IMPL")
     for name, fn in composite_math.FOREACH.items():
         meta.impl(name, fn, "Meta")
-    _libs.extend((composite, meta))
+    for name, fn in nonzero_ops.IMPLICIT.items():
+        composite.impl(name, fn, "CompositeImplicitAutograd")
+    explicit = Library("aten", "IMPL")
+    for name, fn in nonzero_ops.EXPLICIT.items():
+        explicit.impl(name, fn, "CompositeExplicitAutograd")
+    for name, fn in nonzero_ops.META.items():
+        meta.impl(name, fn, "Meta")
+    _libs.extend((composite, meta, explicit))
