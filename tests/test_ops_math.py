@@ -397,6 +397,14 @@ def test_failed_inplace_leaves_tensor_unchanged(devices):
         assert N(x).tolist() == [1, 2, 3]
 
 
+@pytest.mark.parametrize("sa,sb", [((0, 3), (1, 3)), ((2, 0, 3), (1, 3)), ((1, 3), (4, 0, 1))])
+def test_empty_broadcast_result_is_contiguous(devices, sa, sb):
+    a, b = rand(sa, np.float32), rand(sb, np.float32)
+    for r in (T(a, devices) + T(b, devices), T(b, devices) * T(a, devices), openreg.where(T(b, devices) > 0, T(a, devices), 0.0)):
+        assert r.numel() == 0 and r.is_contiguous()
+        assert r.stride() == openreg.empty(r.shape).stride()
+
+
 def test_broadcast_error_names_sizes():
     with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(4\) "
                                            r"at non-singleton dimension 1"):

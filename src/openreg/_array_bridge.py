@@ -112,7 +112,10 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
     data, arr = backend.adopt(arr, device)
     storage = UntypedStorage._wrap(data, arr.nbytes, device)
     item = dtype.itemsize
-    t = _Tensor._make(storage, _Size(arr.shape), tuple(s // item for s in arr.strides), 0, dtype)
+    shape = arr.shape
+    # A zero-size array's strides are meaningless (NumPy/CuPy give 0 for broadcast results): contiguous ones.
+    strides = tuple(s // item for s in arr.strides) if arr.size else _contiguous_strides(shape)
+    t = _Tensor._make(storage, _Size(shape), strides, 0, dtype)
     if backend.array_module is np:
         t._arr, t._arr_src = arr, storage._data
     return t
