@@ -147,13 +147,15 @@ def test_zero_dim_tensor_promotion(a, b):
 def test_division_dtypes(a):
     if a == "bool":
         return
-    if a == "complex64":
-        pytest.xfail("floor division of complex raises RuntimeError; PyTorch raises NotImplementedError")
 
     def prog(m, dev):
         t = _sample(m, a, dev) + 1
         return t / t, t / 2, m.div(t, 2, rounding_mode="floor"), m.div(t, 2, rounding_mode="trunc")
     check(prog, rtol=1e-2)
+    if a == "complex64":  # every floor/trunc spelling raises NotImplementedError, as in PyTorch
+        for fn in (lambda m, t: t // 2, lambda m, t: m.floor_divide(t, t), lambda m, t: t.floor_divide_(2),
+                   lambda m, t: m.div(t, t, rounding_mode="trunc"), lambda m, t: t // m.tensor(2.0)):
+            check(lambda m, dev, fn=fn: fn(m, _sample(m, a, dev)))
 
 
 @pytest.mark.parametrize("a", ["bool", "uint8", "int32", "int64", "float16", "float32", "float64"])

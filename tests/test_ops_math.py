@@ -231,6 +231,16 @@ def test_integer_division_by_zero_raises_and_changes_nothing(fn):
     assert N(x).tolist() == [4, 5]
 
 
+@pytest.mark.parametrize("fn", [lambda x: x // 2, lambda x: openreg.floor_divide(x, x), lambda x: x.floor_divide_(2),
+                                lambda x: openreg.div(x, 2, rounding_mode="floor"),
+                                lambda x: openreg.div(x, x, rounding_mode="trunc")])
+def test_complex_floor_and_trunc_division_not_implemented(devices, fn):
+    x = T(np.array([1 + 1j, 2 - 1j], dtype=np.complex64), devices)
+    with pytest.raises(NotImplementedError, match="not implemented for 'ComplexFloat'"):
+        fn(x)
+    assert N(x).tolist() == [1 + 1j, 2 - 1j]
+
+
 def test_pow_overloads(devices):
     a = np.array([1, 2, 3, -1, -2], dtype=np.int64)
     x = T(a, devices)
