@@ -7,6 +7,8 @@
 """
 from __future__ import annotations
 
+__version__ = "0.1.0"
+
 from . import dtypes as _dtypes_module
 from .dtypes import (  # noqa: F401
     bfloat16, bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16,
