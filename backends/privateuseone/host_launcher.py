@@ -90,7 +90,7 @@ def find_compiler() -> list[str]:
 @functools.cache
 def _compiler_identity(cmd: tuple[str, ...]) -> str:
     try:
-        out = subprocess.run([*cmd, "--version"], check=False, capture_output=True, text=True, timeout=60).stdout
+        out = subprocess.run([*cmd, "--version"], check=False, capture_output=True, text=True, encoding="utf-8", errors="replace", timeout=60).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise RuntimeError(f"host launcher: could not run the C++ compiler {cmd[0]!r}: {exc}") from exc
     return out.splitlines()[0] if out else cmd[0]
@@ -298,7 +298,7 @@ def _compile_library(cxx: list[str], flags: Sequence[str], header: Path, text: s
         src = tmp_dir / (Path(name).stem + ".cpp")
         src.write_text(text)
         scan = subprocess.run([*cxx, "-E", "-P", "-std=c++17", "-DOPENREG_SCAN_KERNELS", "-include", str(header),
-                               "-x", "c++", str(src)], check=False, capture_output=True, text=True)
+                               "-x", "c++", str(src)], check=False, capture_output=True, text=True, encoding="utf-8", errors="replace")
         if scan.returncode != 0:
             raise RuntimeError(f"host launcher: preprocessing {name} failed:\n{scan.stderr[-8000:]}")
         kernels = sorted(set(_KERNEL_DECL.findall(scan.stdout)))
@@ -316,7 +316,7 @@ def _compile_library(cxx: list[str], flags: Sequence[str], header: Path, text: s
         src.write_text("\n".join(glue) + "\n")
         tmp_so = tmp_dir / "module.so"
         cmd = [*cxx, *flags, "-include", str(header), "-x", "c++", str(src), "-o", str(tmp_so)]
-        proc = subprocess.run(cmd, check=False, capture_output=True, text=True)
+        proc = subprocess.run(cmd, check=False, capture_output=True, text=True, encoding="utf-8", errors="replace")
         if proc.returncode != 0:
             raise RuntimeError(f"host launcher: compiling {name} failed ({shlex.join(cmd)}):\n"
                                f"{proc.stderr[-12000:]}")
