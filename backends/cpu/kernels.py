@@ -77,12 +77,20 @@ def zero_(self):
 
 
 def mm_plus_mm(a, b, c, d, out):
-    """out = a@b + c@d: the first product lands in ``out`` directly; only c@d needs a temporary."""
+    """out = a@b + c@d with no temporary: two BLAS GEMMs into ``out``, the second with beta=1.
+
+    Falls back to NumPy (one M x N temporary for c@d) for float16 and layouts BLAS can't read.
+    """
     from openreg.aten.inductor_checks import check_mm_plus_mm
+
+    from . import blas
     check_mm_plus_mm(a, b, c, d, out)
     dst = out._array()
-    np.matmul(to_compute(a), to_compute(b), out=dst)
-    dst += np.matmul(to_compute(c), to_compute(d))
+    xa, xb, xc, xd = to_compute(a), to_compute(b), to_compute(c), to_compute(d)
+    if blas.gemm(xa, xb, dst, beta=0.0) and blas.gemm(xc, xd, dst, beta=1.0):
+        return out
+    np.matmul(xa, xb, out=dst)
+    dst += np.matmul(xc, xd)
     return out
 
 
