@@ -42,6 +42,21 @@ def _compare_inplace(cmp: str, overload: str):
     return sample
 
 
+def _nll_forward_sample(d):
+    """Mean reduction with class weights and an ignored class (2)."""
+    w = pos(d, 4).detach()
+    tgt = openreg.tensor([0, 2, 1], device=d)
+    return (lambda x: A.nll_loss_forward.default(x, tgt, w, 1, 2)[0]), [r(d, 3, 4)]
+
+
+def _nll_backward_sample(d):
+    """No reduction; the gradient flows to grad_output (self is only read for its shape)."""
+    x = r(d, 3, 4, grad=False)
+    tgt = openreg.tensor([0, 2, 3], device=d)
+    total = openreg.tensor(0.0, dtype=openreg.float64, device=d)
+    return (lambda go: A.nll_loss_backward.default(go, x, tgt, None, 0, 2, total)), [r(d, 3)]
+
+
 SAMPLES = {
     "aten::abs": _unary("abs"), "aten::abs_": _unary_inplace("abs_"),
     "aten::neg": _unary("neg"), "aten::neg_": _unary_inplace("neg_"),
@@ -202,6 +217,10 @@ SAMPLES = {
         x, 1, openreg.tensor([[0, 2], [1, 1]], device=d), s), [r(d, 2, 3), r(d, 2, 2)]),
     "aten::scatter_add_": lambda d: (lambda x, s: A.scatter_add_.default(
         x * 1, 1, openreg.tensor([[0, 2], [1, 1]], device=d), s), [r(d, 2, 3), r(d, 2, 2)]),
+    "aten::nll_loss_forward": lambda d: _nll_forward_sample(d),
+    "aten::nll_loss_backward": lambda d: _nll_backward_sample(d),
+    "aten::_log_softmax_backward_data": lambda d: (lambda go, out: A._log_softmax_backward_data.default(
+        go, out, 1, openreg.float64), [r(d, 2, 3), r(d, 2, 3)]),
     "aten::movedim.intlist": lambda d: (lambda x: A.movedim.intlist(x, [0, 1], [2, 0]), [r(d, 2, 3, 2)]),
     "aten::narrow.Tensor": lambda d: (lambda x: A.narrow.Tensor(x, 1, openreg.tensor(1, device=d), 2),
                                       [r(d, 2, 3)]),
@@ -243,7 +262,8 @@ def test_resize_and_set_refuse_grad(devices):
 
 SECOND_ORDER = ["aten::mul.Tensor", "aten::exp", "aten::tanh", "aten::sigmoid", "aten::mm", "aten::_softmax",
                 "aten::sum.dim_IntList", "aten::div.Tensor", "aten::pow.Tensor_Scalar", "aten::select.int",
-                "aten::mul_.Tensor", "aten::log", "aten::cat"]
+                "aten::mul_.Tensor", "aten::log", "aten::cat", "aten::nll_loss_forward",
+                "aten::_log_softmax_backward_data"]
 
 
 @pytest.mark.parametrize("op", SECOND_ORDER)

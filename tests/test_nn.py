@@ -121,6 +121,34 @@ def test_functional_losses_match_numpy(devices):
     np.testing.assert_allclose(npy(F.relu(openreg.tensor([-1.0, 2.0], device=devices))), [0.0, 2.0])
 
 
+def test_nll_loss_fused_op_matches_numpy(devices):
+    rng = np.random.default_rng(3)
+    logp = rng.normal(size=(5, 4))
+    target = np.array([0, 3, 1, 3, 2])
+    wnp = np.array([0.5, 1.0, 2.0, 1.5])
+    x = openreg.tensor(logp, dtype=openreg.float64, device=devices, requires_grad=True)
+    tgt = openreg.tensor(target, device=devices)
+    w = openreg.tensor(wnp, dtype=openreg.float64, device=devices)
+    keep = target != 3                       # ignore_index=3
+    per = -logp[np.arange(5), target] * wnp[target] * keep
+    for reduction, expected in (("none", per), ("sum", per.sum()), ("mean", per.sum() / (wnp[target] * keep).sum())):
+        out = F.nll_loss(x, tgt, weight=w, ignore_index=3, reduction=reduction)
+        assert out.grad_fn.name() == "NllLossBackward0"
+        np.testing.assert_allclose(npy(out), expected, rtol=1e-12)
+    F.nll_loss(x, tgt, weight=w, ignore_index=3).backward()
+    g = np.zeros((5, 4))
+    g[np.arange(5), target] = -wnp[target] * keep / (wnp[target] * keep).sum()
+    np.testing.assert_allclose(npy(x.grad), g, rtol=1e-12)
+    assert openreg.autograd.gradgradcheck(lambda a: F.cross_entropy(a, tgt, weight=w), (x,))
+    with pytest.raises(IndexError, match="Target 7 is out of bounds"):
+        F.nll_loss(x, openreg.tensor([0, 7, 1, 1, 1], device=devices))
+    with pytest.raises(RuntimeError, match="weight tensor should be defined either for all 4 classes"):
+        F.nll_loss(x, tgt, weight=openreg.ones(3, dtype=openreg.float64, device=devices))
+    m = openreg.ops.aten.nll_loss_forward(openreg.empty(5, 4, device="meta"), openreg.empty(5, dtype=openreg.int64,
+                                                                                              device="meta"), None, 0, -100)
+    assert m[0].shape == (5,) and m[1].shape == ()
+
+
 def test_gradcheck_losses(devices):
     x = openreg.tensor(np.random.default_rng(1).normal(size=(3, 4)), dtype=openreg.float64, device=devices,
                        requires_grad=True)

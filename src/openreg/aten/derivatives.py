@@ -361,7 +361,8 @@ def _softmax_grad(g, a):
 
 
 def _log_softmax_grad(g, a):
-    return g - a.result.exp() * g.sum(a.dim, True)
+    y = a.result
+    return _A("_log_softmax_backward_data")(g, y, a.dim, y.dtype)
 
 
 defderiv("aten::_softmax", save="result", name="SoftmaxBackward0", self=_softmax_grad,
@@ -622,6 +623,37 @@ def _gather_grad(g, a):
 
 defderiv("aten::gather", save="index", self=_gather_grad,
          jvp={"self": lambda t, a: _A("gather")(t, a.dim, a.index)})
+
+
+# -- losses (aten/loss_ops.py) ------------------------------------------------------------------------------
+
+def _nll_loss_grad(g, a):
+    if g[0] is None:
+        return None
+    return _A("nll_loss_backward")(g[0], a.self, a.target, a.weight, a.reduction, a.ignore_index, a.result[1])
+
+
+def _nll_loss_jvp(t, a):
+    return [_A("nll_loss_forward")(t, a.target, a.weight, a.reduction, a.ignore_index)[0], None]
+
+
+defderiv("aten::nll_loss_forward", save="self target weight result", name="NllLossBackward0", self=_nll_loss_grad,
+         jvp={"self": _nll_loss_jvp})
+defderiv("aten::nll_loss_backward", save="target weight", name="NllLossBackwardBackward0",
+         grad_output=lambda g, a: _A("nll_loss_forward")(g, a.target, a.weight, a.reduction, a.ignore_index)[0],
+         jvp={"grad_output": lambda t, a: _A("nll_loss_backward")(t, a.self, a.target, a.weight, a.reduction,
+                                                                  a.ignore_index, a.total_weight)})
+
+
+def _lsbd_output_grad(g, a):
+    """``y = go - exp(out) * go.sum(dim)``: ``dL/dout = -g * exp(out) * go.sum(dim)``."""
+    return -(g * a.output.exp() * a.grad_output.sum(a.dim, True))
+
+
+defderiv("aten::_log_softmax_backward_data", save="grad_output output", name="LogSoftmaxBackwardDataBackward0",
+         grad_output=lambda g, a: g - (g * a.output.exp()).sum(a.dim, True), output=_lsbd_output_grad,
+         jvp={"grad_output": lambda t, a: _A("_log_softmax_backward_data")(t, a.output, a.dim, a.input_dtype),
+              "output": _lsbd_output_grad})
 
 
 # -- more pointwise overloads ---------------------------------------------------------------------------

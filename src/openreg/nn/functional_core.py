@@ -13,6 +13,7 @@ from ..autograd._ops import aten as _op
 from ..tensor import Tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
+_REDUCTIONS_ENUM = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -104,6 +105,10 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     """
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if input.dim() == 2 and target.dim() == 1 and not target.dtype.is_floating_point and \
+            input.shape[0] == target.shape[0] and (weight is None or not weight.requires_grad):
+        # PyTorch's fused op: one node instead of a gather/mul/sum decomposition
+        return _op("nll_loss_forward")(input, target, weight, _REDUCTIONS_ENUM[reduction], ignore_index)[0]
     unbatched = input.dim() == 1
     if unbatched:
         input, target = input.unsqueeze(0), target.unsqueeze(0)

@@ -1,0 +1,176 @@
+"""Fused loss kernels, as in PyTorch: ``nll_loss_forward`` / ``nll_loss_backward`` (class-index targets, 1-d or
+2-d input) and ``_log_softmax_backward_data`` (the gradient of ``_log_softmax``).
+
+``cross_entropy`` is ``log_softmax`` + ``nll_loss``; with these ops one training step records two nodes for the
+loss instead of a dozen elementwise ops. Kernels are written against the array module of the input's storage
+(NumPy, or CuPy on the cuda driver), so one CompositeExplicitAutograd kernel serves the CPU and the device;
+Meta gets shape-only kernels. ``reduction`` is PyTorch's enum: 0 none, 1 mean, 2 sum.
+
+>>> import openreg
+>>> logp = openreg.tensor([[-1.0, -2.0], [-0.5, -3.0]])
+>>> out, total = openreg.ops.aten.nll_loss_forward(logp, openreg.tensor([1, 0]), None, 1, -100)
+>>> out.item(), total.item()
+(1.25, 2.0)
+"""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, host_array, wrap_array
+from ..tensor import Tensor
+from .meta_rules import fmt_shape, wrap_dim
+from .structured import empty_tensor
+
+SCHEMAS = [
+    (("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
+      "(Tensor output, Tensor total_weight)"), ()),
+    (("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+      "SymInt ignore_index, Tensor total_weight) -> Tensor"), ()),
+    ("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", ()),
+]
+
+_libs: list = []
+
+
+def _xp(t: Tensor):
+    return t._storage._backend.array_module
+
+
+def _on(t: Tensor, like: Tensor, xp):
+    """``t``'s elements as an array of ``like``'s array module (device arrays stay where they are)."""
+    return t._array() if t.device == like.device else xp.asarray(host_array(t))
+
+
+def _values(t: Tensor, like: Tensor, xp):
+    """Elements in computation form (bfloat16 bits widened to float32)."""
+    arr = _on(t, like, xp)
+    return bf16_bits_to_float32(arr) if t._dtype is _dt.bfloat16 else arr
+
+
+def _store(arr, dtype, device) -> Tensor:
+    if dtype is _dt.bfloat16:
+        return wrap_array(float32_to_bf16_bits(arr), dtype, device)
+    return wrap_array(arr.astype(dtype.numpy, copy=False), dtype, device)
+
+
+def _check_nll(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int) -> None:
+    if not 0 < self.dim() <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    no_batch = self.dim() == 1 and target.dim() == 0
+    if not no_batch and self._size[0] != (target._size[0] if target.dim() else 1):
+        raise RuntimeError(f"size mismatch (got input: {fmt_shape(self._size)}, target: {fmt_shape(target._size)})")
+    if target._dtype is not _dt.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target._dtype}")
+    n_cls = self._size[-1]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != n_cls):
+        raise RuntimeError(f"weight tensor should be defined either for all {n_cls} classes or no classes but got "
+                           f"weight tensor of shape: {fmt_shape(weight._size)}")
+    if reduction not in (0, 1, 2):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _picked(self: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, xp):
+    """(row indices, safe class indices, per-row weights with zeros on ignored rows) of a 2-d view."""
+    n_cls = self._size[-1]
+    t = _on(target, self, xp).reshape(-1)
+    valid = t != ignore_index
+    safe = xp.where(valid, t, 0)
+    bad = (safe < 0) | (safe >= n_cls)
+    if t.size and bool(bad.any()):
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    ctype = xp.float32 if self._dtype is _dt.bfloat16 else self._dtype.numpy
+    w = valid.astype(ctype)
+    if weight is not None:
+        w = w * _values(weight, self, xp).astype(ctype, copy=False)[safe]
+    return xp.arange(t.size), safe, w
+
+
+def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                     ignore_index: int) -> tuple:
+    """``(loss, total_weight)``: ``-weight[t] * self[i, t]`` per row, summed or averaged over the weights."""
+    _check_nll(self, target, weight, reduction)
+    xp = _xp(self)
+    x = _values(self, self, xp).reshape(-1, self._size[-1])
+    rows, safe, w = _picked(self, target, weight, ignore_index, xp)
+    losses = -(x[rows, safe] * w)
+    total = w.sum()
+    if reduction == 0:
+        out = losses.reshape(tuple(target._size))
+        total = xp.zeros((), dtype=w.dtype)
+    elif reduction == 2:
+        out = losses.sum()
+    else:
+        out = losses.sum() / total
+    return _store(xp.asarray(out), self._dtype, self.device), _store(xp.asarray(total), self._dtype, self.device)
+
+
+def meta_nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                          ignore_index: int) -> tuple:
+    _check_nll(self, target, weight, reduction)
+    size = tuple(target._size) if reduction == 0 else ()
+    return empty_tensor(size, self._dtype, self.device), empty_tensor((), self._dtype, self.device)
+
+
+def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
+                      ignore_index: int, total_weight: Tensor) -> Tensor:
+    """The gradient of ``nll_loss_forward`` with respect to ``self``: ``-weight[t] * grad`` at ``(i, t)``."""
+    _check_nll(self, target, weight, reduction)
+    xp = _xp(self)
+    rows, safe, w = _picked(self, target, weight, ignore_index, xp)
+    g = _values(grad_output, self, xp).astype(w.dtype, copy=False).reshape(-1)
+    coef = -w * g
+    if reduction == 1:
+        coef = coef / _values(total_weight, self, xp).astype(w.dtype, copy=False).reshape(())
+    gi = xp.zeros((rows.size, self._size[-1]), dtype=w.dtype)
+    gi[rows, safe] = coef
+    return _store(gi.reshape(tuple(self._size)), self._dtype, self.device)
+
+
+def meta_nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight: Tensor | None,
+                           reduction: int, ignore_index: int, total_weight: Tensor) -> Tensor:
+    _check_nll(self, target, weight, reduction)
+    return empty_tensor(tuple(self._size), self._dtype, self.device)
+
+
+def _check_lsbd(grad_output: Tensor, output: Tensor, dim: int) -> int:
+    if tuple(grad_output._size) != tuple(output._size):
+        raise RuntimeError(f"_log_softmax_backward_data: grad_output size {fmt_shape(grad_output._size)} does not "
+                           f"match output size {fmt_shape(output._size)}")
+    return wrap_dim(dim, max(output.dim(), 1))
+
+
+def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype) -> Tensor:
+    """``grad_output - exp(output) * grad_output.sum(dim, keepdim=True)``."""
+    d = _check_lsbd(grad_output, output, dim)
+    xp = _xp(output)
+    y = _values(output, output, xp)
+    g = _values(grad_output, output, xp)
+    shape = tuple(output._size) or (1,)
+    y, g = y.reshape(shape), g.reshape(shape)
+    res = g - xp.exp(y) * g.sum(axis=d, keepdims=True)
+    return _store(res.reshape(tuple(output._size)), output._dtype, output.device)
+
+
+def meta_log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype) -> Tensor:
+    _check_lsbd(grad_output, output, dim)
+    return empty_tensor(tuple(output._size), output._dtype, output.device)
+
+
+EXPLICIT = {"nll_loss_forward": nll_loss_forward, "nll_loss_backward": nll_loss_backward,
+            "_log_softmax_backward_data": log_softmax_backward_data}
+META = {"nll_loss_forward": meta_nll_loss_forward, "nll_loss_backward": meta_nll_loss_backward,
+        "_log_softmax_backward_data": meta_log_softmax_backward_data}
+
+
+def register(aten_lib) -> None:
+    """Define the schemas on ``aten_lib`` and register the composite and Meta kernels (``aten/__init__``)."""
+    from ..library import Library
+    for schema, tags in SCHEMAS:
+        aten_lib.define(schema, tags=tags)
+    lib = Library("aten", "IMPL")
+    for name, fn in EXPLICIT.items():
+        lib.impl(name, fn, "CompositeExplicitAutograd")
+    for name, fn in META.items():
+        lib.impl(name, fn, "Meta")
+    _libs.append(lib)
