@@ -172,6 +172,41 @@ def test_sgd_momentum_matches_reference(devices):
     np.testing.assert_allclose(npy(p), ref, rtol=1e-5)
 
 
+@pytest.mark.parametrize("opts", [{"momentum": 0.9, "dampening": 0.5}, {"momentum": 0.8, "nesterov": True},
+                                  {"momentum": 0.0, "maximize": True, "weight_decay": 0.1}])
+def test_sgd_variants_match_reference(devices, opts):
+    rng = np.random.default_rng(4)
+    inits = [rng.normal(size=(3, 2)), rng.normal(size=(2,)), rng.normal(size=(4,))]
+    ps = [nn.Parameter(openreg.tensor(a, dtype=openreg.float64, device=devices)) for a in inits]
+    ps.append(nn.Parameter(openreg.tensor([1.0, 2.0], dtype=openreg.float16, device=devices)))  # per-tensor path
+    opt = openreg.optim.SGD(ps, lr=0.1, **opts)
+    mom, damp, wd = opts.get("momentum", 0.0), opts.get("dampening", 0.0), opts.get("weight_decay", 0.0)
+    refs, bufs = [a.copy() for a in inits] + [np.array([1.0, 2.0])], [None] * 4
+    for _ in range(3):
+        opt.zero_grad()
+        sum((p * p * p).sum() for p in ps[:3]).backward()
+        ps[3].grad = openreg.tensor([0.5, 0.25], dtype=openreg.float16, device=devices)
+        opt.step()
+        for i, r in enumerate(refs):
+            g = 3 * r * r if i < 3 else np.array([0.5, 0.25])
+            g = -g if opts.get("maximize") else g
+            g = g + wd * r
+            if mom:
+                bufs[i] = g.copy() if bufs[i] is None else mom * bufs[i] + (1 - damp) * g
+                g = g + mom * bufs[i] if opts.get("nesterov") else bufs[i]
+            refs[i] = r - 0.1 * g
+    for p, r in zip(ps, refs):
+        np.testing.assert_allclose(npy(p).astype(np.float64), r, rtol=1e-3 if p.dtype == openreg.float16 else 1e-12)
+
+
+def test_foreach_mul_(devices):
+    a = [openreg.ones(2, device=devices), openreg.tensor([1, 2], device=devices), openreg.ones(3, device=devices)[::2]]
+    versions = [t._version for t in a]
+    openreg.ops.aten._foreach_mul_.Scalar(a, 3)
+    assert [t.tolist() for t in a] == [[3.0, 3.0], [3, 6], [3.0, 3.0]]
+    assert all(t._version > v for t, v in zip(a, versions))
+
+
 def test_adam_matches_reference(devices):
     p = nn.Parameter(openreg.tensor([1.0, -2.0], device=devices))
     opt = openreg.optim.Adam([p], lr=0.1)

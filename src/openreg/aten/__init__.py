@@ -78,3 +78,6 @@ _random_ops.register(aten_lib)  # rand/randn/randint/bernoulli/...: schemas, Met
 
 from . import loss_ops as _loss_ops  # noqa: E402
 _loss_ops.register(aten_lib)  # nll_loss_forward/backward, _log_softmax_backward_data: schemas, Meta and composite
+
+from . import foreach_ops as _foreach_ops  # noqa: E402
+_foreach_ops.register(aten_lib)  # _foreach_mul_.Scalar (the optimizers' multi-tensor update)

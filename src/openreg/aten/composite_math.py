@@ -167,6 +167,9 @@ def foreach_add_(self: list, other: list, *, alpha=1) -> None:
         if not can_cast(result, a._dtype):
             raise RuntimeError(f"result type {scalar_type_name(result)} can't be cast to the desired output type "
                                f"{scalar_type_name(a._dtype)}")
+    from .foreach_ops import add_list_fast
+    if add_list_fast(self, other, alpha):   # one pass over the arrays (same arithmetic as add_)
+        return
     add_ = _A.add___Tensor
     for a, b in zip(self, other):
         add_(a, b, alpha=alpha)

@@ -10,8 +10,13 @@
 """
 from __future__ import annotations
 
+from .._dispatch.ops import ops
 from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, required
+
+_foreach_mul_ = ops.aten._foreach_mul_.Scalar
+_foreach_add_ = ops.aten._foreach_add_.List
+_foreach_add = ops.aten._foreach_add.List
 
 
 class SGD(Optimizer):
@@ -32,26 +37,39 @@ class SGD(Optimizer):
 
     @no_grad()
     def step(self, closure=None):
-        """One update of every parameter that has a gradient."""
+        """One update of every parameter that has a gradient (multi-tensor ``_foreach`` ops per device, as
+        PyTorch's ``foreach=True`` implementation)."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, mom, damp = group["lr"], group["momentum"], group["dampening"]
-            wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+            by_device: dict = {}
             for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if maximize:
-                    g = -g
-                if wd != 0:
-                    g = g.add(p, alpha=wd)
-                if mom != 0:
-                    state = self._state(p)
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = g.clone()
-                    else:
-                        buf.mul_(mom).add_(g, alpha=1 - damp)
-                    g = g.add(buf, alpha=mom) if nesterov else buf
-                p.add_(g, alpha=-lr)
+                if p.grad is not None:
+                    by_device.setdefault(p.device, []).append(p)
+            for params in by_device.values():
+                self._update(group, params)
         return loss
+
+    def _update(self, group: dict, params: list) -> None:
+        lr, mom, damp = group["lr"], group["momentum"], group["dampening"]
+        wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        grads = [p.grad for p in params]
+        if maximize:
+            grads = [-g for g in grads]
+        if wd != 0:
+            grads = [g.add(p, alpha=wd) for g, p in zip(grads, params)]
+        if mom != 0:
+            bufs, old_bufs, old_grads = [], [], []
+            for p, g in zip(params, grads):
+                state = self._state(p)
+                buf = state.get("momentum_buffer")
+                if buf is None:
+                    buf = state["momentum_buffer"] = g.clone()
+                else:
+                    old_bufs.append(buf)
+                    old_grads.append(g)
+                bufs.append(buf)
+            if old_bufs:
+                _foreach_mul_(old_bufs, mom)
+                _foreach_add_(old_bufs, old_grads, alpha=1 - damp)
+            grads = _foreach_add(grads, bufs, alpha=mom) if nesterov else bufs
+        _foreach_add_(params, grads, alpha=-lr)
