@@ -966,8 +966,14 @@ def test_error_types(prog):
     lambda m, dev: m.ones(2, 3, device=dev).expand(4, 2, 3).clone().stride(),
     lambda m, dev: m.ones(2, 3, device=dev).expand(4, 2, 3).contiguous().stride(),
     lambda m, dev: (m.ones(2, 3, device=dev).t() + 1).stride(),
-    pytest.param(lambda m, dev: (m.ones(2, 3, device=dev).t() + m.ones(3, 2, device=dev)).stride(), marks=_bug(
-        "PyTorch keeps the input's permuted/expanded layout for pointwise results (TensorIterator); openreg returns contiguous")),
+    lambda m, dev: (m.ones(2, 3, device=dev).t() + m.ones(3, 2, device=dev)).stride(),
+    lambda m, dev: (m.ones(3, 2, device=dev) + m.ones(2, 3, device=dev).t()).stride(),
+    lambda m, dev: (m.ones(1, 3, device=dev).expand(4, 3) + m.ones(3, 4, device=dev).t()).stride(),
+    lambda m, dev: (m.ones(2, 3, 4, device=dev).permute(2, 0, 1) * m.ones(4, 2, 3, device=dev)).stride(),
+    lambda m, dev: m.where(m.ones(3, 2, device=dev) > 0, m.ones(2, 3, device=dev).t(), 0.0).stride(),
+    lambda m, dev: (m.ones(3, 2, device=dev).t() - m.ones(3, device=dev)).stride(),
+    lambda m, dev: m.clamp(m.ones(2, 3, device=dev).t(), m.zeros(3, 2, device=dev)).stride(),
+    lambda m, dev: (m.ones(2, 3, device="meta").t() + m.ones(3, 2, device="meta")).stride(),
     lambda m, dev: m.ones(2, 3, device=dev).t().exp().stride(),
     lambda m, dev: (m.ones(4, 1, device=dev).expand(4, 3) * 2).stride(),
 ], ids=lambda p: None)

@@ -415,6 +415,21 @@ def test_empty_broadcast_result_is_contiguous(devices, sa, sb):
         assert r.stride() == openreg.empty(r.shape).stride()
 
 
+@pytest.mark.parametrize("dev", ["cpu", "privateuseone", "meta"])
+def test_elementwise_result_layout_follows_tensor_iterator(dev):
+    a = rand((2, 3), np.float32)
+    x, y = T(a, "cpu").to(dev).t(), T(a.T.copy(), "cpu").to(dev)  # same values, layouts (1, 3) and (2, 1)
+    assert (x + y).stride() == (1, 3) and (y + x).stride() == (2, 1)  # the first operand decides a conflict
+    assert (openreg.ones(2, device=dev) * x).stride() == (1, 3)  # broadcast operands do not vote
+    p = openreg.ones(2, 3, 4, device=dev).permute(2, 0, 1)
+    assert (p + openreg.ones(4, 2, 3, device=dev)).stride() == (1, 12, 4)
+    assert (openreg.ones(4, 2, 3, device=dev) + p).stride() == (6, 3, 1)
+    assert (x + 1).stride() == (1, 3) and (x > 0).stride() == (1, 3)
+    if dev != "meta":
+        np.testing.assert_allclose(N(x + y), a.T * 2)
+        np.testing.assert_allclose(N(y - x), np.zeros((3, 2)))
+
+
 def test_broadcast_error_names_sizes():
     with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(4\) "
                                            r"at non-singleton dimension 1"):

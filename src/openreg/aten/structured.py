@@ -18,6 +18,7 @@ import warnings
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, wrap_array
 from ..storage import UntypedStorage
+from .iterator_layout import has_strided_operand, iterator_strides, relayout, tensor_operands
 from .meta_rules import Spec, can_cast, fmt_shape, scalar_type_name
 
 
@@ -76,15 +77,22 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
     ``device_type`` "meta" builds kernels that compute no data.
     """
     is_meta = device_type == "meta"
+    # Elementwise results take TensorIterator's layout (iterator_layout.py); 0-d and 1-d ones are contiguous.
+    elementwise = meta.__module__ == "openreg.aten.pointwise_ops"
 
     def functional(*args, **kwargs):
         spec: Spec = meta(*args, **kwargs)
         if is_meta:
-            return empty_tensor(spec.size, spec.dtype, spec.device)
+            stride = None
+            if elementwise and len(spec.size) > 1:
+                stride = iterator_strides(spec.size, tensor_operands(args, kwargs))
+            return empty_tensor(spec.size, spec.dtype, spec.device, stride)
         arr = compute(spec, *args, **kwargs)
         dtype = spec.dtype
         if arr.dtype is not dtype.numpy:
             arr = from_compute(arr, dtype)
+        if elementwise and arr.ndim > 1 and has_strided_operand(args, kwargs):
+            arr = relayout(arr, iterator_strides(arr.shape, tensor_operands(args, kwargs)))
         return wrap_array(arr, dtype, spec.device)
 
     def out_variant(*args, out, **kwargs):
