@@ -119,6 +119,17 @@ def test_empty_and_empty_strided_on_device():
     assert t.data_ptr() != 0 and t.is_cpu is False
 
 
+def test_empty_views_past_the_storage_end_on_device():
+    t = openreg.arange(3.0, device=DEV)
+    for v in (t[5:], t.as_strided((0,), (1,), 100_000), t.as_strided((0, 4), (4, 1), 100_000)):
+        assert v.numel() == 0 and v.device == t.device
+        assert v.cpu().shape == v.shape and v.tolist() == np.empty(tuple(v.shape)).tolist()
+        assert (v + 1).shape == v.shape and v.clone().shape == v.shape
+        v.copy_(openreg.ones(v.shape))
+        assert v.sum().item() == 0
+    assert t.tolist() == [0.0, 1.0, 2.0]
+
+
 def test_item_tolist_print_numpy():
     t = openreg.tensor([[1.5, -2.0], [3.0, 4.25]], device=f"{DEV}:1")
     assert t.tolist() == [[1.5, -2.0], [3.0, 4.25]]
