@@ -85,6 +85,32 @@ def test_broadcast_copy(src_dev, dst_dev):
         dst.copy_(openreg.ones(3, device=src_dev))
 
 
+@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D1), (D1, "cpu"), (D1, D1), (D0, D1)])
+def test_copy_errors_match_the_cpu(src_dev, dst_dev):
+    """The device kernel runs the CPU's argument checks: same error types and messages, nothing written."""
+    cases = [(lambda d: openreg.zeros(3, device=d), lambda d: openreg.ones(2, device=d)),
+             (lambda d: openreg.zeros(3, device=d), lambda d: openreg.ones(2, 3, device=d)),
+             (lambda d: openreg.zeros(1, device=d).expand(3), lambda d: openreg.ones(3, device=d))]
+    for make_dst, make_src in cases:
+        with pytest.raises(RuntimeError) as cpu_err:
+            make_dst("cpu").copy_(make_src("cpu"))
+        dst = make_dst(dst_dev)
+        with pytest.raises(RuntimeError) as dev_err:
+            dst.copy_(make_src(src_dev))
+        assert str(dev_err.value) == str(cpu_err.value)
+        assert dst.cpu().tolist() == [0.0] * dst.numel()
+    assert "more than one element of the written-to tensor" in str(dev_err.value)
+    with pytest.warns(UserWarning, match="Casting complex values to real discards the imaginary part"):
+        openreg.zeros(2, device=dst_dev).copy_(openreg.tensor([1 + 2j, 3j], device=src_dev))
+
+
+@pytest.mark.parametrize("dev", ["cpu", D1])
+def test_empty_destination_with_zero_strides_is_not_overlapping(dev):
+    dst = openreg.empty_strided((0, 3), (0, 0), device=dev)
+    assert dst.copy_(openreg.ones(0, 3)) is dst
+    assert openreg.from_numpy(np.zeros((0, 3))).to(D1).shape == (0, 3)
+
+
 def test_overlapping_copy_within_one_storage():
     t = openreg.tensor(np.arange(8.0), device=D0)
     dst = t.as_strided((6,), (1,), 2)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from openreg._array_bridge import from_compute, host_array, to_compute
-from openreg.aten.meta_rules import broadcast_shapes, fmt_shape
+from openreg.aten.copy_ops import check_copy
 from openreg.devices import PRIVATEUSE1
 
 from . import raw_kernels
@@ -32,16 +32,6 @@ def _byte_offset(t) -> int:
 
 def _segment(t):
     return t._storage._data.segment
-
-
-def _check_shapes(self, src) -> None:
-    try:
-        ok = broadcast_shapes(self._size, src._size) == tuple(self._size)
-    except RuntimeError:
-        ok = False
-    if not ok:
-        raise RuntimeError(f"The size of tensor a ({fmt_shape(self._size)}) must match the size of tensor b "
-                           f"({fmt_shape(src._size)}) in copy_: src must be broadcastable to self")
 
 
 def _raw_copyable(self, src) -> bool:
@@ -61,8 +51,8 @@ def _host_bytes(t) -> np.ndarray:
 
 
 def copy_(self, src, non_blocking: bool = False):
-    """The PrivateUse1 kernel of ``aten::copy_``."""
-    _check_shapes(self, src)
+    """The PrivateUse1 kernel of ``aten::copy_`` (argument checks shared with the CPU: ``check_copy``)."""
+    check_copy(self, src)
     dst_type, src_type = self._storage.device._type, src._storage.device._type
     if "meta" in (dst_type, src_type):
         raise NotImplementedError(f"Cannot copy between '{src.device}' and '{self.device}': meta tensors have "

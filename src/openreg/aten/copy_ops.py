@@ -32,8 +32,8 @@ SCHEMAS = [
 
 
 def has_internal_overlap(t: Tensor) -> bool:
-    """PyTorch's cheap internal-overlap test: some dimension of size > 1 has stride 0."""
-    return any(st == 0 and sz > 1 for sz, st in zip(t._size, t._stride))
+    """PyTorch's cheap internal-overlap test: some dimension of size > 1 has stride 0 (never for no elements)."""
+    return any(st == 0 and sz > 1 for sz, st in zip(t._size, t._stride)) and 0 not in t._size
 
 
 def check_copy(self: Tensor, src: Tensor) -> None:
