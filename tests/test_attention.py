@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import pytest
+from openreg.backends.cpu.kernels_random import numpy_values
 
 import openreg
 from openreg.nn.attention import SDPBackend
@@ -146,9 +147,9 @@ def test_causal_backward_and_dropout_mask_regenerated(dev):
     none = openreg.empty(0, dtype=openreg.float64).to(dev)      # "no bias" for the backward op
     out, lse, cq, ck, mq, mk, seed, off, _ = aten._scaled_dot_product_fused_attention_overrideable.default(
         tq, tk, tv, None, 0.5, True)
-    # the dropout keep-mask comes from philox_seed: out == (P * keep / (1 - p)) @ v for some 0/1 keep
+    # the dropout keep-mask is the Philox stream at (philox_seed, philox_offset): out == (P * keep / (1 - p)) @ v
     _, p, _ = _ref(q, k, v, is_causal=True)
-    keep = np.random.default_rng(int(seed.item())).random(p.shape) >= 0.5
+    keep = numpy_values("f32", int(seed.item()), int(off.item()), p.size).reshape(p.shape) >= 0.5
     np.testing.assert_allclose(out.cpu().numpy(), (p * keep * 2.0) @ v, rtol=1e-6, atol=1e-9)
     go = np.ones((1, 1, 4, 2))
     gq, _gk, gv, gb = aten._scaled_dot_product_fused_attention_overrideable_backward.default(
@@ -226,3 +227,40 @@ def test_dropout_backward_runs_through_fused_kernel(dev):
     assert out.grad_fn.name() == "ScaledDotProductFusedAttentionOverrideableBackward0"
     out.sum().backward()
     assert q.grad.shape == q.shape and np.isfinite(q.grad.cpu().numpy()).all()
+
+
+@pytest.mark.parametrize("gqa", [False, True])
+def test_dropout_follows_the_manual_seed_on_cpu_and_device(gqa):
+    """Dropout masks come from openreg's generators: same seed, same output (CPU and device alike)."""
+    rng = np.random.default_rng(5)
+    q = openreg.tensor(rng.standard_normal((2, 4, 6, 3)), dtype=openreg.float32)
+    kv = openreg.tensor(rng.standard_normal((2, 2 if gqa else 4, 6, 3)), dtype=openreg.float32)
+    results = {}
+    for dev in DEVICES:
+        args = (q.to(dev), kv.to(dev), kv.to(dev))
+        runs = []
+        for seed in (7, 7, 8):
+            openreg.manual_seed(seed)
+            runs.append(sdpa(*args, dropout_p=0.5, enable_gqa=gqa).cpu().numpy())
+        openreg.manual_seed(7)
+        first, second = sdpa(*args, dropout_p=0.5, enable_gqa=gqa), sdpa(*args, dropout_p=0.5, enable_gqa=gqa)
+        np.testing.assert_array_equal(runs[0], runs[1])
+        assert not np.allclose(runs[0], runs[2])                               # another seed, another mask
+        assert not np.allclose(first.cpu().numpy(), second.cpu().numpy())      # the generator advanced
+        np.testing.assert_array_equal(first.cpu().numpy(), runs[0])
+        results[dev] = runs[0]
+    for dev in DEVICES[1:]:
+        np.testing.assert_allclose(results[dev], results["cpu"], rtol=1e-5, atol=1e-6)
+
+
+def test_dropout_uses_the_query_device_generator():
+    q = openreg.tensor(np.random.default_rng(6).standard_normal((1, 3, 4)), dtype=openreg.float32)
+    g = openreg.random.default_generator("cpu")
+    openreg.manual_seed(1)
+    before = g.get_state().cpu().numpy().copy()
+    sdpa(q, q, q, dropout_p=0.25)
+    assert not np.array_equal(g.get_state().cpu().numpy(), before)
+    g.set_state(openreg.tensor(before))
+    again = sdpa(q, q, q, dropout_p=0.25)
+    openreg.manual_seed(1)
+    np.testing.assert_array_equal(sdpa(q, q, q, dropout_p=0.25).numpy(), again.numpy())

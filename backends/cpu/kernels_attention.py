@@ -2,8 +2,10 @@
 
 Written against ``xp`` (NumPy here, CuPy on the cuda driver), so the PrivateUse1 backend registers these
 same functions. Half-precision inputs compute in float32. Rows whose every key is masked out give zeros
-(PyTorch's "safe softmax"). Dropout draws its keep-mask from a seed that the fused op returns as
-``philox_seed``, so the backward op regenerates the same mask.
+(PyTorch's "safe softmax"). Dropout draws its keep-mask from the Philox stream of the query device's
+generator (``openreg.random.philox_seed_and_offset``, so ``openreg.manual_seed`` makes it reproducible, and
+the CPU and the device give the same mask for the same seed); the fused op returns the ``(philox_seed,
+philox_offset)`` it used, so the backward op regenerates the same mask.
 
 >>> import openreg
 >>> q = openreg.tensor([[[1.0, 0.0], [0.0, 1.0]]])
@@ -19,10 +21,10 @@ import numpy as np
 from openreg import dtypes as _dt
 from openreg._array_bridge import from_compute, to_compute, wrap_array
 from openreg.aten.attention_ops import check_sdpa_args, softmax_scale
+from openreg.random import philox_seed_and_offset
 
 from .compute import xp_of
-
-_seed_rng = np.random.default_rng()
+from .kernels_random import numpy_values, words_for
 
 
 def _compute_dtype(t, xp):
@@ -66,8 +68,10 @@ def _softmax(s, xp):
     return p, lse
 
 
-def _keep_mask(shape, dropout_p: float, seed: int, xp):
-    keep = np.random.default_rng(seed).random(shape) >= dropout_p
+def _keep_mask(shape, dropout_p: float, seed: int, offset: int, xp):
+    """Which attention weights survive dropout: uniform float32 draws at ``(seed, offset)`` >= ``dropout_p``."""
+    n = int(np.prod(shape))
+    keep = numpy_values("f32", seed, offset, n).reshape(shape) >= np.float32(dropout_p)
     return xp.asarray(keep)
 
 
@@ -77,7 +81,8 @@ def _mask_array(attn_mask, dtype):
     return attn_mask._array() if attn_mask._dtype is _dt.bool else _arr(attn_mask, dtype)
 
 
-def _forward(query, key, value, attn_mask, dropout_p, is_causal, scale, seed, gqa=False):
+def _forward(query, key, value, attn_mask, dropout_p, is_causal, scale, gqa=False):
+    """(output, logsumexp, dropped probabilities, (philox seed, offset) of the dropout mask)."""
     xp = xp_of(query)
     ct = _compute_dtype(query, xp)
     q, k, v = _arr(query, ct), _arr(key, ct), _arr(value, ct)
@@ -85,13 +90,11 @@ def _forward(query, key, value, attn_mask, dropout_p, is_causal, scale, seed, gq
         q, k, v = _repeat_heads(q, k, v, xp)
     s = _scores(q, k, _mask_array(attn_mask, ct), is_causal, softmax_scale(query, scale), xp)
     p, lse = _softmax(s, xp)
+    philox = (0, 0)
     if dropout_p > 0:
-        p = p * _keep_mask(p.shape, dropout_p, seed, xp) * ct(1.0 / (1.0 - dropout_p))
-    return xp.matmul(p, v), lse, p
-
-
-def _new_seed() -> int:
-    return int(_seed_rng.integers(0, 2 ** 62))
+        philox = philox_seed_and_offset(query.device, words_for("f32", int(p.size)))
+        p = p * _keep_mask(p.shape, dropout_p, *philox, xp) * ct(1.0 / (1.0 - dropout_p))
+    return xp.matmul(p, v), lse, p, philox
 
 
 def sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, dropout_mask=None, *,
@@ -100,15 +103,14 @@ def sdpa_math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
     if dropout_mask is not None:
         raise NotImplementedError(f"_scaled_dot_product_attention_math: an explicit dropout_mask is not supported "
                                   f"on {query.device.type}")
-    out, _lse, p = _forward(query, key, value, attn_mask, dropout_p, is_causal, scale, _new_seed(), enable_gqa)
+    out, _lse, p, _philox = _forward(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
     return _wrap(out, query._dtype, query.device), _wrap(p, query._dtype, query.device)
 
 
 def sdpa_fused(query, key, value, attn_bias=None, dropout_p=0.0, is_causal=False, return_debug_mask=False, *,
                scale=None):
     check_sdpa_args(query, key, value, attn_bias, dropout_p, is_causal)
-    seed = _new_seed() if dropout_p > 0 else 0
-    out, lse, p = _forward(query, key, value, attn_bias, dropout_p, is_causal, scale, seed)
+    out, lse, p, (seed, offset) = _forward(query, key, value, attn_bias, dropout_p, is_causal, scale)
     dev = query.device
     xp = xp_of(query)
     empty_i32 = _wrap(xp.zeros((0,), dtype=xp.int32), _dt.int32, dev)
@@ -116,7 +118,7 @@ def sdpa_fused(query, key, value, attn_bias=None, dropout_p=0.0, is_causal=False
     return (_wrap(out, query._dtype, dev), _wrap(lse.astype(xp.float32), _dt.float32, dev), empty_i32,
             _wrap(xp.zeros((0,), dtype=xp.int32), _dt.int32, dev), int(query._size[-2]), int(key._size[-2]),
             _wrap(xp.asarray(seed, dtype=xp.int64), _dt.int64, dev),
-            _wrap(xp.asarray(0, dtype=xp.int64), _dt.int64, dev), _wrap(debug.astype(xp.float32), _dt.float32, dev))
+            _wrap(xp.asarray(offset, dtype=xp.int64), _dt.int64, dev), _wrap(debug.astype(xp.float32), _dt.float32, dev))
 
 
 def _sum_to(arr, shape, xp):
@@ -140,7 +142,8 @@ def sdpa_fused_backward(grad_out, query, key, value, attn_bias, grad_input_mask,
     finite = xp.isfinite(lse)
     p = xp.where(finite, xp.exp(s - xp.where(finite, lse, 0)), 0)
     if dropout_p > 0:
-        keep = _keep_mask(p.shape, dropout_p, int(philox_seed.item()), xp) * ct(1.0 / (1.0 - dropout_p))
+        keep = _keep_mask(p.shape, dropout_p, int(philox_seed.item()), int(philox_offset.item()), xp)
+        keep = keep * ct(1.0 / (1.0 - dropout_p))
         p_drop = p * keep
     else:
         keep, p_drop = None, p
