@@ -8,9 +8,8 @@ import doctest
 import importlib
 import pkgutil
 
-import pytest
-
 import openreg.backends
+import pytest
 
 MODULES = sorted(m.name for m in pkgutil.walk_packages(openreg.backends.__path__, "openreg.backends."))
 

@@ -6,7 +6,14 @@ import pytest
 import openreg
 from openreg._dispatch import dispatcher, tls
 from openreg._dispatch.keys import (
-    AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK, DispatchKey as K, highest_key, keys_of, keyset,
+    AFTER_AUTOGRAD_MASK,
+    AUTOGRAD_MASK,
+    highest_key,
+    keys_of,
+    keyset,
+)
+from openreg._dispatch.keys import (
+    DispatchKey as K,
 )
 from openreg.library import Library, fallthrough_kernel
 from openreg.utils.dispatch_mode import DispatchMode
@@ -197,9 +204,9 @@ def test_overload_api():
     assert openreg.Tag.pointwise in openreg.ops.aten.abs.default.tags
     assert set(openreg.ops.aten.abs.overloads()) >= {"default", "out"}
     with pytest.raises(AttributeError):
-        openreg.ops.aten.definitely_not_an_op
+        _ = openreg.ops.aten.definitely_not_an_op
     with pytest.raises(AttributeError):
-        openreg.ops.aten.abs.no_such_overload
+        _ = openreg.ops.aten.abs.no_such_overload
 
 
 def test_binding_defaults_keywords_and_type_errors(ns):

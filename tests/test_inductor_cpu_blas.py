@@ -1,9 +1,9 @@
 """The CPU _mm_plus_mm path through BLAS (beta=1 accumulation) against NumPy, and its NumPy fallback."""
 import numpy as np
 import pytest
+from openreg.backends.cpu import blas
 
 import openreg
-from openreg.backends.cpu import blas
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

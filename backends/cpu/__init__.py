@@ -20,13 +20,13 @@ for _name, _fn in kernels.INDUCTOR_KERNELS.items():
     _inductor.impl(_name, _fn, "CPU")
 
 # Quantization and attention kernels are written against the array module, so the device reuses them.
-from . import kernels_attention, kernels_quantized  # noqa: E402
+from . import kernels_attention, kernels_quantized
 
 _generic_lib = Library("aten", "IMPL")
 for _mod in (kernels_quantized, kernels_attention):
     _mod.register(_lib, "CPU")
     _mod.register(_generic_lib, "PrivateUse1")
 
-from . import kernels_random  # noqa: E402  (uniform_, normal_, random_, bernoulli_, randperm, multinomial, dropout)
+from . import kernels_random
 
 kernels_random.register(_lib, "CPU")

@@ -42,7 +42,7 @@ def canonical_type(type_name: str) -> str:
 class device:
     """A device: a type (``cpu``, ``meta`` or the PrivateUse1 backend) and an optional index."""
 
-    __slots__ = ("_type", "index", "_hash")
+    __slots__ = ("_hash", "_type", "index")
 
     def __new__(cls, type_or_str=None, index: int | None = None):
         if isinstance(type_or_str, device):

@@ -11,9 +11,26 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "dtype", "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
-    "float64", "complex64", "complex128", "qint8", "quint8", "qint32", "get_default_dtype",
-    "set_default_dtype", "promote_types", "result_type_of_scalar",
+    "bfloat16",
+    "bool",
+    "complex64",
+    "complex128",
+    "dtype",
+    "float16",
+    "float32",
+    "float64",
+    "get_default_dtype",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "promote_types",
+    "qint8",
+    "qint32",
+    "quint8",
+    "result_type_of_scalar",
+    "set_default_dtype",
+    "uint8",
 ]
 
 _builtin_bool = bool
@@ -22,8 +39,19 @@ _builtin_bool = bool
 class dtype:
     """A tensor element type. Compare with `is`/`==`; each one is a singleton."""
 
-    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex", "is_signed", "is_quantized",
-                 "numpy", "compute_numpy", "category", "_rank", "_aliases")
+    __slots__ = (
+        "_aliases",
+        "_rank",
+        "category",
+        "compute_numpy",
+        "is_complex",
+        "is_floating_point",
+        "is_quantized",
+        "is_signed",
+        "itemsize",
+        "name",
+        "numpy",
+    )
 
     def __init__(self, name: str, np_type, category: int, rank: int, *, quantized: _builtin_bool = False,
                  aliases: tuple = ()):
@@ -46,16 +74,16 @@ class dtype:
     def __reduce__(self):
         return (_dtype_by_name, (self.name,))
 
-    def to_complex(self) -> "dtype":
+    def to_complex(self) -> dtype:
         return complex128 if self is float64 else complex64
 
-    def to_real(self) -> "dtype":
+    def to_real(self) -> dtype:
         return float64 if self is complex128 else (float32 if self is complex64 else self)
 
 
 BOOL, INTEGRAL, FLOATING, COMPLEX = 0, 1, 2, 3
 
-bool = dtype("bool", np.bool_, BOOL, 0)  # noqa: A001 - PyTorch's name
+bool = dtype("bool", np.bool_, BOOL, 0)
 uint8 = dtype("uint8", np.uint8, INTEGRAL, 1)
 int8 = dtype("int8", np.int8, INTEGRAL, 1)
 int16 = dtype("int16", np.int16, INTEGRAL, 2, aliases=("short",))
@@ -155,7 +183,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
 
 def scalar_category(value) -> int:
     """The dtype category of a Python scalar: bool < int < float < complex."""
-    if isinstance(value, _builtin_bool) or isinstance(value, np.bool_):
+    if isinstance(value, (_builtin_bool, np.bool_)):
         return BOOL
     if isinstance(value, (int, np.integer)):
         return INTEGRAL

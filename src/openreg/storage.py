@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .devices import CPU, META, PRIVATEUSE1, device as Device
+from .devices import CPU, META, PRIVATEUSE1
+from .devices import device as Device
 
 
 class StorageBackend:
@@ -47,7 +48,7 @@ class StorageBackend:
         """A NumPy copy of a tensor's elements (device -> host)."""
         raise NotImplementedError
 
-    def on_create(self, storage: "UntypedStorage") -> None:
+    def on_create(self, storage: UntypedStorage) -> None:
         """Called once for every new storage of this device type (storage-creation hooks)."""
 
 
@@ -139,8 +140,16 @@ def set_storage_create_hook(device_type: str, fn) -> None:
 class UntypedStorage:
     """Bytes on a device. ``UntypedStorage(nbytes, device=...)`` allocates; views share one storage."""
 
-    __slots__ = ("_data", "_nbytes", "device", "_backend", "_base", "_base_offset", "_pinned_by",
-                 "__weakref__")
+    __slots__ = (
+        "__weakref__",
+        "_backend",
+        "_base",
+        "_base_offset",
+        "_data",
+        "_nbytes",
+        "_pinned_by",
+        "device",
+    )
 
     def __init__(self, nbytes: int = 0, *, device=None):
         dev = CPU if device is None else Device(device)
@@ -170,7 +179,7 @@ class UntypedStorage:
                     hook(nbytes, data)
 
     @classmethod
-    def _wrap(cls, data, nbytes: int, dev: Device, *, notify: bool = True) -> "UntypedStorage":
+    def _wrap(cls, data, nbytes: int, dev: Device, *, notify: bool = True) -> UntypedStorage:
         """A storage over an existing backend buffer (kernels' results, from_numpy)."""
         self = object.__new__(cls)
         self._init(data, nbytes, dev, notify=notify)
@@ -203,7 +212,7 @@ class UntypedStorage:
         return self._backend.as_array(self._data, np_dtype, shape, byte_strides,
                                       byte_offset + self._base_offset)
 
-    def resize_(self, nbytes: int) -> "UntypedStorage":
+    def resize_(self, nbytes: int) -> UntypedStorage:
         """Grow or shrink to ``nbytes``, keeping the common prefix of the data."""
         if nbytes < 0:
             raise RuntimeError(f"Storage size must be non-negative, got {nbytes}")
@@ -239,14 +248,14 @@ class UntypedStorage:
     def tolist(self) -> list:
         return self._backend.to_host_bytes(self._data, self._base_offset, self._nbytes).tolist()
 
-    def cpu(self) -> "UntypedStorage":
+    def cpu(self) -> UntypedStorage:
         """A CPU copy (or self when already on the CPU)."""
         if self.device._type == "cpu":
             return self
         host = self._backend.to_host_bytes(self._data, self._base_offset, self._nbytes)
         return UntypedStorage._wrap(host, self._nbytes, CPU)
 
-    def clone(self) -> "UntypedStorage":
+    def clone(self) -> UntypedStorage:
         out = UntypedStorage(self._nbytes, device=self.device)
         self._backend.copy_bytes(out._data, 0, self._data, self._base_offset, self._nbytes)
         return out
@@ -256,7 +265,7 @@ class UntypedStorage:
         from . import privateuse1_hooks
         return privateuse1_hooks.storage_is_pinned(self, device)
 
-    def pin_memory(self, device=None) -> "UntypedStorage":
+    def pin_memory(self, device=None) -> UntypedStorage:
         """A copy of this CPU storage in page-locked memory (see ``Tensor.pin_memory``)."""
         from . import privateuse1_hooks
         return privateuse1_hooks.pin_storage(self, device)
@@ -269,5 +278,11 @@ class UntypedStorage:
         return _reduce_storage(self)
 
 
-__all__ = ["UntypedStorage", "StorageBackend", "register_storage_backend", "storage_backend",
-           "set_storage_create_hook", "META"]
+__all__ = [
+    "META",
+    "StorageBackend",
+    "UntypedStorage",
+    "register_storage_backend",
+    "set_storage_create_hook",
+    "storage_backend",
+]

@@ -14,7 +14,8 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._dispatch.keys import DispatchKey, tensor_keyset
-from .devices import CPU, META, PRIVATEUSE1, device as Device, privateuse1_name
+from .devices import CPU, META, PRIVATEUSE1, privateuse1_name
+from .devices import device as Device
 from .storage import UntypedStorage
 
 _KEYSETS = {"cpu": tensor_keyset(DispatchKey.CPU), "meta": tensor_keyset(DispatchKey.Meta),
@@ -66,8 +67,20 @@ class Tensor:
     # Fields every tensor sets are slots; rarely set ones are class-level defaults that an instance
     # overrides in its __dict__ on first write (keeps construction, paid on every op, short).
     __slots__ = (
-        "_storage", "_size", "_stride", "_offset", "_dtype", "_ks", "_vc", "_base", "_arr", "_arr_src",
-        "_requires_grad", "_grad_fn", "__dict__", "__weakref__",
+        "__dict__",
+        "__weakref__",
+        "_arr",
+        "_arr_src",
+        "_base",
+        "_dtype",
+        "_grad_fn",
+        "_ks",
+        "_offset",
+        "_requires_grad",
+        "_size",
+        "_storage",
+        "_stride",
+        "_vc",
     )
     _grad = None
     _output_nr = 0
@@ -79,7 +92,7 @@ class Tensor:
     __array_priority__ = 1000
 
     def _init_view(self, storage: UntypedStorage, size: tuple, stride: tuple, offset: int, dtype,
-                   vc: _Version | None = None, base: "Tensor | None" = None) -> "Tensor":
+                   vc: _Version | None = None, base: Tensor | None = None) -> Tensor:
         self._storage = storage
         self._size = size
         self._stride = stride
@@ -96,11 +109,11 @@ class Tensor:
 
     # -- construction helpers used by kernels -------------------------------------------------------
     @classmethod
-    def _make(cls, storage, size, stride, offset, dtype, vc=None, base=None) -> "Tensor":
+    def _make(cls, storage, size, stride, offset, dtype, vc=None, base=None) -> Tensor:
         return object.__new__(cls)._init_view(storage, size, stride, offset, dtype, vc, base)
 
     @staticmethod
-    def _from_array(arr, dtype=None, device: Device = CPU) -> "Tensor":
+    def _from_array(arr, dtype=None, device: Device = CPU) -> Tensor:
         """Wrap a freshly computed array as a new tensor on ``device`` (no copy on the CPU)."""
         from ._array_bridge import wrap_array
         return wrap_array(arr, dtype, device)
@@ -273,7 +286,7 @@ class Tensor:
     def requires_grad(self, value: bool) -> None:
         self.requires_grad_(value)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if self._grad_fn is not None and not requires_grad:
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use "
                                "a computed variable in a subgraph that doesn't require differentiation use "
@@ -310,11 +323,11 @@ class Tensor:
         return self._grad_fn is None
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         return self.detach()
 
     @data.setter
-    def data(self, other: "Tensor") -> None:
+    def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
             raise TypeError("data must be a Tensor")
         self._storage, self._dtype, self._ks = other._storage, other._dtype, other._ks
@@ -422,4 +435,4 @@ _LEGACY_NAMES = {
     _dt.qint32: "QInt32Tensor",
 }
 
-__all__ = ["Tensor", "Size", "contiguous_strides", "META", "PRIVATEUSE1"]
+__all__ = ["META", "PRIVATEUSE1", "Size", "Tensor", "contiguous_strides"]

@@ -6,9 +6,10 @@ device(type='meta')
 """
 from __future__ import annotations
 
-from ..devices import CPU, device as Device
-from .keys import DispatchKey
+from ..devices import CPU
+from ..devices import device as Device
 from . import dispatcher
+from .keys import DispatchKey
 
 _BACKEND_OF_TYPE = {"cpu": DispatchKey.CPU, "meta": DispatchKey.Meta, "privateuseone": DispatchKey.PrivateUse1}
 

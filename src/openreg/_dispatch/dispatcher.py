@@ -14,11 +14,18 @@ True
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .keys import (
-    ALIAS_KEYS, AUTOGRAD_OF_BACKEND, BACKEND_KEYS, BACKEND_OF_AUTOGRAD, DispatchKey, RUNTIME_KEYS, keys_of,
+    ALIAS_KEYS,
+    AUTOGRAD_OF_BACKEND,
+    BACKEND_KEYS,
+    BACKEND_OF_AUTOGRAD,
+    RUNTIME_KEYS,
+    DispatchKey,
+    keys_of,
 )
 from .schema import FunctionSchema, parse_schema
 
@@ -163,7 +170,7 @@ def define(schema_text: str | FunctionSchema, *, site: str = "", tags=(), alias_
                     _overloads_by_base.pop(base, None)
                 _invalidate(entry)
                 _drop_if_empty(entry)
-    for listener in list(_listeners):
+    for listener in _listeners:
         listener(name)
     return RegistrationHandle(undo, f"def {name}")
 
@@ -360,6 +367,16 @@ def autograd_key_for(backend: DispatchKey) -> DispatchKey:
 
 
 __all__ = [
-    "define", "register_kernel", "register_fallback", "register_fake", "find", "resolve", "dump_table",
-    "fallthrough_kernel", "RegistrationHandle", "OperatorEntry", "KernelEntry", "keys_of",
+    "KernelEntry",
+    "OperatorEntry",
+    "RegistrationHandle",
+    "define",
+    "dump_table",
+    "fallthrough_kernel",
+    "find",
+    "keys_of",
+    "register_fake",
+    "register_fallback",
+    "register_kernel",
+    "resolve",
 ]

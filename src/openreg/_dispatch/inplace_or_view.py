@@ -12,8 +12,8 @@ True
 """
 from __future__ import annotations
 
-from .keys import AFTER_ADINPLACE_MASK, DispatchKey
 from . import dispatcher
+from .keys import AFTER_ADINPLACE_MASK, DispatchKey
 
 
 def written_arguments(schema) -> list[tuple[int, str, bool]]:

@@ -17,9 +17,9 @@ from .tags import Tag
 class OpOverload:
     """One overload of an operator; calling it dispatches on its tensor arguments."""
 
-    __slots__ = ("_entry", "_call", "redispatch_fn", "_packet", "__name__", "__qualname__", "__weakref__")
+    __slots__ = ("__name__", "__qualname__", "__weakref__", "_call", "_entry", "_packet", "redispatch_fn")
 
-    def __new__(cls, entry: dispatcher.OperatorEntry, packet: "OpOverloadPacket"):
+    def __new__(cls, entry: dispatcher.OperatorEntry, packet: OpOverloadPacket):
         call, redispatch = build_call(entry, dispatcher.resolve, entry.qualname)
         # A subclass per overload lets the generated function be __call__ itself (no extra Python frame).
         sub = type(f"OpOverload[{entry.qualname}]", (cls,), {"__slots__": (), "__call__": _BoundCaller(call)})
@@ -41,7 +41,7 @@ class OpOverload:
         return tuple(Tag(t) if not isinstance(t, Tag) else t for t in self._entry.tags)
 
     @property
-    def overloadpacket(self) -> "OpOverloadPacket":
+    def overloadpacket(self) -> OpOverloadPacket:
         return self._packet
 
     @property

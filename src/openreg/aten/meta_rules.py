@@ -16,7 +16,7 @@ class Spec:
     A plain slotted class (not a dataclass): one is built per operator call, so construction must be cheap.
     """
 
-    __slots__ = ("size", "dtype", "device", "compute_dtype")
+    __slots__ = ("compute_dtype", "device", "dtype", "size")
 
     def __init__(self, size: tuple, dtype, device: Device, compute_dtype=None):
         self.size = size
@@ -101,9 +101,7 @@ def can_cast(src, dst) -> bool:
         return False
     if src.is_floating_point and not (dst.is_floating_point or dst.is_complex):
         return False
-    if src is not _dt.bool and dst is _dt.bool:
-        return False
-    return True
+    return src is _dt.bool or dst is not _dt.bool
 
 
 _CAST_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",

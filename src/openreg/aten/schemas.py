@@ -10,10 +10,10 @@ C, P, IV = Tag.core, Tag.pointwise, Tag.inplace_view
 
 ATEN = [
     # -- factories --
-    ("empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
-     "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", (C,)),
-    ("empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, "
-     "Device? device=None, bool? pin_memory=None) -> Tensor", (C,)),
+    (("empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+      "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"), (C,)),
+    (("empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, "
+      "Device? device=None, bool? pin_memory=None) -> Tensor"), (C,)),
     # -- copies and views --
     ("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)", ()),
     ("zero_(Tensor(a!) self) -> Tensor(a!)", ()),

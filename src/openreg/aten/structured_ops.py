@@ -9,8 +9,8 @@ meta + compute into the functional, ``out=`` and in-place kernels.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .. import dtypes as _dt
 from .meta_rules import Spec, broadcast_shapes, common_device, fmt_shape, result_type
@@ -65,4 +65,4 @@ def binary_meta(op: str, *, out_dtype=None):
 # and ``linalg_ops`` (through ``math_ops``), and the tensor-model modules.
 
 
-__all__ = ["STRUCTURED", "StructuredOp", "register", "unary_meta", "binary_meta", "fmt_shape"]
+__all__ = ["STRUCTURED", "StructuredOp", "binary_meta", "fmt_shape", "register", "unary_meta"]

@@ -1,8 +1,12 @@
 """``openreg.utils``: backend registration helpers, storage hooks, tensor metadata and dispatch modes."""
 from ..storage import set_storage_create_hook  # noqa: F401
-from . import backend_registration  # noqa: F401
-from .backend_registration import (  # noqa: F401
-    generate_methods_for_privateuse1_backend, get_privateuse1_backend_name, rename_privateuse1_backend,
+from . import (
+    backend_registration,  # noqa: F401
+    dispatch_mode,  # noqa: F401
 )
-from . import dispatch_mode  # noqa: F401
 from .backend_meta import get_tensor_metadata, set_tensor_metadata  # noqa: F401
+from .backend_registration import (  # noqa: F401
+    generate_methods_for_privateuse1_backend,
+    get_privateuse1_backend_name,
+    rename_privateuse1_backend,
+)
