@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import pytest
+from device_params import DEVICES, HAS_DEVICE
 from openreg.backends.cpu.kernels_random import numpy_values
 
 import openreg
@@ -10,18 +11,6 @@ from openreg.nn.attention import SDPBackend
 from openreg.nn.functional import scaled_dot_product_attention as sdpa
 
 aten = openreg.ops.aten
-
-
-def _has_device() -> bool:
-    try:
-        openreg.empty(1, device="privateuseone:0")
-    except Exception:  # noqa: BLE001 - any failure means no usable device
-        return False
-    return True
-
-
-HAS_DEVICE = _has_device()
-DEVICES = ["cpu"] + (["privateuseone:0"] if HAS_DEVICE else [])
 
 
 def _ref(q, k, v, mask=None, is_causal=False, scale=None):
@@ -236,7 +225,8 @@ def test_dropout_follows_the_manual_seed_on_cpu_and_device(gqa):
     q = openreg.tensor(rng.standard_normal((2, 4, 6, 3)), dtype=openreg.float32)
     kv = openreg.tensor(rng.standard_normal((2, 2 if gqa else 4, 6, 3)), dtype=openreg.float32)
     results = {}
-    for dev in DEVICES:
+    usable = ["cpu"] + (["privateuseone:0"] if HAS_DEVICE else [])
+    for dev in usable:
         args = (q.to(dev), kv.to(dev), kv.to(dev))
         runs = []
         for seed in (7, 7, 8):
@@ -249,7 +239,7 @@ def test_dropout_follows_the_manual_seed_on_cpu_and_device(gqa):
         assert not np.allclose(first.cpu().numpy(), second.cpu().numpy())      # the generator advanced
         np.testing.assert_array_equal(first.cpu().numpy(), runs[0])
         results[dev] = runs[0]
-    for dev in DEVICES[1:]:
+    for dev in usable[1:]:
         np.testing.assert_allclose(results[dev], results["cpu"], rtol=1e-5, atol=1e-6)
 
 

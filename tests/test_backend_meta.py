@@ -2,20 +2,10 @@
 import copy
 
 import pytest
+from device_params import DEVICES, needs_device
 
 import openreg
 from openreg.utils import get_tensor_metadata, set_tensor_metadata
-
-
-def _has_device() -> bool:
-    try:
-        openreg.empty(1, device="privateuseone:0")
-    except Exception:  # noqa: BLE001 - any failure means no usable device
-        return False
-    return True
-
-
-DEVICES = ["cpu"] + (["privateuseone:0"] if _has_device() else [])
 
 
 @pytest.mark.parametrize("dev", DEVICES)
@@ -73,7 +63,7 @@ def test_deepcopy_keeps_metadata():
     assert get_tensor_metadata(copy.deepcopy(t)) == {"k": 1}
 
 
-@pytest.mark.skipif(not _has_device(), reason="needs the PrivateUse1 device")
+@needs_device
 def test_copy_to_other_device_type_drops_it():
     t = openreg.zeros(2, device="privateuseone:0")
     set_tensor_metadata(t, {"k": 1})

@@ -2,20 +2,10 @@
 import types
 
 import pytest
+from device_params import needs_device
 
 import openreg
 from openreg.utils import backend_registration as br
-
-
-def _has_device() -> bool:
-    try:
-        openreg.empty(1, device="privateuseone:0")
-    except Exception:  # noqa: BLE001 - any failure means no usable device
-        return False
-    return True
-
-
-needs_device = pytest.mark.skipif(not _has_device(), reason="the PrivateUse1 device backend is not registered")
 
 
 @pytest.fixture(autouse=True)

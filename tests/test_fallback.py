@@ -5,21 +5,13 @@ import warnings
 
 import numpy as np
 import pytest
+from device_params import needs_device
 from openreg.backends.privateuseone import fallback as fb
 
 import openreg
 from openreg.library import Library
 
-
-def _has_device() -> bool:
-    try:
-        openreg.empty(1, device="privateuseone:0")
-    except Exception:  # noqa: BLE001 - any failure means no usable device
-        return False
-    return True
-
-
-pytestmark = pytest.mark.skipif(not _has_device(), reason="needs the PrivateUse1 device")
+pytestmark = needs_device
 D0, D1 = "privateuseone:0", "privateuseone:1"
 aten = openreg.ops.aten
 

@@ -1,19 +1,10 @@
 """Per-tensor quantization on CPU and the device, against a NumPy reference."""
 import numpy as np
 import pytest
+from device_params import DEVICES
 
 import openreg
 
-
-def _has_device() -> bool:
-    try:
-        openreg.empty(1, device="privateuseone:0")
-    except Exception:  # noqa: BLE001 - any failure means no usable device
-        return False
-    return True
-
-
-DEVICES = ["cpu"] + (["privateuseone:0"] if _has_device() else [])
 QTYPES = [(openreg.qint8, np.int8, -128, 127), (openreg.quint8, np.uint8, 0, 255),
           (openreg.qint32, np.int32, -(2 ** 31), 2 ** 31 - 1)]
 

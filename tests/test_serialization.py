@@ -5,21 +5,13 @@ import pickle
 
 import numpy as np
 import pytest
+from device_params import needs_two_devices
 
 import openreg
 from openreg import serialization
 from openreg.utils import get_tensor_metadata, set_tensor_metadata
 
-
-def _has_device() -> bool:
-    try:
-        openreg.empty(1, device="privateuseone:1")
-    except Exception:  # noqa: BLE001 - any failure means no usable device
-        return False
-    return True
-
-
-needs_device = pytest.mark.skipif(not _has_device(), reason="needs the PrivateUse1 device with 2 devices")
+needs_device = needs_two_devices
 
 
 def _roundtrip(obj, **kwargs):

@@ -1,0 +1,26 @@
+"""Which devices the tests can run on, shared by the test files (``from device_params import ...``).
+
+The device parameter is always listed; without a usable PrivateUse1 device it is skipped with a reason
+instead of silently disappearing from the run.
+"""
+from __future__ import annotations
+
+import pytest
+
+import openreg
+
+
+def device_usable(index: int = 0) -> bool:
+    """Whether a tensor can be allocated on ``privateuseone:<index>``."""
+    try:
+        openreg.empty(1, device=f"privateuseone:{index}")
+    except Exception:  # noqa: BLE001 - any failure means no usable device
+        return False
+    return True
+
+
+HAS_DEVICE = device_usable(0)
+HAS_TWO_DEVICES = device_usable(1)
+needs_device = pytest.mark.skipif(not HAS_DEVICE, reason="needs the PrivateUse1 device")
+needs_two_devices = pytest.mark.skipif(not HAS_TWO_DEVICES, reason="needs two PrivateUse1 devices")
+DEVICES = ["cpu", pytest.param("privateuseone:0", marks=needs_device)]
