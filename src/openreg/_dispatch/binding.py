@@ -275,26 +275,9 @@ def _default_value(arg: Argument):
 def _build_generic(entry, resolve, qualname: str):
     """Fallback binder for schemas whose argument names are not Python identifiers."""
     schema = entry.schema
-    names = [a.name for a in schema.arguments]
 
     def bind(args, kwargs):
-        values = {}
-        positional = [a for a in schema.arguments if not a.kwarg_only]
-        if len(args) > len(positional):
-            raise TypeError(f"{qualname}() takes {len(positional)} positional arguments but {len(args)} were given")
-        for a, v in zip(positional, args):
-            values[a.name] = v
-        for k, v in kwargs.items():
-            if k not in names:
-                raise TypeError(f"{qualname}() got an unexpected keyword argument '{k}'")
-            if k in values:
-                raise TypeError(f"{qualname}() got multiple values for argument '{k}'")
-            values[k] = v
-        for a in schema.arguments:
-            if a.name not in values:
-                if not a.has_default:
-                    raise TypeError(f"{qualname}() missing required argument '{a.name}'")
-                values[a.name] = _default_value(a)
+        values = bind_arguments(schema, args, kwargs, qualname)
         ks = 0
         for a in schema.arguments:
             v = values[a.name]
@@ -317,3 +300,24 @@ def _build_generic(entry, resolve, qualname: str):
         fn, wk, _ = entry.cache.get(ks) or resolve(entry, ks)
         return fn(ks, *pos, **kw) if wk else fn(*pos, **kw)
     return call, redispatch
+
+
+def bind_arguments(schema: FunctionSchema, args, kwargs, qualname: str) -> dict:
+    """Map positional and keyword arguments to the schema's names, filling defaults; TypeError on a misfit."""
+    positional = [a for a in schema.arguments if not a.kwarg_only]
+    if len(args) > len(positional):
+        raise TypeError(f"{qualname}() takes {len(positional)} positional arguments but {len(args)} were given")
+    values = {a.name: v for a, v in zip(positional, args)}
+    names = {a.name for a in schema.arguments}
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"{qualname}() got an unexpected keyword argument '{k}'")
+        if k in values:
+            raise TypeError(f"{qualname}() got multiple values for argument '{k}'")
+        values[k] = v
+    for a in schema.arguments:
+        if a.name not in values:
+            if not a.has_default:
+                raise TypeError(f"{qualname}() missing required argument '{a.name}'")
+            values[a.name] = _default_value(a)
+    return values

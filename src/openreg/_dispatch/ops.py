@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 from . import dispatcher
-from .binding import build_call
+from .binding import bind_arguments, build_call
 from .tags import Tag
 
 
@@ -153,20 +153,9 @@ def _lookup_packet(ns: str, name: str) -> OpOverloadPacket:
 
 def _check_binds(schema, args, kwargs) -> None:
     """Raise TypeError unless args/kwargs fit the schema (used to pick a packet's overload)."""
-    positional = [a for a in schema.arguments if not a.kwarg_only]
-    if len(args) > len(positional):
-        raise TypeError("too many positional arguments")
-    given = {a.name: v for a, v in zip(positional, args)}
-    for k, v in kwargs.items():
-        if k in given or k not in {a.name for a in schema.arguments}:
-            raise TypeError(f"unexpected argument '{k}'")
-        given[k] = v
+    values = bind_arguments(schema, args, kwargs, schema.name)
     for a in schema.arguments:
-        if a.name not in given:
-            if not a.has_default:
-                raise TypeError(f"missing argument '{a.name}'")
-            continue
-        v = given[a.name]
+        v = values[a.name]
         if v is None and a.type.optional:
             continue
         is_tensor = hasattr(v, "_ks")
