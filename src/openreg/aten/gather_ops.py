@@ -14,7 +14,7 @@ one CompositeExplicitAutograd kernel serves the CPU and the device; Meta gets sh
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, from_compute, host_array, wrap_array
+from .._array_bridge import from_compute, host_array, wrap_array
 from ..tensor import Tensor
 from .meta_rules import broadcast_shapes, fmt_shape, scalar_type_name, wrap_dim
 from .structured import empty_tensor
@@ -99,15 +99,8 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     vals = _on(src, self, xp).reshape(src._size or (1,))
     vals = vals[tuple(slice(0, s) for s in idx.shape)]
     key = _full_index(xp, idx % max(dst.shape[d], 1), d)
-    from .index_ops import _add_at
-    if self._dtype is _dt.bfloat16:
-        work = bf16_bits_to_float32(dst)
-        _add_at(xp, work, key, bf16_bits_to_float32(vals))
-        dst[...] = float32_to_bf16_bits(work)
-    elif self._dtype is _dt.bool:
-        xp.logical_or.at(dst, key, vals)
-    else:
-        _add_at(xp, dst, key, vals)
+    from .index_ops import accumulate_at
+    accumulate_at(xp, dst, key, vals, self._dtype)
     return self
 
 

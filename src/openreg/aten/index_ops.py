@@ -178,22 +178,27 @@ def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) 
     else:
         from .._array_bridge import host_array
         vals = xp.asarray(host_array(values))
-    bf16 = self._dtype is _dt.bfloat16
     if values._dtype is not self._dtype:
         from .._array_bridge import from_compute, to_compute
         vals = from_compute(to_compute(values) if values.device == self.device else vals, self._dtype)
         vals = xp.asarray(vals)
     if not accumulate:
         dst[key] = vals
-    elif bf16:
+    else:
+        accumulate_at(xp, dst, key, vals, self._dtype)
+    return self
+
+
+def accumulate_at(xp, dst, key, vals, dtype) -> None:
+    """``dst[key] += vals`` with repeated indices accumulating, for any dtype (bfloat16 via float32, bool as or)."""
+    if dtype is _dt.bfloat16:
         work = bf16_bits_to_float32(dst)
         _add_at(xp, work, key, bf16_bits_to_float32(vals))
         dst[...] = float32_to_bf16_bits(work)
-    elif self._dtype is _dt.bool:
+    elif dtype is _dt.bool:
         xp.logical_or.at(dst, key, vals)
     else:
         _add_at(xp, dst, key, vals)
-    return self
 
 
 def _add_at(xp, dst, key, vals) -> None:
