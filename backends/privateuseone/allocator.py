@@ -91,20 +91,76 @@ class Block:
         return self.segment.ptr
 
 
+class _PoolCounters:
+    """The statistics of one pool of one device as plain integers (updated on every malloc/free).
+
+    ``<stat>`` is the current value, ``<stat>_peak`` the peak, ``<stat>_in`` / ``<stat>_out`` the totals
+    added / removed. The "all" pool is the sum of the two pools, except its peaks (kept by ``_DeviceState``).
+    """
+
+    __slots__ = ("alloc", "alloc_in", "alloc_out", "alloc_peak", "count", "count_in", "count_out", "count_peak",
+                 "req", "req_in", "req_out", "req_peak", "res", "res_in", "res_out", "res_peak", "seg", "seg_in",
+                 "seg_out", "seg_peak")
+
+    def __init__(self):
+        for name in self.__slots__:
+            setattr(self, name, 0)
+
+    def stat(self, key: str) -> Stat:
+        out = Stat()
+        out.current, out.peak = getattr(self, key), getattr(self, key + "_peak")
+        out.allocated, out.freed = getattr(self, key + "_in"), getattr(self, key + "_out")
+        return out
+
+
+# statistic name -> field prefix of _PoolCounters
+_FIELDS = {"allocated_bytes": "alloc", "reserved_bytes": "res", "requested_bytes": "req", "allocation": "count",
+           "segment": "seg"}
+
+
 class _DeviceState:
+    __slots__ = ("all_peaks", "cache", "counters", "fraction", "large", "small")
+
     def __init__(self):
         self.cache: dict[int, list[Segment]] = defaultdict(list)
-        self.stats = {(name, pool): Stat() for name in BYTE_STATS + COUNT_STATS for pool in POOLS}
+        self.small = _PoolCounters()
+        self.large = _PoolCounters()
+        self.all_peaks = dict.fromkeys(_FIELDS.values(), 0)   # peaks of the "all" pool
         self.counters = dict.fromkeys(EVENT_COUNTERS, 0)
         self.fraction: float | None = None
 
-    def bump(self, name: str, pool: str, amount: int) -> None:
-        for p in ("all", pool):
-            stat = self.stats[(name, p)]
-            if amount >= 0:
-                stat.add(amount)
-            else:
-                stat.sub(-amount)
+    def pool(self, size: int) -> _PoolCounters:
+        return self.small if size <= SMALL_LIMIT else self.large
+
+    def stat(self, name: str, pool: str) -> Stat:
+        key = _FIELDS[name]
+        if pool == "small_pool":
+            return self.small.stat(key)
+        if pool == "large_pool":
+            return self.large.stat(key)
+        a, b = self.small.stat(key), self.large.stat(key)
+        out = Stat()
+        out.current, out.peak = a.current + b.current, self.all_peaks[key]
+        out.allocated, out.freed = a.allocated + b.allocated, a.freed + b.freed
+        return out
+
+    def reserved(self) -> int:
+        return self.small.res + self.large.res
+
+    def allocated(self) -> int:
+        return self.small.alloc + self.large.alloc
+
+    def reset_peaks(self) -> None:
+        for key in _FIELDS.values():
+            self.all_peaks[key] = getattr(self.small, key) + getattr(self.large, key)
+            for p in (self.small, self.large):
+                setattr(p, key + "_peak", getattr(p, key))
+
+    def reset_totals(self) -> None:
+        for key in _FIELDS.values():
+            for p in (self.small, self.large):
+                setattr(p, key + "_in", 0)
+                setattr(p, key + "_out", 0)
 
 
 class CachingAllocator:
@@ -130,19 +186,40 @@ class CachingAllocator:
             else:
                 segment = self._new_segment(index, size, nbytes)
             block = Block(segment, size, nbytes, index)
-            st.bump("allocated_bytes", block.pool, size)
-            st.bump("requested_bytes", block.pool, nbytes)
-            st.bump("allocation", block.pool, 1)
+            # statistics: integer adds on the pool's counters, then the peaks of the pool and of "all"
+            small, large = st.small, st.large
+            p = small if size <= SMALL_LIMIT else large
+            p.alloc += size
+            p.alloc_in += size
+            p.req += nbytes
+            p.req_in += nbytes
+            p.count += 1
+            p.count_in += 1
+            p.alloc_peak = max(p.alloc_peak, p.alloc)
+            p.req_peak = max(p.req_peak, p.req)
+            p.count_peak = max(p.count_peak, p.count)
+            peaks = st.all_peaks
+            total = small.alloc + large.alloc
+            peaks["alloc"] = max(peaks["alloc"], total)
+            total = small.req + large.req
+            peaks["req"] = max(peaks["req"], total)
+            total = small.count + large.count
+            peaks["count"] = max(peaks["count"], total)
             return block
 
     def free(self, block: Block) -> None:
         """Return a block to its device's cache (the memory stays reserved until ``empty_cache``)."""
         with self._lock:
-            st = self._state(block.device)
-            st.bump("allocated_bytes", block.pool, -block.size)
-            st.bump("requested_bytes", block.pool, -block.requested)
-            st.bump("allocation", block.pool, -1)
-            st.cache[block.size].append(block.segment)
+            st = self._devices[block.device]
+            size, requested = block.size, block.requested
+            p = st.small if size <= SMALL_LIMIT else st.large
+            p.alloc -= size
+            p.alloc_out += size
+            p.req -= requested
+            p.req_out += requested
+            p.count -= 1
+            p.count_out += 1
+            st.cache[size].append(block.segment)
 
     def limit(self, index: int) -> int | None:
         """The per-process limit of device ``index`` in bytes, or None when unlimited."""
@@ -164,22 +241,28 @@ class CachingAllocator:
             except DriverOutOfMemory as exc:
                 st.counters["num_ooms"] += 1
                 raise OutOfMemoryError(self._oom_message(index, requested, size, limit, str(exc))) from None
-        pool = "small_pool" if size <= SMALL_LIMIT else "large_pool"
-        st.bump("reserved_bytes", pool, size)
-        st.bump("segment", pool, 1)
+        p = st.pool(size)
+        p.res += size
+        p.res_in += size
+        p.seg += 1
+        p.seg_in += 1
+        p.res_peak = max(p.res_peak, p.res)
+        p.seg_peak = max(p.seg_peak, p.seg)
+        peaks = st.all_peaks
+        peaks["res"] = max(peaks["res"], st.reserved())
+        peaks["seg"] = max(peaks["seg"], st.small.seg + st.large.seg)
         st.counters["num_device_alloc"] += 1
         return segment
 
     def _try_alloc(self, index: int, size: int, limit: int | None) -> Segment:
-        reserved = self._state(index).stats[("reserved_bytes", "all")].current
+        reserved = self._state(index).reserved()
         if limit is not None and reserved + size > limit:
             raise DriverOutOfMemory(f"the per-process limit of {limit} bytes would be exceeded")
         return self.driver.raw_alloc(index, size)
 
     def _oom_message(self, index: int, requested: int, size: int, limit: int | None, why: str) -> str:
         st = self._state(index)
-        allocated = st.stats[("allocated_bytes", "all")].current
-        reserved = st.stats[("reserved_bytes", "all")].current
+        allocated, reserved = st.allocated(), st.reserved()
         free, total = self.driver.mem_get_info(index)
         allowed = total if limit is None else limit
         from openreg.devices import privateuse1_name
@@ -199,11 +282,13 @@ class CachingAllocator:
     def _release_cache(self, index: int) -> None:
         st = self._state(index)
         for size, segments in st.cache.items():
-            pool = "small_pool" if size <= SMALL_LIMIT else "large_pool"
+            p = st.pool(size)
             while segments:
                 self.driver.raw_free(segments.pop())
-                st.bump("reserved_bytes", pool, -size)
-                st.bump("segment", pool, -1)
+                p.res -= size
+                p.res_out += size
+                p.seg -= 1
+                p.seg_out += 1
                 st.counters["num_device_free"] += 1
         st.cache.clear()
         self.driver.release_cached(index)
@@ -228,22 +313,22 @@ class CachingAllocator:
         with self._lock:
             st = self._state(index)
             out: dict = {}
-            for (name, pool), stat in st.stats.items():
-                for field in ("current", "peak", "allocated", "freed"):
-                    out[f"{name}.{pool}.{field}"] = getattr(stat, field)
+            for name in BYTE_STATS + COUNT_STATS:
+                for pool in POOLS:
+                    stat = st.stat(name, pool)
+                    for field in ("current", "peak", "allocated", "freed"):
+                        out[f"{name}.{pool}.{field}"] = getattr(stat, field)
             out.update(st.counters)
             return dict(sorted(out.items()))
 
     def reset_peak(self, index: int) -> None:
         with self._lock:
-            for stat in self._state(index).stats.values():
-                stat.peak = stat.current
+            self._state(index).reset_peaks()
 
     def reset_accumulated(self, index: int) -> None:
         with self._lock:
             st = self._state(index)
-            for stat in st.stats.values():
-                stat.allocated = stat.freed = 0
+            st.reset_totals()
             for key in st.counters:
                 st.counters[key] = 0
 
