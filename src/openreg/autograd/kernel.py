@@ -58,6 +58,19 @@ class OpInfo:
         self.returns_list = len(rets) == 1 and rets[0].type.is_list
         self.pos_tensors = [p for _n, p, lst in self.tensor_args if p is not None and not lst]
         self.other_tensors = [(n, p, lst) for n, p, lst in self.tensor_args if p is None or lst]
+        # the common case (single-output functional op or view, no tensor lists, a backward formula): the
+        # slot of each input, the formulas by slot and which inputs to save are fixed, so they are planned once
+        simple = formula is not None and formula.error is None and not formula.nondiff and not self.inplace \
+            and not self.mutating and not self.multi_output and not any(lst for _n, _p, lst in self.tensor_args)
+        self.lean = simple
+        self.slots = [(n, None) for n, _p, _l in self.tensor_args]
+        names = [n for n, _p, _l in self.tensor_args]
+        self.bwd_by_slot = [(names.index(n), fn) for n, fn in formula.bwd.items() if n in names] \
+            if simple else None
+        self.save_inputs = [n for n in formula.save if n in names] if simple else None
+        self.save_result = simple and "result" in formula.save
+        self.nontensor_pos = [(n, p) for n, p in self.arg_pos.items() if n not in names]
+        self.nontensor_kw = [n for n in self.kw_names if n not in names]
 
 
 class Args:
@@ -123,6 +136,18 @@ class FormulaNode(Node):
 
     def apply(self, grads: list) -> list:
         n = len(self.next_edges)
+        plan = self.info.bwd_by_slot
+        if plan is not None:
+            g = grads[0]
+            out = [None] * n
+            if g is None:
+                return out
+            edges = self.next_edges
+            a = self.args
+            for i, fn in plan:
+                if edges[i] is not None:
+                    out[i] = fn(g, a)
+            return out
         if self.info.multi_output:
             if all(g is None for g in grads):
                 return [None] * n
@@ -221,7 +246,10 @@ def make_kernel(info: OpInfo, redispatch):
                     if isinstance(o, Tensor):
                         get_meta(o).no_grad_view = True
             return out
+        if lean and not fw:
+            return _lean(info, redispatch, ks, args, kwargs)
         return _slow(info, redispatch, ks, args, kwargs, need, fw)
+    lean = info.lean
     autograd_kernel.__qualname__ = f"autograd_kernel[{info.qualname}]"
     return autograd_kernel
 
@@ -320,6 +348,68 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
     elif fw and formula is None and any(_is_diff(o) for o in _outputs(out)):
         raise RuntimeError(f"Trying to use forward AD with {info.short} that does not support it because it "
                                f"has not been implemented yet.")
+    return out
+
+
+def _lean(info: OpInfo, redispatch, ks, args, kwargs):
+    """``_slow`` for a single-output functional op (or view) without tensor lists and without forward AD: the
+    minimum PyTorch records (input edges, saved inputs with their versions, the node, the output's history)."""
+    n = len(args)
+    values = {}
+    meta = {}
+    edges = []
+    need = False
+    for name, p, _l in info.tensor_args:
+        t = args[p] if p is not None and p < n else kwargs.get(name)
+        values[name] = t
+        if t is None:
+            edges.append(None)
+            meta[name] = None
+            continue
+        if type(t) is not Tensor and not isinstance(t, Tensor):
+            edges.append(None)
+            meta[name] = _tmeta(t)
+            continue
+        dt = t._dtype
+        if (dt.is_floating_point or dt.is_complex) and (t._requires_grad or (
+                t._base is not None and requires_grad_of(t))):
+            edges.append(gradient_edge(t))
+            need = True
+        else:
+            edges.append(None)
+        meta[name] = (tuple(t._size), dt, t._storage.device, tuple(t._stride), t._offset)
+    old = _tls.exclude
+    _tls.exclude = old | AUTOGRAD_MASK
+    try:
+        out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
+    finally:
+        _tls.exclude = old
+    if not need or not _is_diff(out):
+        return out
+    node = FormulaNode(info, edges, info.slots)
+    om = [(out._size, out._dtype, out._storage.device)]
+    node.input_meta = om
+    for v in values.values():
+        if v is out:     # a kernel returning an input keeps its history
+            break
+    else:
+        out._grad_fn, out._output_nr, out._requires_grad = node, 0, True
+        if info.is_view and out._base is not None:
+            m = get_meta(out)
+            m.view_version = out._vc.value
+            m.multi_output_view = None
+    saved = {}
+    for name in info.save_inputs:
+        v = values[name]
+        saved[name] = SavedTensor(v) if v is not None else None
+    if info.save_result:
+        saved["result"] = SavedTensor(out, is_output=True)
+    for name, p in info.nontensor_pos:
+        saved[name] = args[p] if p < n else None
+    for name in info.nontensor_kw:
+        saved[name] = kwargs.get(name)
+    saved["out_meta"] = om
+    node.args = Args(saved, meta, node)
     return out
 
 
