@@ -20,6 +20,17 @@ from .driver import Driver
 _lock = threading.Lock()
 _driver: Driver | None = None
 _error: BaseException | None = None
+_on_switch: list = []     # callables run when ``use_driver`` swaps the driver (caches of driver objects)
+
+
+def on_driver_switch(fn) -> None:
+    """Call ``fn()`` whenever ``use_driver`` swaps the process's driver (to drop cached driver objects)."""
+    _on_switch.append(fn)
+
+
+def _switched() -> None:
+    for fn in _on_switch:
+        fn()
 
 
 def cuda_usable() -> bool:
@@ -97,10 +108,13 @@ def use_driver(driver: Driver) -> Iterator[Driver]:
     from . import allocator
     old, old_alloc = _driver, allocator._allocator
     _driver, allocator._allocator = driver, None
+    _switched()
     try:
         yield driver
     finally:
         _driver, allocator._allocator = old, old_alloc
+        _switched()
 
 
-__all__ = ["available", "cuda_usable", "driver_name", "get_driver", "requested_name", "use_driver"]
+__all__ = ["available", "cuda_usable", "driver_name", "get_driver", "on_driver_switch", "requested_name",
+           "use_driver"]

@@ -15,8 +15,6 @@ the last storage (or storage slice) referencing it is gone.
 """
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 
 from openreg.devices import PRIVATEUSE1
@@ -25,25 +23,37 @@ from openreg.storage import StorageBackend
 
 from . import state
 from .allocator import CachingAllocator, get_allocator
+from .driver_select import on_driver_switch
 
 
 class DeviceAllocation:
-    """``nbytes`` of device memory on device ``device`` (a cached block; nothing for zero bytes)."""
+    """``nbytes`` of device memory on device ``device`` (a cached block; nothing for zero bytes).
 
-    __slots__ = ("__weakref__", "_finalizer", "block", "device", "nbytes", "ptr", "segment")
+    The block goes back to its allocator's cache when the allocation is garbage collected.
+    """
+
+    __slots__ = ("__weakref__", "allocator", "block", "device", "nbytes", "ptr", "segment")
 
     def __init__(self, allocator: CachingAllocator, device: int, nbytes: int):
         self.device = device
         self.nbytes = nbytes
         if nbytes == 0:
-            self.block = self.segment = self._finalizer = None
+            self.block = self.segment = self.allocator = None
             self.ptr = 0
             return
-        self.block = allocator.malloc(device, nbytes)
-        self.segment = self.block.segment
-        self.ptr = self.block.ptr
-        self._finalizer = weakref.finalize(self, allocator.free, self.block)
-        self._finalizer.atexit = False
+        block = self.block = allocator.malloc(device, nbytes)
+        self.allocator = allocator
+        segment = self.segment = block.segment
+        self.ptr = segment.ptr
+
+    def __del__(self) -> None:
+        allocator = self.allocator
+        if allocator is not None:
+            self.allocator = None
+            try:
+                allocator.free(self.block)
+            except Exception:  # noqa: BLE001, S110 - interpreter shutdown: modules may already be gone
+                pass
 
     @classmethod
     def foreign(cls, segment) -> DeviceAllocation:
@@ -51,7 +61,7 @@ class DeviceAllocation:
         alive; nothing is returned to the allocator and the memory statistics do not count it."""
         self = object.__new__(cls)
         self.device, self.nbytes, self.ptr, self.segment = segment.device, segment.nbytes, segment.ptr, segment
-        self.block = self._finalizer = None
+        self.block = self.allocator = None
         return self
 
     def __repr__(self) -> str:
@@ -59,9 +69,83 @@ class DeviceAllocation:
 
 
 def allocation_of(data) -> DeviceAllocation:
-    if not isinstance(data, DeviceAllocation):
+    if data.__class__ is not DeviceAllocation and not isinstance(data, DeviceAllocation):
         raise TypeError(f"expected device memory, got {type(data).__name__}")
     return data
+
+
+class _Context:
+    """The driver in use and what the per-op paths need of it, looked up once (dropped by ``use_driver``)."""
+
+    __slots__ = ("allocator", "device_count", "driver", "host", "xp")
+
+    def __init__(self):
+        self.allocator = get_allocator()
+        self.driver = self.allocator.driver
+        self.xp = self.driver.array_module
+        self.host = self.xp is np          # the emulated driver: device arrays are NumPy arrays
+        self.device_count = self.driver.device_count()
+
+
+_ctx: _Context | None = None
+
+
+def context() -> _Context:
+    """The cached driver/allocator context (created on first use, after the driver is chosen)."""
+    ctx = _ctx
+    if ctx is None:
+        ctx = _reset_context(build=True)
+    return ctx
+
+
+def _reset_context(build: bool = False) -> _Context | None:
+    global _ctx
+    _ctx = _Context() if build else None
+    return _ctx
+
+
+on_driver_switch(_reset_context)
+
+
+def _index(ctx: _Context, device) -> int:
+    index = device.index if device.__class__ is Device else None
+    if index is not None and index.__class__ is int and 0 <= index < ctx.device_count:
+        return index
+    return state.device_index(device)
+
+
+class PoolArray(np.ndarray):
+    """A kernel output in fresh pool memory (emulated driver): ``adopt`` takes it without a copy.
+
+    It holds its ``DeviceAllocation`` until a storage adopts it (once); arrays derived from it by
+    computation are copied as usual.
+    """
+
+    _openreg_alloc: DeviceAllocation | None = None
+
+
+def pool_empty(shape: tuple, np_dtype, device):
+    """An uninitialised C-contiguous array for a kernel to write a result into, in fresh device memory
+    when the driver is emulated (so that ``wrap_array`` does not copy it), else the array module's own.
+
+    >>> import numpy as np, openreg
+    >>> out = pool_empty((2,), np.float32, openreg.device("privateuseone:0"))
+    >>> np.add(np.ones(2, np.float32), 1, out=out).tolist()
+    [2.0, 2.0]
+    """
+    ctx = _ctx or context()
+    if not ctx.host:
+        return ctx.xp.empty(shape, np_dtype)
+    np_dtype = np.dtype(np_dtype)
+    nbytes = np_dtype.itemsize
+    for n in shape:
+        nbytes *= n
+    if not nbytes:
+        return np.empty(shape, np_dtype)
+    alloc = DeviceAllocation(ctx.allocator, _index(ctx, device), nbytes)
+    arr = np.ndarray.__new__(PoolArray, shape, np_dtype, alloc.segment.mem)
+    arr._openreg_alloc = alloc
+    return arr
 
 
 class PrivateUse1StorageBackend(StorageBackend):
@@ -69,16 +153,15 @@ class PrivateUse1StorageBackend(StorageBackend):
 
     @property
     def array_module(self):
-        from .driver_select import get_driver
-        return get_driver().array_module
+        return (_ctx or context()).xp
 
     def allocate(self, nbytes: int, device: Device) -> DeviceAllocation:
-        index = state.device_index(device)
-        return DeviceAllocation(get_allocator(), index, nbytes)
+        ctx = _ctx or context()
+        return DeviceAllocation(ctx.allocator, _index(ctx, device), nbytes)
 
     def as_array(self, data, np_dtype, shape, byte_strides, byte_offset):
         alloc = allocation_of(data)
-        drv = get_allocator().driver
+        drv = (_ctx or context()).driver
         if 0 in shape:  # an empty view may sit past the end of its storage (e.g. as_strided((0,), (1,), 10**5))
             return drv.array_module.empty(tuple(shape), np_dtype)
         if alloc.segment is None:
@@ -90,31 +173,43 @@ class PrivateUse1StorageBackend(StorageBackend):
 
     def copy_bytes(self, dst, dst_offset, src, src_offset, nbytes):
         if nbytes:
-            get_allocator().driver.memcpy_dtod(dst.segment, dst_offset, src.segment, src_offset, nbytes)
+            (_ctx or context()).driver.memcpy_dtod(dst.segment, dst_offset, src.segment, src_offset, nbytes)
 
     def to_host_bytes(self, data, offset, nbytes):
         out = np.empty(nbytes, dtype=np.uint8)
         if nbytes:
-            get_allocator().driver.memcpy_dtoh(out, allocation_of(data).segment, offset)
+            (_ctx or context()).driver.memcpy_dtoh(out, allocation_of(data).segment, offset)
         return out
 
     def adopt(self, arr, device):
-        drv = get_allocator().driver
-        xp = drv.array_module
+        ctx = _ctx or context()
+        if arr.__class__ is PoolArray:
+            alloc = arr._openreg_alloc
+            if alloc is not None and alloc.device == _index(ctx, device):
+                arr._openreg_alloc = None      # adopted once: the storage owns the memory now
+                return alloc, arr.view(np.ndarray)
+        drv = ctx.driver
+        xp = ctx.xp
         if not hasattr(arr, "strides") or not hasattr(arr, "nbytes") or isinstance(arr, np.generic):
             arr = xp.asarray(arr)
-        index = state.device_index(device)
-        alloc = DeviceAllocation(get_allocator(), index, int(arr.nbytes))
+        index = _index(ctx, device)
+        alloc = DeviceAllocation(ctx.allocator, index, int(arr.nbytes))
         # Keep a dense permuted layout (a transposed input's ufunc result), as PyTorch's TensorIterator does.
-        strides = tuple(arr.strides) if _is_dense_permutation(arr) else _contiguous_bytes(arr.shape, arr.itemsize)
+        if arr.flags.c_contiguous:
+            strides = _contiguous_bytes(arr.shape, arr.itemsize)
+        else:
+            strides = tuple(arr.strides) if _is_dense_permutation(arr) else _contiguous_bytes(arr.shape, arr.itemsize)
         view = self.as_array(alloc, arr.dtype, tuple(arr.shape), strides, 0)
         if arr.size:
-            with drv.using_device(index):
+            if ctx.host:
                 view[...] = arr
+            else:
+                with drv.using_device(index):
+                    view[...] = arr
         return alloc, view
 
     def to_host_array(self, tensor) -> np.ndarray:
-        return get_allocator().driver.download(tensor._array())
+        return (_ctx or context()).driver.download(tensor._array())
 
 
 def _is_dense_permutation(arr) -> bool:
@@ -135,4 +230,4 @@ def _contiguous_bytes(shape, itemsize: int) -> tuple:
     return tuple(reversed(strides))
 
 
-__all__ = ["DeviceAllocation", "PrivateUse1StorageBackend"]
+__all__ = ["DeviceAllocation", "PoolArray", "PrivateUse1StorageBackend", "context", "pool_empty"]
