@@ -105,17 +105,23 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
                 e = (grad_accumulator(t), 0)
             input_edges.append(e)
             targets.setdefault((e[0], e[1]), []).append(k)
-    # discover the graph
+    # discover the graph (without inputs every node runs: count the dependencies on the way)
     nodes = {root}
     order = [root]
     stack = [root]
+    deps: dict = {}
+    count = inputs is None
     while stack:
         node = stack.pop()
         for e in node.next_edges:
-            if e is not None and e[0] not in nodes:
-                nodes.add(e[0])
-                order.append(e[0])
-                stack.append(e[0])
+            if e is not None:
+                nxt = e[0]
+                if count:
+                    deps[nxt] = deps.get(nxt, 0) + 1
+                if nxt not in nodes:
+                    nodes.add(nxt)
+                    order.append(nxt)
+                    stack.append(nxt)
     # which nodes must run
     if inputs is None:
         needed = nodes
@@ -138,13 +144,12 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
                     needed.add(node)
                     changed = True
         needed.add(root)
-    deps: dict = {}
-    for node in nodes:
-        if node not in needed:
-            continue
-        for e in node.next_edges:
-            if e is not None and (e[0] in needed or (e[0], e[1]) in targets):
-                deps[e[0]] = deps.get(e[0], 0) + 1
+        for node in nodes:
+            if node not in needed:
+                continue
+            for e in node.next_edges:
+                if e is not None and (e[0] in needed or (e[0], e[1]) in targets):
+                    deps[e[0]] = deps.get(e[0], 0) + 1
     captured = [None] * (len(inputs) if inputs is not None else 0)
     buffers: dict = {}
     counter = itertools.count()
@@ -182,10 +187,11 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
                             captured[k] = grads[nr]
             if node not in needed:
                 continue
-            for _hid, hook in list(node._pre_hooks):
-                r = hook(tuple(grads))
-                if r is not None:
-                    grads = list(r)
+            if node._pre_hooks:
+                for _hid, hook in list(node._pre_hooks):
+                    r = hook(tuple(grads))
+                    if r is not None:
+                        grads = list(r)
             if isinstance(node, AccumulateGrad):
                 if inputs is not None and not accumulate:
                     continue
@@ -210,14 +216,18 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
                 if e is None:
                     continue
                 nxt, nr = e
-                if nxt not in needed and (nxt, nr) not in targets:
+                if not count and nxt not in needed and (nxt, nr) not in targets:
                     continue
                 g = outputs[i]
-                if g is not None and nr < len(nxt.input_meta):
-                    g = validate(node, i, g, nxt.input_meta[nr])
+                im = nxt.input_meta
+                if g is not None and nr < len(im):
+                    m = im[nr]
+                    # the common case (same shape, dtype and device object) needs no call
+                    if m is None or g._size != m[0] or g._dtype is not m[1] or g._storage.device is not m[2]:
+                        g = validate(node, i, g, m)
                 buf = buffers.get(nxt)
                 if buf is None:
-                    buf = buffers[nxt] = [None] * max(1, len(nxt.input_meta))
+                    buf = buffers[nxt] = [None] * max(1, len(im))
                 if g is not None:
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
                 left = deps[nxt] - 1
