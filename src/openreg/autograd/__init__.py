@@ -31,6 +31,7 @@ def _as_list(x) -> list:
 
 
 def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -> list:
+    from ..memory_format import contiguous_format
     from ..tensor import Tensor
     from ._ops import aten
     out = []
@@ -42,8 +43,7 @@ def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -
                 if not (o.dtype.is_floating_point or o.dtype.is_complex):
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{o.dtype}")
-                g = aten("empty_strided")(tuple(o.shape), tuple(o.stride()), dtype=o.dtype, device=o.device)
-                aten("fill_.Scalar")(g, 1)
+                g = aten("ones_like")(o, memory_format=contiguous_format)
             out.append(g)
             continue
         if not isinstance(g, Tensor):

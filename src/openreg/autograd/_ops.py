@@ -64,6 +64,8 @@ def sum_to(g, size):
     for i, s in enumerate(size):
         if s == 1 and gs[lead + i] != 1:
             dims.append(lead + i)
+    if dims and len(dims) == lead:   # only broadcast leading dims: one reduction, no view
+        return aten("sum.dim_IntList")(g, dims, False)
     if dims:
         g = aten("sum.dim_IntList")(g, dims, True)
     if lead or tuple(g._size) != size:
