@@ -275,6 +275,8 @@ nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round",
         "aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like", "aten::rand_like",
         "aten::randn_like", "aten::detach", "aten::floor_divide", "aten::bernoulli", "aten::bernoulli_.float",
         "aten::uniform_", "aten::normal_", "aten::random_", "aten::rand", "aten::randn")
+# boolean results (output_differentiability False in PyTorch): a direct autograd kernel instead of the boxed fallback
+nondiff(*(f"aten::{c}.{k}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for k in ("Scalar", "Tensor")))
 def _remainder_other(g, a):
     return -(g * _A("div.Tensor_mode")(a.self, a.other, rounding_mode="floor"))
 
