@@ -28,10 +28,12 @@ from openreg.tensor import Tensor
 from . import raw_kernels
 from .copies import copy_
 from .driver_select import get_driver
+from .storage_backend import pool_empty
 from .streams import current_stream
 
 _libs: list[Library] = []
 _generic: dict[str, str] = {}       # qualname -> "device" | "unported"
+_CPU_COMPUTE: dict = {}             # the CPU compute functions the device ones fall back to
 
 
 # -- devices of arguments ---------------------------------------------------------------------------------
@@ -94,11 +96,49 @@ class _DeviceLib:
 
 # -- kernels of their own ---------------------------------------------------------------------------------
 def abs_compute(spec, self):
-    """``abs`` on the device: the raw kernel where it applies, the array module otherwise."""
-    xp = get_driver().array_module
+    """``abs`` on the device: the raw kernel where it applies, the array module otherwise (into a pool
+    output, which the result tensor adopts without a copy)."""
     inp = to_compute(self)
-    out = xp.empty(tuple(self._size), dtype=inp.real.dtype if inp.dtype.kind == "c" else inp.dtype)
+    out = pool_empty(tuple(self._size), inp.real.dtype if inp.dtype.kind == "c" else inp.dtype, spec.device)
     raw_kernels.abs_into(out, inp)
+    return out
+
+
+_BLAS_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
+
+
+def _blas_operands(spec, *tensors) -> bool:
+    """Whether a product runs on the tensors' own arrays in the result dtype (float32/float64)."""
+    np_dtype = spec.dtype.numpy
+    if np_dtype not in _BLAS_DTYPES or (spec.compute_dtype is not None and spec.compute_dtype is not spec.dtype):
+        return False
+    return all(isinstance(t, Tensor) and t._dtype is spec.dtype for t in tensors)
+
+
+def mm_compute(spec, self, mat2):
+    """``mm``/``bmm`` on the device: the product is written straight into a pool output."""
+    if not _blas_operands(spec, self, mat2):
+        return _CPU_COMPUTE["mm"](spec, self, mat2)
+    out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+    get_driver().array_module.matmul(self._array(), mat2._array(), out=out)
+    return out
+
+
+def addmm_compute(spec, self, mat1, mat2, *, beta=1, alpha=1):
+    """``addmm`` on the device: ``alpha * mat1 @ mat2 + beta * self`` accumulated in a pool output, in
+    the order of the CPU compute function (product, scaled by alpha, plus the scaled input)."""
+    if not _blas_operands(spec, self, mat1, mat2):
+        return _CPU_COMPUTE["addmm"](spec, self, mat1, mat2, beta=beta, alpha=alpha)
+    xp = get_driver().array_module
+    out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+    xp.matmul(mat1._array(), mat2._array(), out=out)
+    if alpha != 1:
+        out *= xp.asarray(alpha, dtype=out.dtype)
+    if beta != 0:
+        base = self._array()
+        if beta != 1:
+            base = base * xp.asarray(beta, dtype=out.dtype)
+        out += base
     return out
 
 
@@ -213,7 +253,10 @@ def register_all() -> None:
     inductor = Library("inductor", "IMPL")
     _libs.extend([aten, inductor])
     table = dict(COMPUTE)
+    _CPU_COMPUTE.update(COMPUTE)
     table["abs"] = abs_compute
+    table["mm"] = table["bmm"] = mm_compute
+    table["addmm"] = addmm_compute
     register_structured(_DeviceLib(aten), PRIVATEUSE1, table, "PrivateUse1")
     for name, fn in KERNELS.items():
         aten.impl(name, fn, "PrivateUse1")
