@@ -288,3 +288,11 @@ def test_gradcheck_detects_a_wrong_formula():
     with pytest.raises(openreg.autograd.GradcheckError, match="Jacobian mismatch"):
         gradcheck(Wrong.apply, (x,))
     assert gradcheck(Wrong.apply, (x,), raise_exception=False) is False
+
+
+def test_relu_backward_is_threshold_backward():
+    """Zero where the result is <= 0 (a NaN result passes its gradient, a NaN gradient at a clamped element
+    gives 0), as PyTorch's threshold_backward."""
+    x = openreg.tensor([float("nan"), -1.0, 2.0, 0.0], requires_grad=True)
+    openreg.relu(x).backward(openreg.tensor([1.0, float("nan"), 3.0, 5.0]))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array([1.0, 0.0, 3.0, 0.0], dtype=np.float32))

@@ -156,7 +156,8 @@ _unary("sin", "self", lambda g, a: g * a.self.cos())
 _unary("cos", "self", lambda g, a: -(g * a.self.sin()))
 _unary("tanh", "result", lambda g, a: g * (1 - a.result * a.result))
 _unary("sigmoid", "result", lambda g, a: g * a.result * (1 - a.result))
-_unary("relu", "result", lambda g, a: _A("where.ScalarOther")(a.result > 0, g, 0))   # threshold_backward
+# threshold_backward(g, result, 0): zero where result <= 0, so a NaN result passes its gradient (as PyTorch)
+_unary("relu", "result", lambda g, a: _A("where.ScalarSelf")(a.result <= 0, 0, g))
 _unary("reciprocal", "result", lambda g, a: -(g * a.result * a.result))
 
 
