@@ -61,7 +61,8 @@ class OpInfo:
         # the common case (single-output functional op or view, no tensor lists, a backward formula): the
         # slot of each input, the formulas by slot and which inputs to save are fixed, so they are planned once
         simple = formula is not None and formula.error is None and not formula.nondiff and not self.inplace \
-            and not self.mutating and not self.multi_output and not any(lst for _n, _p, lst in self.tensor_args)
+            and not self.mutating and not (self.multi_output and (self.is_view or self.returns_list)) \
+            and not any(lst for _n, _p, lst in self.tensor_args)
         self.lean = simple
         self.slots = [(n, None) for n, _p, _l in self.tensor_args]
         names = [n for n, _p, _l in self.tensor_args]
@@ -138,10 +139,15 @@ class FormulaNode(Node):
         n = len(self.next_edges)
         plan = self.info.bwd_by_slot
         if plan is not None:
-            g = grads[0]
             out = [None] * n
-            if g is None:
-                return out
+            if self.info.multi_output:
+                if all(g is None for g in grads):
+                    return out
+                g = list(grads)
+            else:
+                g = grads[0]
+                if g is None:
+                    return out
             edges = self.next_edges
             a = self.args
             for i, fn in plan:
@@ -352,7 +358,7 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
 
 
 def _lean(info: OpInfo, redispatch, ks, args, kwargs):
-    """``_slow`` for a single-output functional op (or view) without tensor lists and without forward AD: the
+    """``_slow`` for a functional op (or single-output view) without tensor lists and without forward AD: the
     minimum PyTorch records (input edges, saved inputs with their versions, the node, the output's history)."""
     n = len(args)
     values = {}
@@ -384,26 +390,40 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
         out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
     finally:
         _tls.exclude = old
-    if not need or not _is_diff(out):
+    if not need:
         return out
-    node = FormulaNode(info, edges, info.slots)
-    om = [(out._size, out._dtype, out._storage.device)]
-    node.input_meta = om
-    for v in values.values():
-        if v is out:     # a kernel returning an input keeps its history
-            break
+    if info.multi_output:    # a tuple of tensors (not views)
+        om = [(o._size, o._dtype, o._storage.device) if _is_diff(o) else None for o in out]
+        if not any(om):
+            return out
+        node = FormulaNode(info, edges, info.slots)
+        node.input_meta = om
+        inputs = values.values()
+        for i, o in enumerate(out):
+            if om[i] is not None and not any(v is o for v in inputs):
+                o._grad_fn, o._output_nr, o._requires_grad = node, i, True
     else:
-        out._grad_fn, out._output_nr, out._requires_grad = node, 0, True
-        if info.is_view and out._base is not None:
-            m = get_meta(out)
-            m.view_version = out._vc.value
-            m.multi_output_view = None
+        if not _is_diff(out):
+            return out
+        node = FormulaNode(info, edges, info.slots)
+        om = [(out._size, out._dtype, out._storage.device)]
+        node.input_meta = om
+        for v in values.values():
+            if v is out:     # a kernel returning an input keeps its history
+                break
+        else:
+            out._grad_fn, out._output_nr, out._requires_grad = node, 0, True
+            if info.is_view and out._base is not None:
+                m = get_meta(out)
+                m.view_version = out._vc.value
+                m.multi_output_view = None
     saved = {}
     for name in info.save_inputs:
         v = values[name]
         saved[name] = SavedTensor(v) if v is not None else None
     if info.save_result:
-        saved["result"] = SavedTensor(out, is_output=True)
+        saved["result"] = [SavedTensor(o, is_output=True) if _is_diff(o) else o for o in out] \
+            if info.multi_output else SavedTensor(out, is_output=True)
     for name, p in info.nontensor_pos:
         saved[name] = args[p] if p < n else None
     for name in info.nontensor_kw:
