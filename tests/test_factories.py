@@ -116,3 +116,29 @@ def test_factory_ops_have_pytorch_schemas():
     assert "arange.start_step(Scalar start, Scalar end, Scalar step=1" in str(
         openreg.ops.aten.arange.start_step._schema)
     assert str(openreg.ops.aten.cat.default._schema) == "aten::cat(Tensor[] tensors, int dim=0) -> Tensor"
+
+
+def test_filled_factories_and_copies_still_dispatch_their_fill_and_copy(devices):
+    """The factories fill and copy through the backend's fill_/zero_/copy_ kernels (user overrides apply),
+    skipping only the autograd/ADInplaceOrView layers: results are version 0 and have no history."""
+    x = openreg.tensor([1.5, -2.0], device=devices, requires_grad=True)
+    made = [openreg.zeros(2, device=devices), openreg.ones(2, device=devices), openreg.full((2,), 3.0, device=devices),
+            openreg.zeros_like(x), openreg.ones_like(x), openreg.full_like(x, 4.0), x.new_zeros(2), x.new_full((2,), 5),
+            x.detach().clone(), x.detach().to(openreg.float64)]
+    assert [t._version for t in made] == [0] * len(made)
+    assert all(t.grad_fn is None and not t.requires_grad for t in made)
+    assert [t.tolist() for t in made[:3]] == [[0.0, 0.0], [1.0, 1.0], [3.0, 3.0]]
+    y = x.to(openreg.float64)
+    assert y.grad_fn.name() == "ToCopyBackward0" and y._version == 0
+    y.sum().backward()
+    assert x.grad.tolist() == [1.0, 1.0]
+    calls = []
+    key = "CPU" if devices == "cpu" else "PrivateUse1"
+    with openreg.library._scoped_library("aten", "IMPL") as lib:
+        def zero_(self):
+            calls.append("zero_")
+            return self.fill_(0)
+        with pytest.warns(UserWarning, match="Overriding a previously registered kernel"):
+            lib.impl("zero_", zero_, key)
+        assert openreg.zeros(2, device=devices).tolist() == [0.0, 0.0]
+    assert calls == ["zero_"]

@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from openreg._array_bridge import from_compute, to_compute
+from openreg.aten.copy_ops import _keep_backend_meta, _layout_for, check_copy
+from openreg.aten.structured import empty_tensor
 
 
 def copy_(self, src, non_blocking: bool = False):
     """Broadcasting, dtype-converting copy between CPU tensors (src may overlap self)."""
-    from openreg.aten.copy_ops import check_copy
     check_copy(self, src)
     if self._storage.device._type != "cpu" or src._storage.device._type != "cpu":
         raise RuntimeError(f"copy_: the CPU kernel cannot copy from {src.device} to {self.device}")
@@ -52,8 +53,6 @@ def cat(tensors, dim: int = 0):
 
 def clone(self, *, memory_format=None):
     """A copy in the requested layout, written with one NumPy copy (no nested dispatch)."""
-    from openreg.aten.copy_ops import _keep_backend_meta, _layout_for
-    from openreg.aten.structured import empty_tensor
     out = empty_tensor(self._size, self._dtype, self._storage.device, stride=_layout_for(self, memory_format))
     np.copyto(out._array(), self._array())
     _keep_backend_meta(self, out)

@@ -131,7 +131,7 @@ def empty_like(input: Tensor, **kwargs) -> Tensor:
     >>> openreg.empty_like(openreg.zeros(2, 3).t()).stride()
     (1, 3)
     """
-    return _like(aten.empty_like.default, input, **kwargs)
+    return _like(A.empty_like, input, **kwargs)
 
 
 def zeros_like(input: Tensor, **kwargs) -> Tensor:
@@ -141,7 +141,7 @@ def zeros_like(input: Tensor, **kwargs) -> Tensor:
     >>> openreg.zeros_like(openreg.ones(2)).tolist()
     [0.0, 0.0]
     """
-    return _like(aten.zeros_like.default, input, **kwargs)
+    return _like(A.zeros_like, input, **kwargs)
 
 
 def ones_like(input: Tensor, **kwargs) -> Tensor:
@@ -151,7 +151,7 @@ def ones_like(input: Tensor, **kwargs) -> Tensor:
     >>> openreg.ones_like(openreg.zeros(2, dtype=openreg.int32)).tolist()
     [1, 1]
     """
-    return _like(aten.ones_like.default, input, **kwargs)
+    return _like(A.ones_like, input, **kwargs)
 
 
 def full_like(input: Tensor, fill_value, **kwargs) -> Tensor:
@@ -161,7 +161,7 @@ def full_like(input: Tensor, fill_value, **kwargs) -> Tensor:
     >>> openreg.full_like(openreg.zeros(2), 7).tolist()
     [7.0, 7.0]
     """
-    return _like(aten.full_like.default, input, _scalar(fill_value), **kwargs)
+    return _like(A.full_like, input, _scalar(fill_value), **kwargs)
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:

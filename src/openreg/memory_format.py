@@ -10,6 +10,8 @@ or their schema names (``"contiguous_format"`` ...).
 """
 from __future__ import annotations
 
+from ._array_bridge import _contiguous_cache
+
 
 class memory_format:
     """One memory format; compares equal to its schema name."""
@@ -95,7 +97,10 @@ def is_dense_nonoverlapping(size, stride) -> bool:
 
 def preserved_strides(t) -> tuple:
     """PyTorch's preserve_format rule: keep ``t``'s strides when dense and non-overlapping, else contiguous."""
+    stride = t._stride
+    if stride == _contiguous_cache.get(t._size):  # the common case: already row-major
+        return stride
     from .tensor import contiguous_strides
-    if is_dense_nonoverlapping(t._size, t._stride):
+    if is_dense_nonoverlapping(t._size, stride):
         return tuple(t._stride)
     return contiguous_strides(t._size)

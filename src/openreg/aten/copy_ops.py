@@ -11,11 +11,15 @@ the backends only need ``copy_`` (and ``fill_.Scalar``) kernels.
 """
 from __future__ import annotations
 
+import warnings
+
 from .. import dtypes as _dt
+from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.tags import Tag
 from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
 from .factories import empty_strided, resolve_device
+from .meta_rules import broadcast_shapes, fmt_shape
 from .views import A, below_inplace_or_view, fresh
 
 C, P = Tag.core, Tag.pointwise
@@ -33,14 +37,13 @@ SCHEMAS = [
 
 def has_internal_overlap(t: Tensor) -> bool:
     """PyTorch's cheap internal-overlap test: some dimension of size > 1 has stride 0 (never for no elements)."""
+    if 0 not in t._stride:
+        return False
     return any(st == 0 and sz > 1 for sz, st in zip(t._size, t._stride)) and 0 not in t._size
 
 
 def check_copy(self: Tensor, src: Tensor) -> None:
     """``copy_``'s argument checks shared by every backend (raise before anything is written)."""
-    import warnings
-
-    from .meta_rules import broadcast_shapes, fmt_shape
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_(): argument 'src' (position 1) must be Tensor, not {type(src).__name__}")
     if src._size != self._size:
@@ -95,7 +98,8 @@ def to_copy(self: Tensor, *, dtype=None, layout=None, device=None, pin_memory=No
                                          dtype=dtype or self._dtype, device=dev)
     if pin_memory:
         out = out.pin_memory()
-    A.copy_(out, self, non_blocking)
+    # straight to the backends' copy_ kernel: ``out`` is new (no history, version 0 either way)
+    A.copy_.redispatch_fn((out._ks | self._ks) & AFTER_ADINPLACE_MASK, out, self, non_blocking)
     _keep_backend_meta(self, out)
     return fresh(out)
 

@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from ..devices import CPU
+from ..devices import CPU, PRIVATEUSE1
 from ..devices import device as Device
 from .structured import empty_tensor
 from .views import check_size_nonnegative
@@ -15,9 +15,10 @@ from .views import check_size_nonnegative
 
 def resolve_device(device):
     """The concrete device of a factory's ``device=`` (default CPU; a bare PrivateUse1 -> current index)."""
-    from ..devices import PRIVATEUSE1
-    dev = CPU if device is None else Device(device)
-    if dev._type == PRIVATEUSE1 and dev.index is None:
+    if device is None:
+        return CPU
+    dev = device if device.__class__ is Device else Device(device)
+    if dev.index is None and dev._type == PRIVATEUSE1:
         from ..privateuse1_hooks import current_device_index
         dev = Device(PRIVATEUSE1, current_device_index())
     return dev

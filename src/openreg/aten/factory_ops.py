@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, wrap_array
+from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.tags import Tag
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
@@ -85,17 +86,30 @@ def _alloc(size, dtype, device, pin_memory) -> Tensor:
     return empty_memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
+def _zero_new(t: Tensor) -> Tensor:
+    """``zero_`` on a tensor this kernel just allocated: straight to its backend's kernel (the autograd and
+    ADInplaceOrView layers have nothing to do for it: no history, and its version stays 0)."""
+    A.zero_.redispatch_fn(t._ks & AFTER_ADINPLACE_MASK, t)
+    return t
+
+
+def _fill_new(t: Tensor, value) -> Tensor:
+    """``fill_`` on a tensor this kernel just allocated (see ``_zero_new``)."""
+    A.fill___Scalar.redispatch_fn(t._ks & AFTER_ADINPLACE_MASK, t, value)
+    return t
+
+
 def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return fresh(A.zero_(_alloc(size, dtype, device, pin_memory)))
+    return _zero_new(_alloc(size, dtype, device, pin_memory))
 
 
 def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return fresh(A.fill___Scalar(_alloc(size, dtype, device, pin_memory), 1))
+    return _fill_new(_alloc(size, dtype, device, pin_memory), 1)
 
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     dtype = dtype or full_dtype(fill_value)
-    return fresh(A.fill___Scalar(_alloc(size, dtype, device, pin_memory), fill_value))
+    return _fill_new(_alloc(size, dtype, device, pin_memory), fill_value)
 
 
 def _is_float(x) -> bool:
@@ -236,16 +250,16 @@ def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, m
 
 
 def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
-    return fresh(A.zero_(_like_alloc(self, dtype, device, pin_memory, memory_format)))
+    return _zero_new(_like_alloc(self, dtype, device, pin_memory, memory_format))
 
 
 def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
-    return fresh(A.fill___Scalar(_like_alloc(self, dtype, device, pin_memory, memory_format), 1))
+    return _fill_new(_like_alloc(self, dtype, device, pin_memory, memory_format), 1)
 
 
 def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
               memory_format=None) -> Tensor:
-    return fresh(A.fill___Scalar(_like_alloc(self, dtype, device, pin_memory, memory_format), fill_value))
+    return _fill_new(_like_alloc(self, dtype, device, pin_memory, memory_format), fill_value)
 
 
 def _tri_indices(op: str, row: int, col: int, offset: int, dtype, device, upper: bool) -> Tensor:
@@ -272,7 +286,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     if dtype is None:
         dtype = full_dtype(1j) if isinstance(s, complex) else _dt.get_default_dtype()
-    return fresh(A.fill___Scalar(_alloc((), dtype, device, pin_memory), s))
+    return _fill_new(_alloc((), dtype, device, pin_memory), s)
 
 
 def _new_opts(self, dtype, device):
@@ -290,16 +304,16 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
 
 
 def new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return fresh(A.zero_(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory)))
+    return _zero_new(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory))
 
 
 def new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return fresh(A.fill___Scalar(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), 1))
+    return _fill_new(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), 1)
 
 
 def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     out = new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory)
-    return fresh(A.fill___Scalar(out, fill_value))
+    return _fill_new(out, fill_value)
 
 
 EXPLICIT = {

@@ -16,23 +16,43 @@ from __future__ import annotations
 import warnings
 
 from .. import dtypes as _dt
-from .._array_bridge import from_compute, wrap_array
-from ..storage import UntypedStorage
+from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute, wrap_array
+from ..devices import PRIVATEUSE1
+from ..devices import device as Device
+from ..storage import UntypedStorage, storage_backend
+from ..tensor import Size, Tensor
 from .iterator_layout import has_strided_operand, iterator_strides, relayout, tensor_operands
 from .meta_rules import Spec, can_cast, fmt_shape, scalar_type_name
 
+_cached_strides = _contiguous_cache.get
+_new = object.__new__
+
 
 def empty_tensor(size, dtype, device, stride=None):
-    """Allocate an uninitialised tensor (no dispatch): contiguous unless ``stride`` is given."""
-    from ..tensor import Size, Tensor, contiguous_strides
+    """Allocate an uninitialised tensor (no dispatch): contiguous unless ``stride`` is given.
+
+    Runs for every factory and kernel result, so the contiguous case is written out flat.
+    """
     size = tuple(size)
     if stride is None:
-        stride = contiguous_strides(size)
-    extent = 0
-    if all(s > 0 for s in size):
-        extent = 1 + sum((s - 1) * st for s, st in zip(size, stride))
-    storage = UntypedStorage(extent * dtype.itemsize, device=device)
-    return Tensor._make(storage, Size(size), tuple(stride), 0, dtype)
+        stride = _cached_strides(size) or _contiguous_strides(size)
+        extent = 1
+        for s in size:
+            extent *= s
+    else:
+        stride = tuple(stride)
+        extent = 0
+        if 0 not in size:
+            extent = 1
+            for s, st in zip(size, stride):
+                extent += (s - 1) * st
+    nbytes = extent * dtype.itemsize
+    if device.__class__ is Device and (device._type != PRIVATEUSE1 or device.index is not None):
+        storage = _new(UntypedStorage)
+        storage._init(storage_backend(device._type).allocate(nbytes, device), nbytes, device)
+    else:  # a device string, or the PrivateUse1 device without an index: let the constructor resolve it
+        storage = UntypedStorage(nbytes, device=device)
+    return Tensor._make(storage, Size(size), stride, 0, dtype)
 
 
 def resize_out(op: str, out, size) -> None:
