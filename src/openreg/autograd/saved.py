@@ -26,6 +26,7 @@ def _alias(t):
     from ..tensor import Tensor
     out = Tensor._make(t._storage, t._size, t._stride, t._offset, t._dtype, t._vc, t._base)
     out._qparams = t._qparams
+    out._arr, out._arr_src = t._arr, t._arr_src   # same geometry: the cached array view stays valid
     return out
 
 
