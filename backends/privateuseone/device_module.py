@@ -267,8 +267,15 @@ __all__ = [
 ]
 
 # -- random numbers (generator.py): manual_seed, manual_seed_all, seed, seed_all, initial_seed, get/set_rng_state
-from .generator import (  # noqa: E402,F401
-    get_rng_state, get_rng_state_all, initial_seed, manual_seed, manual_seed_all, seed, seed_all, set_rng_state,
+from .generator import (  # noqa: F401
+    get_rng_state,
+    get_rng_state_all,
+    initial_seed,
+    manual_seed,
+    manual_seed_all,
+    seed,
+    seed_all,
+    set_rng_state,
     set_rng_state_all,
 )
 

@@ -5,11 +5,13 @@
 >>> x.abs().tolist()
 [1.0, 2.0]
 """
+# ruff: noqa: I001, RUF100
+# Import order here is registration order (operators, then kernels, then backends), so it is kept by hand;
+# the per-line noqa markers document re-exports for linters that check them.
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import dtypes as _dtypes_module
 from .dtypes import (  # noqa: F401
     bfloat16, bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16,
     int32, int64, promote_types, qint8, qint32, quint8, set_default_dtype, uint8,

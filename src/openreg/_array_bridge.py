@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
-from .devices import CPU, device as Device
+from .devices import CPU
+from .devices import device as Device
 from .storage import UntypedStorage, storage_backend
 
 

@@ -5,6 +5,7 @@ namespaces through ``openreg.library`` and registers Meta kernels, CompositeExpl
 (views, factories), BackendSelect and ADInplaceOrView kernels, and the default fallthrough fallbacks.
 Backends (``openreg.backends.*``) then add their own kernels.
 """
+# ruff: noqa: I001, RUF100  (import order is registration order)
 from __future__ import annotations
 
 from .._dispatch.dispatcher import fallthrough_kernel
