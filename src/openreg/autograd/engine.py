@@ -165,7 +165,8 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
             if grads is None:
                 grads = [None] * max(1, len(node.input_meta))
             # tensor pre-hooks (and retain_grad) for each input of the node
-            if isinstance(node, AccumulateGrad):
+            is_acc = isinstance(node, AccumulateGrad)
+            if is_acc:
                 m = node.variable._ameta
                 if m is not None and m.hooks and grads[0] is not None:
                     grads[0] = _run_tensor_hooks(m.hooks, grads[0])
@@ -185,19 +186,20 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
                     if ks:
                         for k in ks:
                             captured[k] = grads[nr]
-            if node not in needed:
+            if not count and node not in needed:
                 continue
             if node._pre_hooks:
                 for _hid, hook in list(node._pre_hooks):
                     r = hook(tuple(grads))
                     if r is not None:
                         grads = list(r)
-            if isinstance(node, AccumulateGrad):
+            if is_acc:
                 if inputs is not None and not accumulate:
                     continue
                 acc_updates.append((node, grads))
                 continue
-            if node is not root and not node._post_hooks and all(g is None for g in grads):
+            if node is not root and not node._post_hooks and (
+                    grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
                 outputs = [None] * len(node.next_edges)
             else:
                 outputs = node.apply(grads)
