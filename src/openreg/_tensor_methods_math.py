@@ -273,15 +273,9 @@ for _name, _op in (("bitwise_and", "and"), ("bitwise_or", "or"), ("bitwise_xor",
 # -- other math methods ---------------------------------------------------------------------------------
 
 def _unary_methods(name: str) -> dict:
-    f, f_ = getattr(aten, name).default, getattr(aten, name + "_").default
-
-    def method(self):
-        return f(self)
-
-    def method_(self):
-        return f_(self)
-    method.__name__, method_.__name__ = name, name + "_"
-    return {name: method, name + "_": method_}
+    """``t.<name>()`` and ``t.<name>_()``: the overloads' generated call functions themselves (no wrapper
+    frame; their one parameter is ``self``)."""
+    return {name: getattr(aten, name).default._call, name + "_": getattr(aten, name + "_").default._call}
 
 
 def clamp(self, min=None, max=None):
