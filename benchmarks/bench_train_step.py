@@ -1,10 +1,11 @@
 """One training step of a 3-layer MLP (batch 64, width 256): forward + cross-entropy + backward + SGD step.
 
 Prints openreg's time per step on the CPU (and on the PrivateUse1 device when available), PyTorch's CPU time
-when PyTorch is installed, and the ratio openreg/PyTorch (the target is at most 2x on the CPU). Both run
-single-threaded (BLAS and intra-op threads) so that the numbers are comparable on busy CI machines.
+when PyTorch is installed, and the ratio openreg/PyTorch (the target is at most 2x on the CPU). Steps are
+timed in interleaved rounds and everything runs single-threaded (BLAS and intra-op threads), so that the
+numbers are comparable on busy CI machines.
 
-    python benchmarks/bench_train_step.py [--steps 30]
+    python benchmarks/bench_train_step.py [--steps 60]
 """
 from __future__ import annotations
 
@@ -16,16 +17,19 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")   # before NumPy is imported
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def _median_step(step, steps: int) -> float:
-    for _ in range(3):
-        step()
-    times = []
+def _median_steps(steps_by_name: dict, steps: int) -> dict:
+    """Median step time (s) of each step function, timed in interleaved rounds (one step of each per round),
+    so that load on a shared machine hits every implementation alike."""
+    for step in steps_by_name.values():
+        for _ in range(3):
+            step()
+    times = {name: [] for name in steps_by_name}
     for _ in range(steps):
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-    times.sort()
-    return times[len(times) // 2]
+        for name, step in steps_by_name.items():
+            t0 = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - t0)
+    return {name: sorted(ts)[len(ts) // 2] for name, ts in times.items()}
 
 
 def openreg_step(device: str):
@@ -72,16 +76,19 @@ def torch_step():
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--steps", type=int, default=60)
     args = parser.parse_args(argv)
     import openreg
-    rows = [("openreg cpu", _median_step(openreg_step("cpu"), args.steps))]
+    steps_by_name = {"openreg cpu": openreg_step("cpu")}
     mod = getattr(openreg, "privateuseone", None)
     if mod is not None and mod.is_available():
-        rows.append((f"openreg privateuseone ({mod.driver()})", _median_step(openreg_step("privateuseone"),
-                                                                             args.steps)))
+        steps_by_name[f"openreg privateuseone ({mod.driver()})"] = openreg_step("privateuseone")
     ts = torch_step()
-    torch_time = _median_step(ts, args.steps) if ts is not None else None
+    if ts is not None:
+        steps_by_name["pytorch cpu"] = ts
+    medians = _median_steps(steps_by_name, args.steps)
+    torch_time = medians.pop("pytorch cpu", None)
+    rows = list(medians.items())
     print("MLP train step (3 layers, batch 64, width 256, forward+backward+SGD momentum)")
     print(f"{'implementation':40s} {'ms/step':>10s} {'vs PyTorch CPU':>15s}")
     for name, t in rows:
