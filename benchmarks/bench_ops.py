@@ -17,12 +17,12 @@ import os
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")   # before NumPy / PyTorch are imported
 
-import statistics  # noqa: E402
-import timeit  # noqa: E402
+import statistics
+import timeit
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-import openreg  # noqa: E402
+import openreg
 
 try:
     import torch
