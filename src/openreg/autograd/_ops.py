@@ -30,22 +30,11 @@ def zeros_with_geometry(t, size=None, stride=None):
     return aten("zero_")(out)
 
 
-def is_dense(size, stride) -> bool:
-    """Whether the geometry is non-overlapping and dense (a permutation of a contiguous layout)."""
-    dims = sorted((st, sz) for sz, st in zip(size, stride) if sz != 1)
-    expected = 1
-    for st, sz in dims:
-        if sz == 0:
-            return True
-        if st != expected:
-            return False
-        expected *= sz
-    return True
-
-
 def clone_like(g, like):
     """A copy of ``g`` with ``like``'s strides when ``like`` is dense, else contiguous."""
-    stride = like._stride if is_dense(like._size, like._stride) and tuple(g._size) == tuple(like._size) else None
+    from ..memory_format import is_dense_nonoverlapping
+    dense = is_dense_nonoverlapping(like._size, like._stride)
+    stride = like._stride if dense and tuple(g._size) == tuple(like._size) else None
     if stride is None:
         from ..tensor import contiguous_strides
         stride = contiguous_strides(g._size)
