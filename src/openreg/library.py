@@ -145,13 +145,14 @@ class Library:
 
     # -- definitions ---------------------------------------------------------------------------------
     def define(self, schema: str, alias_analysis: str = "", *, tags: Tag | Sequence[Tag] = ()) -> str:
-        """Define an operator (or a new overload of one) in this namespace; returns its name.
+        """Define an operator (or a new overload of one) in this namespace; returns its name (as PyTorch, without
+        the overload name).
 
         >>> lib = Library("define_demo", "FRAGMENT")
         >>> lib.define("scale(Tensor x, float s=2.0) -> Tensor", tags=Tag.pointwise)
         'scale'
         >>> lib.define("scale.int(Tensor x, int s) -> Tensor")
-        'scale.int'
+        'scale'
         >>> import openreg
         >>> sorted(openreg.ops.define_demo.scale.overloads()), openreg.ops.define_demo.scale.default.tags
         (['default', 'int'], (openreg.Tag.pointwise,))
@@ -190,7 +191,7 @@ class Library:
             raise
         self._handles.extend(handles)
         self._op_defs.add(qualname)
-        return qualname.split("::", 1)[1]
+        return parsed.name.split("::", 1)[-1]
 
     # -- kernels -------------------------------------------------------------------------------------
     def _qualname(self, op_name) -> str:
@@ -386,8 +387,8 @@ def define(qualname, schema: str | None = None, *, lib: Library | None = None,
         legacy_lib, legacy_schema = qualname, schema
 
         def wrap(f):
-            name = legacy_lib.define(legacy_schema, alias_analysis)
-            legacy_lib.impl(name, f)
+            legacy_lib.define(legacy_schema, alias_analysis)
+            legacy_lib.impl(legacy_schema.split("(", 1)[0].strip().split("::")[-1], f)
             return f
         return wrap
     if not isinstance(qualname, str):
