@@ -139,14 +139,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     result = run_backward(outputs, grads, keep_graph=retain_graph, create_graph=create_graph, inputs=inputs_l,
                           accumulate=False)
     out = []
-    for t, g in zip(inputs_l, result):
+    for i, (t, g) in enumerate(zip(inputs_l, result)):
         if g is None:
             if materialize_grads:
                 from ..factories import zeros
                 g = zeros(tuple(t.shape), dtype=t.dtype, device=t.device)
             elif not allow_unused:
-                raise RuntimeError("One of the differentiated Tensors appears to not have been used in the graph. "
-                                   "Set allow_unused=True if this is the desired behavior.")
+                raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
         out.append(g)
     del single
     return tuple(out)
