@@ -178,3 +178,20 @@ def test_pool_returns_to_baseline_after_failing_ops():
     assert after["allocated_bytes.all.current"] == base["allocated_bytes.all.current"]
     assert after["reserved_bytes.all.current"] == base["reserved_bytes.all.current"]
     assert after["allocation.all.current"] == base["allocation.all.current"]
+
+
+def test_failed_allocation_leaves_no_unraisable_error():
+    # An out-of-memory DeviceAllocation is garbage collected half-built; its __del__ must not raise.
+    import sys
+    seen = []
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = seen.append
+    try:
+        pu.set_per_process_memory_fraction((1 << 20) / pu.mem_get_info(1)[1], 1)
+        with pytest.raises(RuntimeError, match="out of memory"):
+            openreg.empty(4 << 20, dtype=openreg.uint8, device=D1)
+        gc.collect()
+    finally:
+        pu.set_per_process_memory_fraction(1.0, 1)
+        sys.unraisablehook = old_hook
+    assert seen == []

@@ -37,8 +37,9 @@ class DeviceAllocation:
     def __init__(self, allocator: CachingAllocator, device: int, nbytes: int):
         self.device = device
         self.nbytes = nbytes
+        self.allocator = None  # set only once malloc succeeded: __del__ of a failed allocation frees nothing
         if nbytes == 0:
-            self.block = self.segment = self.allocator = None
+            self.block = self.segment = None
             self.ptr = 0
             return
         block = self.block = allocator.malloc(device, nbytes)
