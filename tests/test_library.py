@@ -413,17 +413,25 @@ def test_register_fake_rules():
         register_fake(f"{ns}::a", lambda x: x, lib=lib)
         before = dispatcher.dump_table(f"{ns}::a")
         with pytest.raises(RuntimeError, match="already has a fake impl registered at .*test_library.py"):
-            register_fake(f"{ns}::a", lambda x: x, lib=lib)
+            register_fake(f"{ns}::a", lambda x: x, lib=lib, allow_override=False)
         assert dispatcher.dump_table(f"{ns}::a") == before
         lib.impl("b", lambda x: x, "Meta")
         with pytest.raises(RuntimeError, match="DispatchKey::Meta implementation"):
-            register_fake(f"{ns}::b", lambda x: x, lib=lib)
+            register_fake(f"{ns}::b", lambda x: x, lib=lib, allow_override=False)
         lib.impl("c", lambda x: x, "CompositeImplicitAutograd")
         with pytest.raises(RuntimeError, match="CompositeImplicitAutograd operators do not need a fake impl"):
+            register_fake(f"{ns}::c", lambda x: x, lib=lib, allow_override=False)
+        # Overriding is allowed by default (as torch.library 2.13), but a composite op still gets no Meta kernel.
+        before_c = dispatcher.dump_table(f"{ns}::c")
+        with pytest.raises(RuntimeError, match="should not register a meta kernel directly"):
             register_fake(f"{ns}::c", lambda x: x, lib=lib)
+        assert dispatcher.dump_table(f"{ns}::c") == before_c
         with pytest.raises(ValueError, match="unexpected type"):
             register_fake(3, lambda x: x, lib=lib)
-        register_fake(f"{ns}::a", lambda x: x, lib=lib, allow_override=True)
+        register_fake(f"{ns}::a", lambda x: openreg.empty(2, 5, device=x.device), lib=lib)
+        assert getattr(openreg.ops, ns).a(openreg.empty(3, device="meta")).shape == (2, 5)
+        register_fake(f"{ns}::b", lambda x: openreg.empty(7, device=x.device), lib=lib)
+        assert getattr(openreg.ops, ns).b(openreg.empty(3, device="meta")).shape == (7,)
 
 
 def test_register_fake_accepts_opoverload():

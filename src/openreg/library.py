@@ -273,7 +273,7 @@ class Library:
         self._handles.append(dispatcher.register_kernel(qualname, key, fn, with_keyset=with_keyset, site=site))
 
     def _register_fake(self, op_name: str, fn: Callable, _stacklevel: int = 1, *,
-                       allow_override: bool = False) -> None:
+                       allow_override: bool = True) -> None:
         """Register ``fn`` as the fake impl of ``op_name`` (an op of this namespace), owned by this library."""
         self._check_alive()
         register_fake_impl(self, self._qualname(op_name), fn, _utils.caller_site(), allow_override=allow_override)
@@ -482,7 +482,7 @@ def register_kernel(op: _op_identifier, device_types, func: Callable | None = No
 
 
 def register_fake(op: _op_identifier, func: Callable | None = None, /, *, lib: Library | None = None,
-                  _stacklevel: int = 1, allow_override: bool = False):
+                  _stacklevel: int = 1, allow_override: bool = True):
     """Register a fake (shape-only) implementation of ``op``; it serves Meta tensors. Usable as a decorator.
 
     >>> import openreg

@@ -171,6 +171,12 @@ def register_fake_impl(lib, qualname: str, fn: Callable, source: str, *, allow_o
                                f"DispatchKey::CompositeImplicitAutograd.CompositeImplicitAutograd operators do "
                                f"not need a fake impl; instead, the operator will decompose into its "
                                f"constituents and those can have fake impls defined on them.")
+    elif dispatcher.has_kernel(qualname, DispatchKey.CompositeImplicitAutograd):
+        # PyTorch's lib.impl(..., "Meta") refuses the meta kernel the fake impl would become.
+        raise RuntimeError(f"We should not register a meta kernel directly to the operator '{qualname}', because "
+                           f"it has a CompositeImplicitAutograd kernel in core. Instead we should let the operator "
+                           f"decompose, and ensure that we have meta kernels for the base ops that it decomposes "
+                           f"into.")
     fake_handle = dispatcher.register_fake(qualname, fn, site=source)
     try:
         lib._register_internal(qualname, construct_meta_kernel(qualname, entry), DispatchKey.Meta, source)
