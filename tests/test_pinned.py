@@ -62,7 +62,8 @@ def test_pinning_device_memory_raises():
     d = openreg.ones(2, device="privateuseone")
     with pytest.raises(RuntimeError, match=r"cannot pin 'openreg\.privateuseone\.FloatTensor' only dense CPU"):
         d.pin_memory()
-    with pytest.raises(RuntimeError, match="cannot pin"):
+    # As torch.UntypedStorage.pin_memory: TypeError for storages (RuntimeError for tensors), naming the device.
+    with pytest.raises(TypeError, match=r"cannot pin .* device 'privateuseone:0'.* only CPU memory can be pinned"):
         d.untyped_storage().pin_memory()
     assert not d.is_pinned()
     with pytest.raises(RuntimeError, match="pinned memory"):

@@ -101,7 +101,8 @@ def pin_storage(storage: UntypedStorage, device=None) -> UntypedStorage:
     """A copy of a CPU storage in page-locked memory."""
     check_device_arg(device)
     if storage.device._type != "cpu":
-        raise RuntimeError(f"cannot pin '{storage.device}' storage: only CPU memory can be pinned")
+        raise TypeError(f"cannot pin 'openreg.UntypedStorage' on device '{storage.device}': "
+                        "only CPU memory can be pinned")
     nbytes = storage.nbytes()
     buf, owner = get_driver().alloc_pinned(nbytes)
     if nbytes:

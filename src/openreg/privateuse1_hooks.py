@@ -55,5 +55,7 @@ def storage_is_pinned(storage, device=None) -> bool:
 
 def pin_storage(storage, device=None):
     if storage.device._type != "cpu":
-        raise RuntimeError(f"cannot pin '{storage.device.type}' memory: only dense CPU tensors can be pinned")
+        # As torch.UntypedStorage.pin_memory: a TypeError (tensors raise RuntimeError).
+        raise TypeError(f"cannot pin 'openreg.UntypedStorage' on device '{storage.device}': "
+                        "only CPU memory can be pinned")
     return _hooks.pin_storage(storage, device)
