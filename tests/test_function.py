@@ -205,6 +205,42 @@ def test_return_input_or_view_of_input(devices):
     np.testing.assert_allclose(npy(m.grad), [[7.0, 7.0], [0.0, 0.0]])
 
 
+def test_inplace_on_custom_function_view_output_raises(devices):
+    class AsIs(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 5
+
+    class Flat(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.reshape(2, 2) * 5
+
+    for fn in (AsIs, Flat):
+        for leaf in (True, False):
+            x = t([[1.0, 2.0], [3.0, 4.0]], devices, True)
+            y = fn.apply(x if leaf else x * 1)
+            with pytest.raises(RuntimeError, match=f"Output 0 of {fn.__name__} is a view and is being modified "
+                                                   "inplace. This view was created inside a custom Function"):
+                y.mul_(2)
+            with openreg.no_grad():
+                y.mul_(2)      # allowed, but the custom backward no longer describes y: backward raises
+            with pytest.raises(RuntimeError, match="its base or another view of its base has been modified inplace"):
+                y.sum().backward()
+            assert x.grad is None
+    y = Flat.apply(t([[1.0, 2.0], [3.0, 4.0]], devices, True)).clone()
+    y.mul_(2)          # the fix the message suggests
+    assert y.grad_fn.name() == "MulBackward0"
+
+
 def test_wrong_number_of_gradients(devices):
     class Bad(Function):
         @staticmethod

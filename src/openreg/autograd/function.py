@@ -237,7 +237,10 @@ def _apply(cls, args: tuple, kwargs: dict):
             else:
                 o._grad_fn, o._output_nr, o._requires_grad = ctx, i, True
                 if o._base is not None:
-                    get_meta(o).view_version = o._vc.value
+                    om = get_meta(o)
+                    om.view_version = o._vc.value
+                    om.custom_function_view = cls.__name__
+                    om.no_grad_view = False   # made inside forward's no_grad: now a custom Function view
         elif id(outs[i]) in nondiff and not is_input:
             o._requires_grad = False
         new_outs.append(o)

@@ -167,6 +167,9 @@ def grad_fn_of(t):
         return t._grad_fn
     if base._grad_fn is None and not base._requires_grad:
         return t._grad_fn
+    if m is not None and m.custom_function_view is not None:
+        from .kernel import custom_function_view_message
+        raise RuntimeError(custom_function_view_message(t, "its base or another view of its base has been"))
     from .meta import get_meta
     from .view_node import AsStridedViewBackward
     node = AsStridedViewBackward(base, t)

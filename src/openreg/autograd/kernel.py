@@ -272,6 +272,8 @@ def _check_inplace(info: OpInfo, self_t) -> None:
                            f"inplace. This view is the output of a function that returns multiple views. Such "
                            f"functions do not allow the output views to be modified inplace. You should replace "
                            f"the inplace operation by an out-of-place one.")
+    if m is not None and m.custom_function_view is not None and requires_grad_of(self_t):
+        raise RuntimeError(custom_function_view_message(self_t, "is being"))
     if m is not None and m.no_grad_view and (base._requires_grad or base._grad_fn is not None):
         raise RuntimeError("A view was created in no_grad mode and is being modified inplace with grad mode "
                            "enabled. This view is the output of a function that returns a view, and modifying it "
@@ -281,6 +283,15 @@ def _check_inplace(info: OpInfo, self_t) -> None:
                            "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def custom_function_view_message(t, modified: str) -> str:
+    """PyTorch's error for an in-place change of a view returned by a custom Function (or an input returned as-is)."""
+    return (f"Output {t._output_nr} of {t._ameta.custom_function_view} is a view and {modified} modified inplace. "
+            "This view was created inside a custom Function (or because an input was returned as-is) and the "
+            "autograd logic to handle view+inplace would override the custom backward associated with the custom "
+            "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the "
+            "output of the custom Function.")
 
 
 def _run(redispatch, ks, args, kwargs):

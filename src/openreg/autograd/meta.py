@@ -18,6 +18,7 @@ class AutogradMeta:
     """Autograd state of one tensor beyond the fields that live on ``Tensor`` itself."""
 
     __slots__ = (
+        "custom_function_view",
         "fw_detached",
         "fw_grads",
         "grad_acc",
@@ -39,6 +40,7 @@ class AutogradMeta:
         self.view_version = -1            # version at which a view's grad_fn was recorded
         self.multi_output_view = None     # name of the node when created by unbind/split/chunk
         self.no_grad_view = False
+        self.custom_function_view = None  # name of the custom Function that returned this view
         self.fw_detached = False          # unpack_dual's primal: never reads its base's tangent
         self.lock = threading.Lock()
 
