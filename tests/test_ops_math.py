@@ -434,6 +434,13 @@ def test_broadcast_error_names_sizes():
     with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(4\) "
                                            r"at non-singleton dimension 1"):
         openreg.ones(2, 3) + openreg.ones(2, 4)
+    # Several mismatching dims: PyTorch names the trailing one.
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of tensor b \(5\) "
+                                           r"at non-singleton dimension 1"):
+        openreg.ones(2, 3) + openreg.ones(4, 5)
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(4\) must match the size of tensor b \(6\) "
+                                           r"at non-singleton dimension 2"):
+        openreg.ones(2, 3, 4) + openreg.ones(5, 3, 6)
 
 
 def test_device_mismatch():

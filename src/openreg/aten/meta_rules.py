@@ -44,8 +44,8 @@ def broadcast_shapes(*shapes, op: str = "") -> tuple:
     out = [1] * ndim
     for shape in shapes:
         offset = ndim - len(shape)
-        for i, s in enumerate(shape):
-            j = i + offset
+        for i in range(len(shape) - 1, -1, -1):   # trailing dimension first, so the error names PyTorch's dim
+            s, j = shape[i], i + offset
             if out[j] == 1:
                 out[j] = s
             elif s != 1 and s != out[j]:
