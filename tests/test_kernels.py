@@ -617,3 +617,50 @@ def test_cupy_launcher_mm_plus_mm_fused_and_cublas(fake_cupy):
     dk.mm_plus_mm(launcher, *map(FakeDeviceArray, big), FakeDeviceArray(out))
     check_mm(out, *big)
     assert fake_cupy["betas"] == [0.0, 1.0] and launcher.launch_counts["cublas_gemm"] == 2
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The device ops end to end: OPENREG_EMULATE_KERNELS=1 routes them through the real host launcher
+# ----------------------------------------------------------------------------------------------------------
+def test_device_ops_go_through_the_launcher_only_when_enabled(monkeypatch):
+    from openreg.backends.privateuseone import raw_kernels
+
+    import openreg
+
+    if openreg.privateuseone.driver() != "emulated":
+        pytest.skip("the OPENREG_EMULATE_KERNELS switch is for the emulated driver")
+    lnch = raw_kernels.launcher()
+    dev = "privateuseone:0"
+    x_np = values((3, 4, 6), np.float32, specials=False)
+    x = openreg.tensor(x_np, device=dev)
+
+    def launched(fn) -> int:
+        before = sum(lnch.launch_counts.values())
+        fn()
+        return sum(lnch.launch_counts.values()) - before
+
+    out = openreg.zeros(3, 4, 6, device=dev)
+    a, b = openreg.tensor(x_np[0], device=dev), openreg.tensor(x_np[1].T.copy(), device=dev)
+    mm_out = openreg.empty(4, 4, device=dev)
+    ops = {
+        "abs": lambda: openreg.abs(x[:, :, 1:4]),
+        "abs.out": lambda: openreg.ops.aten.abs.out(x[:, :, 1:4], out=out[:, :, 0:6:2]),
+        "abs_": lambda: x.clone().abs_(),
+        "copy_": lambda: out.copy_(x.transpose(0, 1).reshape(3, 4, 6)),
+        "to(dtype)": lambda: x.transpose(0, 2).to(openreg.float64),
+        "fill_": lambda: out.fill_(2.5),
+        "_mm_plus_mm": lambda: openreg.ops.inductor._mm_plus_mm(a, b, a, b, mm_out),
+    }
+    monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "0")
+    assert {name: launched(fn) for name, fn in ops.items()} == dict.fromkeys(ops, 0)
+    monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "1")
+    counts = {name: launched(fn) for name, fn in ops.items()}
+    assert all(n >= 1 for n in counts.values()), counts
+    # and the launched kernels computed the right thing
+    openreg.ops.aten.abs.out(x[:, :, 1:4], out=out[:, :, 0:6:2])
+    np.testing.assert_array_equal(out.cpu().numpy()[:, :, 0:6:2], np.abs(x_np[:, :, 1:4]))
+    np.testing.assert_array_equal(x.transpose(0, 2).to(openreg.float64).cpu().numpy(),
+                                  x_np.transpose(2, 1, 0).astype(np.float64))
+    openreg.ops.inductor._mm_plus_mm(a, b, a, b, mm_out)
+    ref = 2 * (x_np[0].astype(np.float64) @ x_np[1].T.astype(np.float64))
+    np.testing.assert_allclose(mm_out.cpu().numpy(), ref, rtol=1e-5, atol=1e-4)
