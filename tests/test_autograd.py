@@ -346,6 +346,24 @@ def test_multi_output_view_inplace_error(devices):
         a.mul_(2)
 
 
+def test_no_grad_view_inplace_with_grad_mode_raises(devices):
+    x = t([[1.0, 2.0], [3.0, 4.0]], devices, True)
+    for base in (x, x * 1):
+        with openreg.no_grad():
+            v = base[0]
+        with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being modified inplace "
+                                               "with grad mode enabled"):
+            v.mul_(2)
+        with openreg.no_grad():
+            v.mul_(2)      # view and in-place both under no_grad: allowed
+    np.testing.assert_allclose(npy(x), [[2.0, 4.0], [3.0, 4.0]])
+    plain = t([1.0, 2.0], devices)
+    with openreg.no_grad():
+        w = plain[:1]
+    w.add_(1)              # the base does not require grad: allowed
+    np.testing.assert_allclose(npy(plain), [2.0, 2.0])
+
+
 def test_device_grad_roundtrip():
     if not openreg.privateuseone.is_available():
         pytest.skip("no device")

@@ -285,6 +285,15 @@ def _check_inplace(info: OpInfo, self_t) -> None:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
+def _check_no_grad_view(info: OpInfo, self_t) -> None:
+    """A view made under no_grad of a tensor that requires grad, modified in place with grad mode on: PyTorch
+    still counts it as requiring grad (through its base) and refuses the in-place op."""
+    m = self_t._ameta
+    base = self_t._base
+    if m.no_grad_view and base is not None and (base._requires_grad or base._grad_fn is not None):
+        _check_inplace(info, self_t)
+
+
 def custom_function_view_message(t, modified: str) -> str:
     """PyTorch's error for an in-place change of a view returned by a custom Function (or an input returned as-is)."""
     return (f"Output {t._output_nr} of {t._ameta.custom_function_view} is a view and {modified} modified inplace. "
@@ -335,6 +344,8 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
     self_t = args[0] if info.inplace else None
     if need and info.inplace:
         _check_inplace(info, self_t)
+    elif info.inplace and _gm.enabled and self_t._ameta is not None:
+        _check_no_grad_view(info, self_t)
     if formula is not None and formula.nondiff:
         need = False
     level = _level[0]
