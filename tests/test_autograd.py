@@ -339,6 +339,26 @@ def test_out_variant_with_grad_raises(devices):
         openreg.ops.aten.abs.out(x, out=out)
 
 
+def test_no_grad_view_of_tensor_requiring_grad_requires_grad(devices):
+    # PyTorch: a view's requires_grad is requires_grad_ || grad_fn || (is_view && base.requires_grad()); the view
+    # made under no_grad is a leaf without its own accumulator, so backward runs and stores no gradient anywhere.
+    x = t([1.0, 2.0, 3.0], devices, True)
+    for base in (x, x * 2):
+        with openreg.no_grad():
+            v = base[:2]
+            w = v[:1]
+        assert v.requires_grad and w.requires_grad
+        assert v.is_leaf and v.grad_fn is None
+        r = v * 2
+        assert r.requires_grad and r.grad_fn is not None
+        r.sum().backward()
+        assert v.grad is None and x.grad is None
+    plain = t([1.0, 2.0], devices)
+    with openreg.no_grad():
+        p = plain[:1]
+    assert not p.requires_grad
+
+
 def test_multi_output_view_inplace_error(devices):
     x = t([1.0, 2.0], devices, True)
     a, _b = (x * 1).unbind(0)

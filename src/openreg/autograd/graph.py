@@ -209,6 +209,13 @@ def gradient_edge(t):
 def requires_grad_of(t) -> bool:
     if t._requires_grad:
         return True
-    if t._base is not None:
-        return grad_fn_of(t) is not None
+    base = t._base
+    if base is not None:
+        if grad_fn_of(t) is not None:
+            return True
+        # A view made under no_grad of a tensor that requires grad still requires grad (through its base), as
+        # PyTorch's ``requires_grad_ || grad_fn || (is_view && base.requires_grad())``; it stays a leaf with no
+        # gradient accumulator of its own, so backward runs but stores nothing in it.
+        m = t._ameta
+        return m is not None and m.no_grad_view and (base._requires_grad or base._grad_fn is not None)
     return False
