@@ -441,3 +441,32 @@ def test_non_leaf_grad_access_warns(devices):
     y = x * 2
     with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
         assert y.grad is None
+
+
+def test_inference_tensors_match_pytorch(devices):
+    # PyTorch: tensors made inside inference_mode (and their views) are inference tensors; outside it an in-place
+    # update raises after applying, saving one for backward raises, and requires_grad_(True) raises.
+    with openreg.inference_mode():
+        i = t([1.0, 1.0], devices)
+        r = openreg.ones(2, requires_grad=True, device=devices)
+    assert i.is_inference() and i[:1].is_inference() and r.is_inference() and r.requires_grad
+    assert not (i * 2).is_inference() and not i.clone().is_inference() and not t([1.0], devices).is_inference()
+    inplace = "Inplace update to inference tensor outside InferenceMode is not allowed"
+    with pytest.raises(RuntimeError, match=inplace):
+        i.add_(1)
+    with pytest.raises(RuntimeError, match=inplace):
+        i[:1].mul_(2)
+    with openreg.no_grad(), pytest.raises(RuntimeError, match=inplace):
+        i.add_(1)
+    np.testing.assert_allclose(npy(i), [5.0, 3.0])   # PyTorch applies the update before the version check
+    with openreg.inference_mode():
+        i.add_(1)
+    np.testing.assert_allclose(npy(i), [6.0, 4.0])
+    with pytest.raises(RuntimeError, match="Setting requires_grad=True on inference tensor outside InferenceMode"):
+        i.requires_grad_(True)
+    x = t([2.0, 3.0], devices, True)
+    assert (x + i).requires_grad           # nothing saved: allowed
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        x * i
+    (x * i.clone()).sum().backward()
+    np.testing.assert_allclose(npy(x.grad), [6.0, 4.0])

@@ -15,7 +15,9 @@ from __future__ import annotations
 import weakref
 
 from . import _tensor_methods
+from .autograd.grad_mode import state as _gm_state
 from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, requires_grad_of
+from .autograd.inference import REQUIRES_GRAD_MSG, InferenceVersion
 from .autograd.meta import get_meta
 from .tensor import Tensor
 
@@ -113,6 +115,8 @@ def requires_grad_(self, requires_grad: bool = True):
                            "var.detach().")
     if requires_grad and not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+    if requires_grad and type(self._vc) is InferenceVersion and not _gm_state.inference:
+        raise RuntimeError(REQUIRES_GRAD_MSG)
     if _grad_fn(self) is None:
         self._requires_grad = bool(requires_grad)
     return self
@@ -144,7 +148,20 @@ def _get_grad(self):
     return self._grad
 
 
+def is_inference(self) -> bool:
+    """Whether this tensor was created in ``inference_mode`` (or is a view of such a tensor).
+
+    >>> import openreg
+    >>> with openreg.inference_mode():
+    ...     i = openreg.ones(1)
+    >>> i.is_inference(), i.clone().is_inference()
+    (True, False)
+    """
+    return type(self._vc) is InferenceVersion
+
+
 _tensor_methods.install({
+    "is_inference": is_inference,
     "grad": property(_get_grad, _grad_property.fset),
     "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,
     "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook, "requires_grad_": requires_grad_,

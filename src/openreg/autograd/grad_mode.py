@@ -161,10 +161,15 @@ class inference_mode(_DecoratorContextManager):
     def __enter__(self) -> None:
         self._prev = (state.enabled, state.inference)
         if self.mode:
+            from .inference import enter
+            enter()
             state.enabled, state.inference = False, True
 
     def __exit__(self, *exc) -> None:
         state.enabled, state.inference = self._prev
+        if self.mode:
+            from .inference import leave
+            leave()
 
 
 __all__ = [

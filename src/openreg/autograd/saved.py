@@ -16,6 +16,8 @@ True
 """
 from __future__ import annotations
 
+from .inference import SAVE_MSG, InferenceVersion
+
 FREED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
              "have already been freed). Saved intermediate values of the graph are freed when you call "
              ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
@@ -37,6 +39,8 @@ class SavedTensor:
     __slots__ = ("data", "freed", "is_output", "output_nr", "version")
 
     def __init__(self, t, is_output: bool = False) -> None:
+        if type(t._vc) is InferenceVersion:
+            raise RuntimeError(SAVE_MSG)
         self.freed = False
         self.version = t._vc.value
         if is_output:
