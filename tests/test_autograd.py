@@ -470,3 +470,36 @@ def test_inference_tensors_match_pytorch(devices):
         x * i
     (x * i.clone()).sum().backward()
     np.testing.assert_allclose(npy(x.grad), [6.0, 4.0])
+
+
+def test_views_of_special_views_inherit_their_kind(devices):
+    # PyTorch propagates CreationMeta: a view of a multi-output view or of a no_grad view refuses in-place changes
+    # with the original view's error, naming the view's own node (without its "Backward0" suffix).
+    x = t([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], devices, True)
+    y = x * 1
+    a, _ = y.unbind(0)
+    c, _ = y.split(1)
+    multi = "is a view and is being modified inplace. This view is the output of a function that returns multiple"
+    with pytest.raises(RuntimeError, match="Output 0 of Unbind " + multi):
+        a.mul_(2)
+    with pytest.raises(RuntimeError, match="Output 0 of View " + multi):
+        a.view(3).mul_(2)
+    with pytest.raises(RuntimeError, match="Output 0 of Slice " + multi):
+        a.view(3)[:2].mul_(2)
+    with pytest.raises(RuntimeError, match="Output 0 of T " + multi):
+        c.t().mul_(2)
+    with openreg.no_grad():
+        v = y[0]
+        vx = x[0]
+        vv = v.view(3)
+    nograd = "which was created in no_grad mode and is being modified inplace with grad mode enabled"
+    for make, name in ((lambda: v.view(3), "View"), (lambda: vx.view(3), "View"),
+                       (lambda: v[1:].unsqueeze(0), "Unsqueeze")):
+        with pytest.raises(RuntimeError, match=f"Output 0 of {name} is a view of a view {nograd}"):
+            make().mul_(2)
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being modified inplace"):
+        vv.mul_(2)
+    np.testing.assert_allclose(npy(x), [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    with openreg.no_grad():
+        v.view(3).mul_(2)    # view and in-place both under no_grad: allowed
+    np.testing.assert_allclose(npy(y), [[2.0, 4.0, 6.0], [4.0, 5.0, 6.0]])

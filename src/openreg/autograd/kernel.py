@@ -268,21 +268,38 @@ def _check_inplace(info: OpInfo, self_t) -> None:
         return
     m = self_t._ameta
     if m is not None and m.multi_output_view is not None and requires_grad_of(self_t):
-        raise RuntimeError(f"Output {self_t._output_nr} of {m.multi_output_view} is a view and is being modified "
+        raise RuntimeError(f"Output {self_t._output_nr} of {_short_name(self_t)} is a view and is being modified "
                            f"inplace. This view is the output of a function that returns multiple views. Such "
                            f"functions do not allow the output views to be modified inplace. You should replace "
                            f"the inplace operation by an out-of-place one.")
     if m is not None and m.custom_function_view is not None and requires_grad_of(self_t):
         raise RuntimeError(custom_function_view_message(self_t, "is being"))
     if m is not None and m.no_grad_view and (base._requires_grad or base._grad_fn is not None):
-        raise RuntimeError("A view was created in no_grad mode and is being modified inplace with grad mode "
-                           "enabled. This view is the output of a function that returns a view, and modifying it "
-                           "in place would make the autograd history of its base inconsistent. Given that this use "
-                           "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving "
-                           "both the view and the inplace either both inside the no_grad block (if you don't want "
-                           "the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
+        who = ("A view was created" if self_t._grad_fn is None else
+               f"Output {self_t._output_nr} of {_short_name(self_t)} is a view of a view which was created")
+        raise RuntimeError(f"{who} in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+                           "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+                           "moving both the view and the inplace either both inside the no_grad block (if you don't "
+                           "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
     if base._grad_fn is None and base._requires_grad:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def _short_name(t) -> str:
+    """The view's grad_fn name as PyTorch's view errors print it (``UnbindBackward0`` -> ``Unbind``)."""
+    name = t._grad_fn.name()
+    i = name.rfind("Backward")
+    return name[:i] if i > 0 else name
+
+
+def _inherit_view_kind(m, src) -> None:
+    """A view of a multi-output view or of a no_grad view keeps that kind (PyTorch's CreationMeta propagation)."""
+    sm = src._ameta if isinstance(src, Tensor) and src._base is not None else None
+    if sm is not None:
+        if sm.multi_output_view is not None:
+            m.multi_output_view = sm.multi_output_view
+        if sm.no_grad_view:
+            m.no_grad_view = True
 
 
 def _check_no_grad_view(info: OpInfo, self_t) -> None:
@@ -439,6 +456,7 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
                 m = get_meta(out)
                 m.view_version = out._vc.value
                 m.multi_output_view = None
+                _inherit_view_kind(m, values.get("self"))
     saved = {}
     for name in info.save_inputs:
         v = values[name]
@@ -482,6 +500,8 @@ def _record(info, formula, args, kwargs, values, slots, edges, out, self_t, orig
                     m = get_meta(o)
                     m.view_version = o._vc.value
                     m.multi_output_view = view_name
+                    if view_name is None:
+                        _inherit_view_kind(m, values.get("self"))
     if formula is None:
         return
     saved = {}
