@@ -166,3 +166,26 @@ def test_storage_level_copies_and_resize():
     assert clone.data_ptr() != st.data_ptr() and clone.tolist() == st.tolist()
     st.resize_(32)
     assert st.nbytes() == 32 and st.tolist()[:16] == c.tolist()
+
+
+def test_device_dtype_conversion_runs_the_converting_kernel(monkeypatch):
+    from openreg.backends.privateuseone import raw_kernels
+
+    if pu.driver() != "emulated":
+        pytest.skip("the OPENREG_EMULATE_KERNELS switch is for the emulated driver")
+    monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "1")
+    counts = raw_kernels.launcher().launch_counts
+    a = (np.arange(24, dtype=np.float32).reshape(4, 6) - 11.5) * np.float32(1.3e3)   # some round in f16
+    a[0, 0] = 7e4                                                                  # overflows to inf
+    for src_dev, dst_dev in ((D0, D0), (D1, D0)):
+        x = openreg.tensor(a, device=src_dev)
+        cases = [(x, a, "contig"), (_transposed(x), a.T, "strided")]
+        for src, ref, variant in cases:
+            before = dict(counts)
+            out = openreg.empty(*ref.shape, dtype=openreg.float16, device=dst_dev).copy_(src)
+            launched = {k: v - before.get(k, 0) for k, v in counts.items() if v != before.get(k, 0)}
+            converting = f"copy_{variant}_f16_from_f32" if src_dev == dst_dev else "copy_contig_f16_from_f32"
+            assert launched == {converting: 1}, launched                 # no astype + f16->f16 copy
+            with np.errstate(over="ignore"):
+                expected = ref.astype(np.float16)
+            np.testing.assert_array_equal(out.cpu().numpy(), expected)

@@ -395,3 +395,36 @@ def test_tensors_on_the_cuda_driver(fake_cupy, monkeypatch):
         pu.empty_cache()
         assert pu.memory_reserved(1) == pu.memory_allocated(1)
         del y, pinned
+
+
+def test_device_to_device_copies_do_not_synchronize_the_host(fake_cupy, monkeypatch):
+    monkeypatch.setattr(raw_kernels, "_kernels", lambda: _NumpyKernels)
+    monkeypatch.setattr(raw_kernels, "launcher", lambda: "cupy-launcher")
+    host_waits = []
+    monkeypatch.setattr(FakeStream, "synchronize", lambda self: host_waits.append(("stream", self.ptr)))
+    monkeypatch.setattr(FakeEvent, "synchronize", lambda self: host_waits.append(("event", self)))
+    rt = fake_cupy.cuda.runtime
+    a = np.arange(12, dtype=np.float32).reshape(3, 4) - 5.5
+    with use_driver(CudaDriver()):
+        s1 = pu.Stream(1)
+        x = openreg.tensor(a).to("privateuseone:1")
+        with pu.stream(s1):
+            same = openreg.empty(3, 4, device="privateuseone:1")
+            conv = openreg.empty(4, 3, dtype=openreg.float16, device="privateuseone:1")
+            host_waits.clear()
+            _NumpyKernels.launched = []
+            del rt.calls[:]
+            same.copy_(x)                                   # one memcpy on the current stream
+            conv.copy_(x.t())                               # converting kernel, strided source
+            assert host_waits == [] and not any(c[0] == "deviceSynchronize" for c in rt.calls)
+            assert rt.calls == [("memcpyAsync", rt.memcpyDeviceToDevice, 48, s1.stream_id)]
+            assert _NumpyKernels.launched == ["copy"]       # no astype + same-dtype copy
+            # across devices: no host wait either, the two current streams wait on each other's events
+            other = openreg.empty(3, 4, device="privateuseone:0")
+            host_waits.clear()
+            other.copy_(same)
+            assert host_waits == []
+            assert s1._handle.cupy_stream.waited and fake_cupy.cuda.Stream.null.waited
+            assert any(c[0] == "memcpyPeerAsync" for c in rt.calls)
+        assert same.cpu().tolist() == a.tolist() and other.cpu().tolist() == a.tolist()
+        assert conv.cpu().tolist() == a.T.astype(np.float16).tolist()

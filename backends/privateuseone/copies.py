@@ -2,9 +2,12 @@
 device indices), contiguous or strided, with dtype conversion and broadcasting.
 
 Same-dtype copies between contiguous tensors are single driver memcpys; everything else converts on one
-side and writes elementwise (the raw ``copy`` kernel on cuda / with ``OPENREG_EMULATE_KERNELS=1``). With
+side and writes elementwise (the raw ``copy`` kernel on cuda / with ``OPENREG_EMULATE_KERNELS=1``; between
+two device tensors that kernel converts dtypes itself, except bfloat16 and complex). With
 ``non_blocking=True`` a copy between pinned host memory and the device is queued on the current stream and
-the call returns without waiting; otherwise the call returns when the copy is complete.
+the call returns without waiting; otherwise a copy to or from the host returns when it is complete. A
+device -> device copy is stream-ordered like a kernel and never waits on the host (see
+``_device_to_device``).
 
 >>> import openreg
 >>> x = openreg.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -20,7 +23,7 @@ from openreg._array_bridge import from_compute, host_array, to_compute
 from openreg.aten.copy_ops import check_copy
 from openreg.devices import PRIVATEUSE1
 
-from . import raw_kernels
+from . import kernel_launch, raw_kernels
 from .driver_select import get_driver
 from .pinned_memory import storage_is_pinned
 from .streams import current_stream
@@ -97,27 +100,72 @@ def _device_to_host(dst, src, non_blocking: bool) -> None:
     dst._array()[...] = from_compute(_real_if_needed(value, src, dst), dst._dtype)
 
 
+def _kernel_converts(dst, src) -> bool:
+    """Whether the raw copy kernel converts between the two dtypes itself (not bfloat16 / complex)."""
+    return (dst._dtype.name != "bfloat16" and src._dtype.name != "bfloat16"
+            and np.dtype(dst._dtype.numpy) in kernel_launch.COPY_DTYPES
+            and np.dtype(src._dtype.numpy) in kernel_launch.COPY_DTYPES)
+
+
 def _device_to_device(dst, src) -> None:
+    """Device -> device copy, queued on the destination's current stream; the host does not wait.
+
+    Same device: the source's producers and the destination's later readers are all on that device's
+    current stream, so stream order alone makes the copy correct (PyTorch does not synchronize the host
+    here either). Across devices the two current streams are unrelated, so a two-way barrier of events
+    orders them instead of a host synchronize: the destination stream waits for the work queued so far on
+    the source stream (the producers of ``src``), and afterwards the source stream waits for the copy
+    (so later writes to ``src``, or reuse of its freed memory by the caching allocator, cannot overtake it).
+    """
     drv = get_driver()
     d_index, s_index = dst._storage.device.index, src._storage.device.index
     stream = current_stream(d_index)._handle
+    s_stream = current_stream(s_index)._handle
+    cross_device = s_index != d_index
+    if cross_device:
+        _stream_waits_for(drv, stream, s_stream, s_index)
+    _device_copy(drv, dst, src, stream, s_stream)
+    if cross_device:
+        _stream_waits_for(drv, s_stream, stream, d_index)
+
+
+def _stream_waits_for(drv, waiter, producer, producer_index: int) -> None:
+    """Make future work on ``waiter`` wait for the work queued so far on ``producer`` (no host wait)."""
+    event = drv.create_event(producer_index, False)
+    drv.event_record(event, producer)
+    drv.stream_wait_event(waiter, event)
+
+
+def _device_copy(drv, dst, src, stream, s_stream) -> None:
+    d_index, s_index = dst._storage.device.index, src._storage.device.index
     same_memory = dst._storage._data is src._storage._data
     if _raw_copyable(dst, src) and not same_memory:
         drv.memcpy_dtod(_segment(dst), _byte_offset(dst), _segment(src), _byte_offset(src),
                         dst.numel() * dst._dtype.itemsize, stream)
-        drv.stream_synchronize(stream)
         return
-    with drv.using_device(s_index), drv.using_stream(current_stream(s_index)._handle):
+    if _kernel_converts(dst, src) and not same_memory:
+        # The raw kernel reads any layout and converts while it copies: no astype, no temporary on one
+        # device; across devices only the source is made contiguous (in its own dtype) and moved.
+        value = src._array()
+        if s_index != d_index:
+            with drv.using_device(s_index), drv.using_stream(s_stream):
+                value = drv.array_module.ascontiguousarray(value)
+            value = drv.to_device(value, d_index)
+        with drv.using_device(d_index), drv.using_stream(stream):
+            raw_kernels.copy_into(dst._array(), value)
+        return
+    with drv.using_device(s_index), drv.using_stream(s_stream):
         value = _real_if_needed(to_compute(src), src, dst)
         if src._dtype is not dst._dtype or dst._dtype.name == "bfloat16":
             value = from_compute(value, dst._dtype)
         if same_memory:
             value = value.copy()
+        if s_index != d_index:
+            value = drv.array_module.ascontiguousarray(value)
     if s_index != d_index:
         value = drv.to_device(value, d_index)
     with drv.using_device(d_index), drv.using_stream(stream):
         raw_kernels.copy_into(dst._array(), value)
-    drv.stream_synchronize(stream)
 
 
 __all__ = ["copy_"]
