@@ -63,17 +63,7 @@ class CupyLauncher:
         if iface is None:
             where = "host memory (NumPy)" if hasattr(array, "__array_interface__") else type(array).__name__
             raise RuntimeError(f"{what}: the CUDA launcher needs a device array (CuPy), got {where}")
-        ptr, readonly = iface["data"]
-        if writable and readonly:
-            raise RuntimeError(f"{what}: the output array is read-only")
-        dtype = np.dtype(iface["typestr"])
-        shape = tuple(iface["shape"])
-        strides = iface.get("strides")
-        if strides is None:
-            strides, acc = [], dtype.itemsize
-            for size in reversed(shape):
-                strides.insert(0, acc)
-                acc *= max(size, 1)
+        ptr, dtype, shape, strides = kernel_launch.read_array_interface(iface, what=what, writable=writable)
         device = getattr(getattr(array, "device", None), "id", None)
         if device is None:
             device = _cupy().cuda.runtime.pointerGetAttributes(ptr).device if ptr else 0

@@ -203,13 +203,8 @@ class HostLauncher:
         if iface is None:
             where = "device (CUDA) memory" if hasattr(array, "__cuda_array_interface__") else type(array).__name__
             raise RuntimeError(f"{what}: the host launcher needs a host array (NumPy), got {where}")
-        ptr, readonly = iface["data"]
-        if writable and readonly:
-            raise RuntimeError(f"{what}: the output array is read-only")
-        shape = tuple(iface["shape"])
-        dtype = np.dtype(iface["typestr"])
-        strides = iface.get("strides") or _c_strides(shape, dtype.itemsize)
-        return kernel_launch.make_operand(ptr or 0, dtype, shape, strides, what=what)
+        ptr, dtype, shape, strides = kernel_launch.read_array_interface(iface, what=what, writable=writable)
+        return kernel_launch.make_operand(ptr, dtype, shape, strides, what=what)
 
     # -- modules --------------------------------------------------------------------------------------------
     def module(self, source: str) -> HostModule:
@@ -265,14 +260,6 @@ class HostLauncher:
 
     def gemm_plus_gemm(self, a: Any, b: Any, c: Any, d: Any, out: Any) -> None:
         raise NotImplementedError("the host launcher has no BLAS path for mm_plus_mm; it runs the fused kernel")
-
-
-def _c_strides(shape: Sequence[int], itemsize: int) -> tuple[int, ...]:
-    strides, acc = [], itemsize
-    for size in reversed(shape):
-        strides.append(acc)
-        acc *= max(size, 1)
-    return tuple(reversed(strides))
 
 
 def _cache_path(cache: Path) -> Path:

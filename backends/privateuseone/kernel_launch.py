@@ -108,6 +108,28 @@ class Operand:
         return tuple(s * self.itemsize for s in self.strides)
 
 
+def read_array_interface(iface: dict, *, what: str, writable: bool) -> tuple[int, np.dtype, tuple, tuple]:
+    """``(ptr, dtype, shape, byte_strides)`` from an ``__array_interface__`` / ``__cuda_array_interface__`` dict.
+
+    Both interfaces share this layout; missing strides mean C-contiguous.
+
+    >>> read_array_interface({"data": (64, False), "typestr": "<f4", "shape": (2, 3)}, what="x", writable=True)
+    (64, dtype('float32'), (2, 3), (12, 4))
+    """
+    ptr, readonly = iface["data"]
+    if writable and readonly:
+        raise RuntimeError(f"{what}: the output array is read-only")
+    dtype = np.dtype(iface["typestr"])
+    shape = tuple(iface["shape"])
+    strides = iface.get("strides")
+    if strides is None:
+        strides, acc = [], dtype.itemsize
+        for size in reversed(shape):
+            strides.insert(0, acc)
+            acc *= max(size, 1)
+    return ptr or 0, dtype, shape, tuple(strides)
+
+
 def make_operand(ptr: int, dtype: Any, shape: Sequence[int], byte_strides: Sequence[int], *, device: int = 0,
                  what: str = "array") -> Operand:
     """Build an :class:`Operand` from an array's address, dtype, shape and *byte* strides.
