@@ -28,7 +28,6 @@ __all__ = [
     "qint8",
     "qint32",
     "quint8",
-    "result_type_of_scalar",
     "set_default_dtype",
     "uint8",
 ]
@@ -203,13 +202,3 @@ def default_dtype_for_category(category: int) -> dtype:
     if category == FLOATING:
         return _default_dtype
     return complex128 if _default_dtype is float64 else complex64
-
-
-def result_type_of_scalar(tensor_dtype: dtype, value) -> dtype:
-    """Result dtype of ``tensor <op> python_scalar``: the scalar only matters when its category is higher."""
-    cat = scalar_category(value)
-    if cat <= tensor_dtype.category:
-        return tensor_dtype
-    if cat == COMPLEX and tensor_dtype is float64:
-        return complex128
-    return default_dtype_for_category(cat)

@@ -243,10 +243,6 @@ class Tensor:
     def layout(self) -> str:
         return "strided"
 
-    @property
-    def is_floating_point_(self) -> bool:
-        return self._dtype.is_floating_point
-
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point
 

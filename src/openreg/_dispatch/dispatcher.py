@@ -20,7 +20,6 @@ from typing import Any
 
 from .keys import (
     ALIAS_KEYS,
-    AUTOGRAD_OF_BACKEND,
     BACKEND_KEYS,
     BACKEND_OF_AUTOGRAD,
     RUNTIME_KEYS,
@@ -355,15 +354,6 @@ def dump_table(qualname: str) -> str:
         lines.append(f"computed {key.name}: {why}" + ("" if kernel is None else f" {kernel.debug or id(kernel.fn)}"))
     lines.append(f"fake: {[s for _, s in entry.fake_impls]}")
     return "\n".join(lines)
-
-
-def keys_with_kernels(qualname: str) -> list[DispatchKey]:
-    entry = _operators.get(qualname)
-    return [] if entry is None else [k for k, v in entry.kernels.items() if v]
-
-
-def autograd_key_for(backend: DispatchKey) -> DispatchKey:
-    return AUTOGRAD_OF_BACKEND[backend]
 
 
 __all__ = [

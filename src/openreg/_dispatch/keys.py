@@ -65,25 +65,12 @@ def keys_of(ks: int) -> list[DispatchKey]:
     return [k for k in reversed(RUNTIME_KEYS) if ks >> k & 1]
 
 
-BACKEND_MASK = keyset(*BACKEND_KEYS)
 AUTOGRAD_MASK = keyset(*AUTOGRAD_KEYS, K.AutogradOther)
 # What stays after the autograd layer has run: PyTorch's "after autograd" key set.
 AFTER_AUTOGRAD_MASK = (1 << K.AutogradOther) - 1
 AFTER_ADINPLACE_MASK = (1 << K.ADInplaceOrView) - 1
-PYTHON_MASK = keyset(K.Python, K.PythonTLSSnapshot)
 
 
 def tensor_keyset(backend: DispatchKey) -> int:
     """The key set a tensor of ``backend`` carries: backend, ADInplaceOrView and its autograd key."""
     return keyset(backend, K.ADInplaceOrView, AUTOGRAD_OF_BACKEND[backend])
-
-
-def parse_key(name) -> DispatchKey:
-    """A DispatchKey from an enum member or its name; ``ValueError`` for an unknown name."""
-    if isinstance(name, DispatchKey):
-        return name
-    try:
-        return DispatchKey[name]
-    except KeyError:
-        raise ValueError(f"Unknown dispatch key '{name}'. Known keys: "
-                         f"{', '.join(k.name for k in DispatchKey)}") from None

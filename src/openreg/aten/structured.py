@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import warnings
 
-from .. import dtypes as _dt
 from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute, wrap_array
 from ..devices import PRIVATEUSE1
 from ..devices import device as Device
@@ -145,7 +144,3 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
     out_variant.__name__ = f"{name}_out_{device_type}"
     inplace.__name__ = f"{name}__{device_type}"
     return {"functional": functional, "out": out_variant, "inplace": inplace}
-
-
-def bool_dtype():
-    return _dt.bool
