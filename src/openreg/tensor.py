@@ -150,7 +150,7 @@ class Tensor:
         return self._stride[self._wrap_dim(dim)]
 
     def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
-        from ._utils_dims import wrap_dim
+        from .aten.meta_rules import wrap_dim
         return wrap_dim(dim, len(self._size) if ndim is None else ndim)
 
     def storage_offset(self) -> int:
