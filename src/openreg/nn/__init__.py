@@ -1,5 +1,5 @@
-"""``openreg.nn``: neural-network building blocks — ``Parameter``, ``Module``, ``Linear``, ``ReLU``,
-``Dropout``, ``Sequential`` and ``functional``.
+"""``openreg.nn``: neural-network building blocks — ``Parameter``, ``Module``, the module classes of
+``nn.modules`` (``Linear``, ``ReLU``, ``Dropout``, ``Sequential``, ...) and ``functional``.
 
 >>> import openreg
 >>> openreg.nn.functional.scaled_dot_product_attention is openreg.nn.attention.scaled_dot_product_attention
@@ -7,9 +7,9 @@ True
 >>> len(list(openreg.nn.Linear(2, 3).parameters()))
 2
 """
-from . import attention, functional  # noqa: F401
-from .layers import Dropout, Linear, ReLU, Sequential
+from . import attention, functional, modules  # noqa: F401
 from .module import Module
+from .modules import *
 from .parameter import Buffer, Parameter
 
 
@@ -20,4 +20,4 @@ def _install_generated_methods() -> None:
 
 _install_generated_methods()
 
-__all__ = ["Buffer", "Dropout", "Linear", "Module", "Parameter", "ReLU", "Sequential", "functional"]
+__all__ = ["Buffer", "Module", "Parameter", "functional", "modules"] + [n for n in modules.__all__ if n != "Module"]

@@ -1,0 +1,36 @@
+"""``openreg.nn.modules``: the module classes under PyTorch's module paths (``nn.modules.linear.Linear`` is
+``nn.Linear``), so pickles and ``isinstance`` checks written against those paths work.
+
+>>> import openreg
+>>> from openreg.nn.modules.container import Sequential
+>>> Sequential is openreg.nn.Sequential
+True
+"""
+from . import (
+    activation,
+    batchnorm,
+    container,
+    conv,
+    dropout,
+    flatten,
+    linear,
+    loss,
+    normalization,
+    pooling,
+    sparse,
+)
+from .activation import *
+from .batchnorm import *
+from .container import *
+from .conv import *
+from .dropout import *
+from .flatten import *
+from .linear import *
+from .loss import *
+from .module import Module
+from .normalization import *
+from .pooling import *
+from .sparse import *
+
+_FILES = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization, pooling, sparse)
+__all__ = ["Module"] + [name for m in _FILES for name in m.__all__]

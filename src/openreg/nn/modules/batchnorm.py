@@ -1,0 +1,4 @@
+"""Batch normalization modules (``BatchNorm1d``, ``BatchNorm2d``):
+PyTorch's module path; the classes land here with their operators (issue #12)."""
+
+__all__: list[str] = []

@@ -1,0 +1,4 @@
+"""Convolution modules (``Conv1d``, ``Conv2d``):
+PyTorch's module path; the classes land here with their operators (issue #12)."""
+
+__all__: list[str] = []

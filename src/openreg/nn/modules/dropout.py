@@ -1,0 +1,29 @@
+"""Dropout modules.
+
+>>> import openreg
+>>> openreg.nn.modules.dropout.Dropout(0.5).eval()(openreg.ones(3)).tolist()
+[1.0, 1.0, 1.0]
+"""
+from __future__ import annotations
+
+from ...tensor import Tensor
+from .. import functional as F
+from .module import Module
+
+__all__ = ["Dropout"]
+
+
+class Dropout(Module):
+    """Zero elements with probability ``p`` during training (scaled by ``1/(1-p)``); identity in eval mode."""
+
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"p={self.p}, inplace={self.inplace}"

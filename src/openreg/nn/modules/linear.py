@@ -1,0 +1,64 @@
+"""Linear modules: ``Identity`` and ``Linear``.
+
+>>> import openreg
+>>> openreg.nn.modules.linear.Linear is openreg.nn.Linear
+True
+>>> openreg.nn.Linear(4, 3)(openreg.ones(2, 4)).shape
+openreg.Size([2, 3])
+"""
+from __future__ import annotations
+
+import math
+
+from ...tensor import Tensor
+from .. import functional as F
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Identity", "Linear"]
+
+
+class Identity(Module):
+    """Returns its input unchanged; accepts and ignores any constructor arguments (as PyTorch).
+
+    >>> import openreg
+    >>> x = openreg.ones(2)
+    >>> openreg.nn.Identity(54, unused="x")(x) is x
+    True
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias``; weight and bias are initialised uniformly in ``±1/sqrt(in_features)``
+    (PyTorch's ``kaiming_uniform_(a=sqrt(5))`` bound for the weight, same bound for the bias)."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        from ...factories import empty
+        self.weight = Parameter(empty(out_features, in_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        from ...autograd.grad_mode import no_grad
+        bound = 1.0 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
+        with no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

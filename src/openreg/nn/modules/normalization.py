@@ -1,0 +1,4 @@
+"""Normalization modules (``LayerNorm``, ``GroupNorm``):
+PyTorch's module path; the classes land here with their operators (issue #12)."""
+
+__all__: list[str] = []

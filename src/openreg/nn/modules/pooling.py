@@ -1,0 +1,4 @@
+"""Pooling modules (``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d``):
+PyTorch's module path; the classes land here with their operators (issue #12)."""
+
+__all__: list[str] = []
