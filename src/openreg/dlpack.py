@@ -334,7 +334,7 @@ def _import_cuda(source: Any, index: int) -> Tensor:
         nbytes = (sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * item
         # arr.data is a MemoryPointer whose memory holds the capsule, which holds the producer.
         alloc = DeviceAllocation.foreign(Segment(index, nbytes, int(arr.data.ptr), arr.data))
-        storage = UntypedStorage._wrap(alloc, nbytes, dev)
+        storage = UntypedStorage._wrap(alloc, nbytes, dev, resizable=False)
     return Tensor._make(storage, Size(shape), strides, 0, dtype)
 
 

@@ -227,7 +227,7 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     # The storage spans exactly the bytes the array can reach, sharing its memory.
     flat = np.empty(0, dtype=np.uint8) if arr.size == 0 else np.asarray(_ByteSpan(arr))
     offset = 0
-    storage = UntypedStorage._wrap(flat, flat.nbytes, CPU)
+    storage = UntypedStorage._wrap(flat, flat.nbytes, CPU, resizable=False)
     t = Tensor._make(storage, Size(arr.shape), tuple(s // item for s in arr.strides), offset, dtype)
     t._arr, t._arr_src = arr, flat
     return t
@@ -238,6 +238,6 @@ class _ByteSpan:
 
     def __init__(self, arr: np.ndarray):
         self._arr = arr
-        extent = (sum((s - 1) * st for s, st in zip(arr.shape, arr.strides)) + 1) * arr.dtype.itemsize
+        extent = sum((s - 1) * st for s, st in zip(arr.shape, arr.strides)) + arr.dtype.itemsize  # in bytes
         self.__array_interface__ = {"data": (arr.__array_interface__["data"][0], not arr.flags.writeable),
                                     "shape": (extent,), "typestr": "|u1", "version": 3}

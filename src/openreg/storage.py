@@ -148,6 +148,7 @@ class UntypedStorage:
         "_data",
         "_nbytes",
         "_pinned_by",
+        "_resizable",
         "device",
     )
 
@@ -170,6 +171,7 @@ class UntypedStorage:
         self._base = None
         self._base_offset = 0
         self._pinned_by = None
+        self._resizable = True
         if notify:
             if dev._type != "cpu":
                 self._backend.on_create(self)
@@ -179,10 +181,12 @@ class UntypedStorage:
                     hook(nbytes, data)
 
     @classmethod
-    def _wrap(cls, data, nbytes: int, dev: Device, *, notify: bool = True) -> UntypedStorage:
-        """A storage over an existing backend buffer (kernels' results, from_numpy)."""
+    def _wrap(cls, data, nbytes: int, dev: Device, *, notify: bool = True,
+              resizable: bool = True) -> UntypedStorage:
+        """A storage over an existing backend buffer (kernels' results; from_numpy's, not ``resizable``)."""
         self = object.__new__(cls)
         self._init(data, nbytes, dev, notify=notify)
+        self._resizable = resizable
         return self
 
     def nbytes(self) -> int:
@@ -219,6 +223,9 @@ class UntypedStorage:
         if self._base is not None:
             raise RuntimeError("Trying to resize storage that is not resizable (it is a slice of another "
                                "storage)")
+        if not self._resizable:
+            raise RuntimeError("Trying to resize storage that is not resizable (its memory belongs to another "
+                               "library: from_numpy, from_dlpack)")
         new = self._backend.allocate(nbytes, self.device)
         keep = min(nbytes, self._nbytes)
         if keep and new is not None:
