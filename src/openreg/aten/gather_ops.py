@@ -67,8 +67,12 @@ def _check_bounds(arr, size: int, dim: int, op: str) -> None:
 
 
 def _full_index(xp, idx, dim: int):
-    """The advanced-index tuple addressing ``arr[..., idx, ...]`` element-wise along ``dim``."""
-    grids = list(xp.indices(idx.shape, sparse=True))
+    """The advanced-index tuple addressing ``arr[..., idx, ...]`` element-wise along ``dim``.
+
+    Open grids are built from ``arange`` by hand: CuPy's ``indices`` has no ``sparse=`` keyword.
+    """
+    ndim = len(idx.shape)
+    grids = [xp.arange(n).reshape((1,) * k + (n,) + (1,) * (ndim - k - 1)) for k, n in enumerate(idx.shape)]
     grids[dim] = idx
     return tuple(grids)
 

@@ -196,18 +196,36 @@ def accumulate_at(xp, dst, key, vals, dtype) -> None:
         _add_at(xp, work, key, bf16_bits_to_float32(vals))
         dst[...] = float32_to_bf16_bits(work)
     elif dtype is _dt.bool:
-        xp.logical_or.at(dst, key, vals)
+        # No ``logical_or.at`` on CuPy: count the true values landing on each element, then or the counts in.
+        hits = xp.zeros(dst.shape, xp.int32)
+        _add_at(xp, hits, key, xp.asarray(vals).astype(xp.int32))
+        dst |= hits > 0
     else:
         _add_at(xp, dst, key, vals)
 
 
+# CuPy's ``add.at`` takes only these dtypes (int32, int64, uint32, uint64, float16, float32, float64): others
+# accumulate in a wider type of the same kind and are cast back once. Integer sums wrap modulo 2**bits either
+# way, so the result equals accumulating in the narrow type. NumPy takes the same path, so CPU tests cover it.
+_ADD_AT_WIDER = {"int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32"}
+
+
 def _add_at(xp, dst, key, vals) -> None:
-    """Unbuffered ``dst[key] += vals`` (repeated indices accumulate): ``ufunc.at`` or CuPy's scatter_add."""
-    if hasattr(xp.add, "at"):
-        xp.add.at(dst, key, vals)
-    else:  # older CuPy
-        import cupyx
-        cupyx.scatter_add(dst, key, vals)
+    """Unbuffered ``dst[key] += vals`` (repeated indices accumulate) with ``ufunc.at``, on NumPy and CuPy."""
+    vals = xp.asarray(vals)
+    if dst.dtype.kind == "c":  # CuPy's add.at has no complex loops: real and imaginary parts apart
+        real, imag = xp.ascontiguousarray(dst.real), xp.ascontiguousarray(dst.imag)
+        _add_at(xp, real, key, vals.real)
+        _add_at(xp, imag, key, vals.imag)
+        dst[...] = real + 1j * imag
+        return
+    wider = _ADD_AT_WIDER.get(dst.dtype.name)
+    if wider is None:
+        xp.add.at(dst, key, vals.astype(dst.dtype, copy=False))
+        return
+    work = dst.astype(wider)
+    xp.add.at(work, key, vals.astype(wider))
+    dst[...] = work.astype(dst.dtype)
 
 
 def meta_index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
