@@ -19,27 +19,16 @@ from openreg.backends.privateuseone.driver import DriverOutOfMemory
 from openreg.backends.privateuseone.driver_select import cuda_usable, requested_name, use_driver
 
 import openreg
+from cupy_double.strict import SURFACE, current as _current, make_strict_cupy
+from cupy_double import strict as _strict
 
 pu = openreg.privateuseone
 
 
 # -- the fake CuPy -------------------------------------------------------------------------------------------
-class FakeArray(np.ndarray):
-    """A "device array": a NumPy array that knows its device and exposes ``.data.ptr`` like CuPy."""
-
-    def __array_finalize__(self, obj):
-        self._dev = getattr(obj, "_dev", _current[0])
-
-    @property
-    def device(self):
-        return types.SimpleNamespace(id=self._dev)
-
-    @property
-    def data(self):
-        return types.SimpleNamespace(ptr=self.ctypes.data)
-
-
-_current = [0]
+# The array part is the strict CuPy double (tests/cupy_double): recorded names, keywords and dtype limits of
+# the real CuPy, arrays that are not NumPy arrays. The ``cupy.cuda`` runtime below keeps "device memory" in
+# host buffers and records every call; its names are checked against the recorded surface too.
 
 
 class FakeOOM(Exception):
@@ -174,12 +163,11 @@ class FakeRuntime:
         ctypes.memmove(dst, src, n)
 
 
-class FakeCuda(types.SimpleNamespace):
+class FakeCuda:
     pass
 
 
 def make_fake_cupy(count=2, memory=64 << 20):
-    cp = types.ModuleType("cupy")
     cuda = FakeCuda()
     cuda.memory_limit = memory
     cuda.memory = types.SimpleNamespace(OutOfMemoryError=FakeOOM)   # cupy.cuda.memory.OutOfMemoryError
@@ -207,30 +195,21 @@ def make_fake_cupy(count=2, memory=64 << 20):
     cuda.get_elapsed_time = lambda a, b: (b.t - a.t) * 1000.0
     cuda.alloc_pinned_memory = alloc_pinned_memory
     cuda.set_allocator = lambda fn: setattr(cuda, "allocator", fn)
-    cp.cuda = cuda
-    cp.ndarray_calls = []
-
-    def ndarray(shape, dtype, memptr, strides):
-        cp.ndarray_calls.append((tuple(shape), np.dtype(dtype), memptr.ptr, tuple(strides)))
-        base = memptr.mem
-        arr = np.ndarray(shape, dtype, buffer=base.buf, offset=memptr.ptr - base.ptr, strides=strides)
-        out = arr.view(FakeArray)
-        out._dev = base.device_id
-        return out
-
-    cp.ndarray = ndarray
-    cp.asnumpy = lambda a: np.array(a)
-
-    def wrap(fn):
-        def call(*args, **kwargs):
-            r = fn(*args, **kwargs)
-            return r.view(FakeArray) if isinstance(r, np.ndarray) and not isinstance(r, FakeArray) else r
-        return call
-
-    cp.asarray = wrap(lambda a, dtype=None: np.array(a, dtype=dtype))
-    cp.__getattr__ = lambda name: wrap(getattr(np, name)) if callable(getattr(np, name)) and \
-        not isinstance(getattr(np, name), type) else getattr(np, name)
+    _check_names("cupy.cuda", cuda)
+    _check_names("cupy.cuda.runtime", cuda.runtime)
+    cp = make_strict_cupy(cuda)
+    _strict.constructed.clear()
+    cp.ndarray_calls = _strict.constructed
     return cp
+
+
+def _check_names(namespace: str, fake) -> None:
+    """The fake may offer only what the real namespace has."""
+    offered = {n for n in vars(fake) if not n.startswith("_")} | {
+        n for n in dir(type(fake)) if not n.startswith("_") and type(fake) not in (types.SimpleNamespace,)}
+    offered -= {"memory_limit", "used", "pools", "pinned", "allocator", "cuda", "count", "calls"}
+    unknown = sorted(offered - set(SURFACE["names"][namespace]))
+    assert not unknown, f"the fake {namespace} offers names real CuPy lacks: {unknown}"
 
 
 @pytest.fixture

@@ -229,6 +229,7 @@ def cuda_driver(monkeypatch):
     from openreg.backends.privateuseone.cuda_driver import CudaDriver
     from openreg.backends.privateuseone.driver_select import use_driver
     test_cuda_driver = pytest.importorskip("test_cuda_driver")
+    from cupy_double import strict
 
     cp = test_cuda_driver.make_fake_cupy()
     monkeypatch.setitem(sys.modules, "cupy", cp)
@@ -252,8 +253,7 @@ def cuda_driver(monkeypatch):
         base = host if host.base is None else host.base
         extent = (sum((n - 1) * s for n, s in zip(host.shape, host.strides)) + 1) * host.itemsize
         mem = UnownedMemory(host.__array_interface__["data"][0], extent, base, device_id=dev)
-        out = host.view(test_cuda_driver.FakeArray)
-        out._dev = dev
+        out = strict.ndarray._wrap(host, dev)
         calls["imported"] = mem
         return _FakeImported(out, test_cuda_driver.FakeMemoryPointer(mem, 0))
 
@@ -265,8 +265,8 @@ def cuda_driver(monkeypatch):
     cp.ndarray = ndarray
     cp.cuda.UnownedMemory = UnownedMemory
     cp.from_dlpack = from_dlpack
-    monkeypatch.setattr(test_cuda_driver.FakeArray, "__dlpack__", array_dlpack, raising=False)
-    monkeypatch.setattr(test_cuda_driver.FakeArray, "__dlpack_device__",
+    monkeypatch.setattr(strict.ndarray, "__dlpack__", array_dlpack)
+    monkeypatch.setattr(strict.ndarray, "__dlpack_device__",
                         lambda self: (DLDeviceType.kDLCUDA, self._dev), raising=False)
     drv = CudaDriver()
     with use_driver(drv):
@@ -278,7 +278,7 @@ class _Exporting:
     """Host view of a fake device array whose base is the array itself (NumPy collapses view bases)."""
 
     def __init__(self, arr):
-        self.arr, self.__array_interface__ = arr, arr.__array_interface__
+        self.arr, self.__array_interface__ = arr, arr._a.__array_interface__
 
 
 class _FakeImported:
