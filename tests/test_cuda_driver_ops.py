@@ -1,0 +1,159 @@
+"""Operators on the cuda driver over the strict CuPy double, compared with the CPU backend.
+
+The compute code is shared between NumPy (CPU, emulated device) and CuPy (cuda driver); on the strict double
+every array-module call it makes must be one real CuPy accepts (names, keywords, dtypes, no host arrays where
+CuPy refuses them), so a call that would fail on a GPU fails here.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from openreg.backends.privateuseone import raw_kernels
+from openreg.backends.privateuseone.cuda_driver import CudaDriver
+from openreg.backends.privateuseone.driver_select import use_driver
+from test_cuda_driver import _NumpyKernels, _current, make_fake_cupy
+
+import openreg
+
+F = openreg.nn.functional
+
+
+@pytest.fixture(scope="module")
+def cuda_device():
+    cp = make_fake_cupy(count=2, memory=256 << 20)
+    saved = sys.modules.get("cupy")
+    sys.modules["cupy"] = cp
+    _current[0] = 0
+    mp = pytest.MonkeyPatch()
+    mp.setattr(raw_kernels, "_kernels", lambda: _StrictKernels)
+    mp.setattr(raw_kernels, "launcher", lambda: "cupy-launcher")
+    with use_driver(CudaDriver()):
+        yield "privateuseone:0"
+    mp.undo()
+    if saved is None:
+        sys.modules.pop("cupy", None)
+    else:
+        sys.modules["cupy"] = saved
+
+
+class _StrictKernels(_NumpyKernels):
+    """The raw kernels' stand-ins, reading the double's arrays through their host memory."""
+
+    @classmethod
+    def abs_(cls, launcher, out, inp):
+        np.abs(inp._a, out=out._a)
+
+    @classmethod
+    def copy_(cls, launcher, out, inp):
+        out._a[...] = inp._a
+
+    @classmethod
+    def fill_(cls, launcher, out, value):
+        out._a[...] = value
+
+    @classmethod
+    def mm_plus_mm(cls, launcher, a, b, c, d, out):
+        out._a[...] = a._a @ b._a + c._a @ d._a
+
+
+def _x(dtype=openreg.float32, shape=(3, 4), lo=-3, hi=3):
+    rng = np.random.default_rng(0)
+    if dtype is openreg.bool:
+        return openreg.tensor(rng.random(shape) > 0.5)
+    a = rng.integers(lo, hi, shape) if not dtype.is_floating_point else rng.uniform(lo, hi, shape)
+    return openreg.tensor(a, dtype=dtype)
+
+
+def _i(n, hi, shape):
+    return openreg.tensor(np.random.default_rng(1).integers(0, hi, shape), dtype=openreg.int64)
+
+
+CASES = {
+    "add": lambda x: x + x * 2,
+    "sub_scalar": lambda x: x - 1.5,
+    "div": lambda x: x / (x.abs() + 1),
+    "floor_divide": lambda x: openreg.floor_divide(x, 2),
+    "remainder": lambda x: x % 2,
+    "pow": lambda x: x.abs() ** 1.5,
+    "exp_log": lambda x: (x.exp() + 1).log(),
+    "sqrt_rsqrt": lambda x: (x.abs() + 1).sqrt() + (x.abs() + 1).rsqrt(),
+    "trig": lambda x: x.sin() + x.cos() + x.tanh() + x.sigmoid(),
+    "relu": lambda x: x.relu(),
+    "neg_abs": lambda x: -x.abs(),
+    "clamp": lambda x: x.clamp(-1, 1),
+    "clamp_tensor": lambda x: openreg.clamp(x, x * 0 - 1, x * 0 + 1),
+    "where": lambda x: openreg.where(x > 0, x, x * 0),
+    "compare": lambda x: (x > 0) & (x <= 2) | (x == 1),
+    "maximum": lambda x: openreg.maximum(x, x.t().t() * 0.5),
+    "sum_dims": lambda x: x.sum(0) + x.sum(1, keepdim=True).sum(),
+    "mean_prod": lambda x: x.mean(1) + x.prod(0).sum(),
+    "amax_amin": lambda x: x.amax(1) + x.amin(1),
+    "argmax": lambda x: x.argmax(1),
+    "softmax": lambda x: x.softmax(1) + x.log_softmax(0),
+    "matmul": lambda x: x @ x.t(),
+    "bmm": lambda x: openreg.bmm(x.unsqueeze(0), x.t().unsqueeze(0)),
+    "addmm": lambda x: openreg.addmm(x[:, :3], x, x.t()[:, :3]),
+    "cat_stack": lambda x: openreg.cat([x, x]) + openreg.stack([x, x]).sum(0).repeat(2, 1)
+    if hasattr(x, "repeat") else openreg.cat([x, x]),
+    "transpose_contig": lambda x: x.t().contiguous(),
+    "index": lambda x: x[_i(0, 3, (5,)).to(x.device)],
+    "index_bool": lambda x: x[x > 0],
+    "index_put": lambda x: x.clone().index_put_((_i(0, 3, (4,)).to(x.device),), x[0] * 0 + 1, accumulate=True),
+    "gather": lambda x: openreg.gather(x, 1, _i(0, 4, (3, 2)).to(x.device)),
+    "scatter_add": lambda x: openreg.zeros(3, 4, device=x.device, dtype=x.dtype).scatter_add_(
+        1, _i(0, 4, (3, 4)).to(x.device), x),
+    "nonzero": lambda x: (x > 0).nonzero(),
+    "cross_entropy": lambda x: F.cross_entropy(x, _i(0, 4, (3,)).to(x.device)),
+    "mse": lambda x: F.mse_loss(x, x * 0.5),
+    "linear": lambda x: F.linear(x, x, x[:, 0]),
+    "sdpa": lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None], is_causal=True),
+    "to_f16": lambda x: x.to(openreg.float16).to(openreg.float32),
+    "to_bf16": lambda x: x.to(openreg.bfloat16).to(openreg.float32),
+    "to_int": lambda x: x.to(openreg.int64),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_op_on_cuda_driver_matches_cpu(cuda_device, name):
+    fn = CASES[name]
+    x = _x()
+    expected = fn(x)
+    got = fn(x.to(cuda_device))
+    assert got.device.type == "privateuseone"
+    assert type(got._array()).__module__ == "cupy_double.strict"     # computed on the double, not NumPy
+    np.testing.assert_allclose(np.asarray(got.cpu()), np.asarray(expected), rtol=1e-5, atol=1e-6)
+
+
+DTYPE_CASES = {
+    "index_put_accumulate": lambda x, i: x.clone().index_put_((i,), x[: i.shape[0]], accumulate=True),
+    "scatter_add": lambda x, i: x.clone().scatter_add_(0, i[:, None].expand(-1, x.shape[1]), x[: i.shape[0]]),
+    "gather": lambda x, i: openreg.gather(x, 0, i[:, None].expand(-1, x.shape[1])),
+    "add": lambda x, i: x + x,
+    "sum": lambda x, i: x.sum(0),
+    "abs": lambda x, i: x.abs(),
+}
+DTYPES = [openreg.bool, openreg.uint8, openreg.int8, openreg.int16, openreg.int32, openreg.int64,
+          openreg.float16, openreg.bfloat16, openreg.float32, openreg.float64, openreg.complex64]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("name", sorted(DTYPE_CASES))
+def test_dtypes_on_cuda_driver_match_cpu(cuda_device, name, dtype):
+    fn = DTYPE_CASES[name]
+    if dtype is openreg.complex64:
+        x = openreg.tensor(np.arange(12).reshape(4, 3) * (1 + 1j), dtype=dtype)
+    else:
+        x = _x(dtype, (4, 3), 0, 5)
+    i = openreg.tensor([0, 2, 0, 3], dtype=openreg.int64)
+    try:
+        expected = fn(x, i)
+    except (RuntimeError, TypeError) as exc:
+        with pytest.raises(type(exc)):
+            fn(x.to(cuda_device), i.to(cuda_device))
+        return
+    got = fn(x.to(cuda_device), i.to(cuda_device))
+    assert got.dtype is expected.dtype
+    np.testing.assert_array_equal(np.asarray(got.cpu().to(openreg.float64) if dtype is openreg.bfloat16 else got.cpu()),
+                                  np.asarray(expected.to(openreg.float64) if dtype is openreg.bfloat16 else expected))
