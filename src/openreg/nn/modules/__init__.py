@@ -17,6 +17,7 @@ from . import (
     loss,
     normalization,
     pooling,
+    rnn,
     sparse,
 )
 from .activation import *
@@ -30,7 +31,9 @@ from .loss import *
 from .module import Module
 from .normalization import *
 from .pooling import *
+from .rnn import *
 from .sparse import *
 
-_FILES = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization, pooling, sparse)
+_FILES = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization, pooling, rnn,
+          sparse)
 __all__ = ["Module"] + [name for m in _FILES for name in m.__all__]
