@@ -23,7 +23,11 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import struct
+import sys
+import tempfile
 import threading
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -32,7 +36,8 @@ from .devices import device as Device
 
 __all__ = ["load", "register_backend_meta_hooks", "save"]
 
-_MAGIC = b"OPENREG\x01"
+_MAGIC = b"OPENREG\x02"
+_HEADER = struct.Struct("<QI")   # payload length, CRC32 of the payload
 _PROTOCOL = 4
 _tls = threading.local()
 _meta_hooks: dict[str, tuple[Callable, Callable]] = {}
@@ -100,7 +105,12 @@ def _map(saved: Device) -> Device | None:
 
 
 def _rebuild_storage(data: bytes | None, nbytes: int, location: str):
+    if not isinstance(location, str) or not isinstance(nbytes, int) or nbytes < 0:
+        raise pickle.UnpicklingError(f"a storage record has location {location!r} and size {nbytes!r}")
     saved = Device(location)
+    if saved._type != "meta" and (not isinstance(data, bytes) or len(data) != nbytes):
+        raise pickle.UnpicklingError(f"a storage record of {nbytes} bytes on {location} holds "
+                                     f"{len(data) if isinstance(data, bytes) else type(data).__name__} bytes")
     storage = _restore_storage(data, nbytes, saved)
     types = getattr(_tls, "saved_types", None)
     if types is not None:
@@ -135,6 +145,7 @@ def _restore_storage(data: bytes | None, nbytes: int, saved: Device):
 def _rebuild_tensor(storage, offset: int, size: tuple, stride: tuple, dtype, requires_grad: bool, qparams,
                     meta, cls=None):
     from .tensor import Size, Tensor
+    _check_in_bounds(storage, offset, size, stride, dtype)
     t = Tensor._make(storage, Size(size), tuple(stride), offset, dtype)
     if cls is not None:
         t = _as_subclass(t, cls)
@@ -150,6 +161,28 @@ def _rebuild_tensor(storage, offset: int, size: tuple, stride: tuple, dtype, req
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _check_in_bounds(storage, offset, size, stride, dtype) -> None:
+    """A loaded tensor must lie inside its storage (Python ints: no overflow, whatever the file says)."""
+    from .dtypes import dtype as Dtype
+    if not isinstance(dtype, Dtype):
+        raise pickle.UnpicklingError(f"a tensor record names {dtype!r} as its dtype, not an openreg dtype")
+    if not (isinstance(offset, int) and all(isinstance(v, int) for v in (*size, *stride))):
+        raise pickle.UnpicklingError(f"a tensor record has non-integer sizes {size}, strides {stride} or "
+                                     f"storage offset {offset}")
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if offset < 0 or any(v < 0 for v in (*size, *stride)):
+        raise RuntimeError(f"setStorage: negative sizes {list(size)}, strides {list(stride)} or storage offset "
+                           f"{offset}")
+    if storage.device.type == "meta" or 0 in size:
+        return
+    needed = (offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1) * dtype.itemsize
+    if needed > storage.nbytes():
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
+                           f"itemsize {dtype.itemsize} requiring a storage size of {needed} are out of bounds for "
+                           f"storage of size {storage.nbytes()}")
 
 
 def _as_subclass(t, cls):
@@ -171,15 +204,49 @@ def save(obj: Any, f) -> None:
     b'OPENREG'
     """
     if isinstance(f, (str, os.PathLike)):
-        with open(f, "wb") as fh:
-            save(obj, fh)
+        _save_to_path(obj, os.fspath(f))
         return
     if not hasattr(f, "write"):
         raise AttributeError(f"save(): expected a path or a file-like object with write(), got {type(f).__name__}")
     buf = io.BytesIO()
     pickle.Pickler(buf, protocol=_PROTOCOL).dump(obj)
-    f.write(_MAGIC)
-    f.write(buf.getvalue())
+    payload = buf.getbuffer()
+    f.write(_MAGIC + _HEADER.pack(len(payload), zlib.crc32(payload)))
+    f.write(payload)
+
+
+def _save_to_path(obj: Any, path: str) -> None:
+    """Write to a temporary file beside ``path`` and rename it into place: a failed save leaves ``path`` as it was."""
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            save(obj, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, _new_file_mode(path))
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def _new_file_mode(path: str) -> int:
+    """The permissions ``open(path, "w")`` would give: the existing file's, else 0o666 minus the umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except FileNotFoundError:
+        pass
+    with _umask_lock:
+        mask = os.umask(0)
+        os.umask(mask)
+    return 0o666 & ~mask
+
+
+_umask_lock = threading.Lock()
 
 
 _SAFE_GLOBALS = {
@@ -194,10 +261,11 @@ class _WeightsOnlyUnpickler(pickle.Unpickler):
     """Only openreg's own rebuild functions, dtypes, devices and plain containers may be loaded."""
 
     def find_class(self, module: str, name: str):
+        # Decide before anything is imported: a file must not be able to import a module by naming it.
         if (module, name) in _SAFE_GLOBALS:
             return super().find_class(module, name)
-        if module.startswith("openreg."):
-            obj = super().find_class(module, name)
+        if module.startswith("openreg.") and module in sys.modules:
+            obj = getattr(sys.modules[module], name, None)
             from .tensor import Tensor
             if isinstance(obj, type) and issubclass(obj, Tensor):
                 return obj
@@ -225,14 +293,50 @@ def load(f, map_location=None, weights_only: bool = True) -> Any:
                          f"{type(map_location).__name__}")
     if isinstance(map_location, dict):
         map_location = {str(k): v for k, v in map_location.items()}
-    head = f.read(len(_MAGIC))
-    if head != _MAGIC:
-        raise RuntimeError("Invalid magic number; corrupt file? (not written by openreg.save)")
+    name = _file_name(f)
+    payload = _read_payload(f, name)
     unpickler_cls = _WeightsOnlyUnpickler if weights_only else pickle.Unpickler
     previous = getattr(_tls, "map_location", None), getattr(_tls, "saved_types", None)
     _tls.map_location = map_location
     _tls.saved_types = {}   # id(rebuilt storage) -> device type it was saved from
     try:
-        return unpickler_cls(f).load()
+        return unpickler_cls(io.BytesIO(payload)).load()
+    except Exception as e:
+        if not weights_only:    # a trusted file's own objects may raise anything while they are rebuilt
+            raise
+        if isinstance(e, (pickle.UnpicklingError, RuntimeError)):
+            raise type(e)(f"openreg.load({name}), data record: {e}") from e
+        raise pickle.UnpicklingError(f"openreg.load({name}): the data record is corrupt "
+                                     f"({type(e).__name__}: {e})") from e
     finally:
         _tls.map_location, _tls.saved_types = previous
+
+
+def _file_name(f) -> str:
+    name = getattr(f, "name", None)
+    return repr(os.fspath(name)) if isinstance(name, (str, os.PathLike)) else f"<{type(f).__name__}>"
+
+
+def _read_payload(f, name: str) -> bytes:
+    """The pickle record after the magic number and header, checked against its length and CRC32."""
+    head = f.read(len(_MAGIC))
+    if head != _MAGIC:
+        raise RuntimeError(f"Invalid magic number; corrupt file? ({name} was not written by openreg.save)")
+    header = f.read(_HEADER.size)
+    if len(header) != _HEADER.size:
+        raise RuntimeError(f"openreg.load: {name} is truncated (its header is incomplete)")
+    length, crc = _HEADER.unpack(header)
+    chunks, got = [], 0
+    while got < length:     # in bounded chunks: a corrupted length must not allocate its size up front
+        chunk = f.read(min(length - got, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    payload = b"".join(chunks)
+    if len(payload) != length:
+        raise RuntimeError(f"openreg.load: {name} is truncated: its data record has {len(payload)} of "
+                           f"{length} bytes")
+    if zlib.crc32(payload) != crc:
+        raise RuntimeError(f"openreg.load: {name} is corrupt: CRC32 mismatch in its data record")
+    return payload
