@@ -9,6 +9,7 @@ True
 """
 from __future__ import annotations
 
+from .activation_functional import sigmoid, softmin, tanh  # noqa: F401
 from .attention import scaled_dot_product_attention  # noqa: F401
 from .dropout_functional import dropout  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
 from .functional_core import (  # noqa: F401
@@ -19,4 +20,12 @@ from .functional_core import (  # noqa: F401
     nll_loss,
     relu,
     softmax,
+)
+from .loss_functional import (  # noqa: F401
+    binary_cross_entropy,
+    binary_cross_entropy_with_logits,
+    huber_loss,
+    kl_div,
+    l1_loss,
+    smooth_l1_loss,
 )

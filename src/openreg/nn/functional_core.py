@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ..autograd._ops import aten as _op
 from ..tensor import Tensor
+from .loss_functional import legacy_reduction
 
 _REDUCTIONS = ("mean", "sum", "none")
 _REDUCTIONS_ENUM = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
@@ -86,6 +87,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     >>> openreg.nn.functional.mse_loss(openreg.tensor([1.0, 2.0]), openreg.tensor([1.0, 0.0]), reduction="sum").item()
     4.0
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(input.shape) != tuple(target.shape):
         import warnings
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
@@ -103,6 +105,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     >>> openreg.nn.functional.nll_loss(openreg.tensor([[-1.0, -2.0]]), openreg.tensor([1])).item()
     2.0
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if input.dim() == 2 and target.dim() == 1 and not target.dtype.is_floating_point and \
@@ -140,6 +143,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     >>> round(openreg.nn.functional.cross_entropy(openreg.zeros(1, 4), openreg.tensor([2])).item(), 4)
     1.3863
     """
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     cdim = 0 if input.dim() == 1 else 1
@@ -169,7 +173,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     valid = (target != ignore_index).to(input.dtype)
     smooth = smooth * valid
     if reduction == "mean":
-        smooth = smooth.sum() / valid.sum()
+        # normalized as nll_loss is: by the summed weights of the (not ignored) targets
+        denom = valid.sum()
+        if weight is not None:
+            safe = target * (target != ignore_index).to(target.dtype)
+            denom = (_op("index_select")(weight, 0, safe.reshape(-1)) * valid.reshape(-1)).sum()
+        smooth = smooth.sum() / denom
     else:
         smooth = _reduce(smooth, reduction)
     return nll * (1 - label_smoothing) + smooth * label_smoothing

@@ -10,7 +10,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU"]
+__all__ = ["LogSoftmax", "ReLU", "Sigmoid", "Softmax", "Softmin", "Tanh"]
 
 
 class ReLU(Module):
@@ -25,3 +25,56 @@ class ReLU(Module):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class Tanh(Module):
+    """Elementwise hyperbolic tangent."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.tanh()
+
+
+class Sigmoid(Module):
+    """Elementwise logistic function."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return input.sigmoid()
+
+
+class _SoftmaxBase(Module):
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("dim", None)   # modules pickled by old PyTorch versions lack it
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class Softmax(_SoftmaxBase):
+    """Softmax along ``dim`` (``F.softmax``).
+
+    >>> import openreg
+    >>> openreg.nn.Softmax(dim=-1)(openreg.zeros(1, 2)).tolist()
+    [[0.5, 0.5]]
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+
+class LogSoftmax(_SoftmaxBase):
+    """Log-softmax along ``dim`` (``F.log_softmax``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.log_softmax(input, self.dim, _stacklevel=5)
+
+
+class Softmin(_SoftmaxBase):
+    """Softmin along ``dim`` (``F.softmin``)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim, _stacklevel=5)
