@@ -13,11 +13,12 @@ from openreg import nn
 PATHS = {
     "module": ["Module"],
     "linear": ["Identity", "Linear"],
-    "activation": ["ReLU"],
+    "activation": ["LogSoftmax", "ReLU", "Sigmoid", "Softmax", "Softmin", "Tanh"],
     "container": ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"],
-    "dropout": ["Dropout"],
+    "dropout": ["Dropout", "Dropout1d", "Dropout2d", "Dropout3d"],
     "flatten": ["Flatten", "Unflatten"],
-    "loss": ["CrossEntropyLoss", "MSELoss", "NLLLoss"],
+    "loss": ["BCELoss", "BCEWithLogitsLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss",
+             "NLLLoss", "SmoothL1Loss"],
 }
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .activation_functional import sigmoid, softmin, tanh  # noqa: F401
 from .attention import scaled_dot_product_attention  # noqa: F401
-from .dropout_functional import dropout  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
+from .dropout_functional import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
 from .functional_core import (  # noqa: F401
     cross_entropy,
     linear,
