@@ -92,7 +92,7 @@ def test_cat(devices):
         openreg.cat([openreg.tensor(1.0), openreg.tensor(2.0)])
     with pytest.raises(RuntimeError, match="Tensors must have same number of dimensions: got 2 and 1"):
         openreg.cat([a, openreg.ones(2, device=devices)])
-    with pytest.raises(TypeError, match="must be tuple of Tensors"):
+    with pytest.raises(TypeError, match="expected Tensor as element 1 in argument 0, but got int"):  # PyTorch's wording
         openreg.cat([a, 1])
     out = openreg.empty(0, device=devices)
     assert openreg.cat([a, a], out=out) is out and out.shape == (4, 2)

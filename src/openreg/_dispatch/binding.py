@@ -24,8 +24,14 @@ from .schema import Argument, FunctionSchema
 _TENSOR_KINDS = {"Tensor"}
 
 
+# Every name the generated code uses besides the schema's argument names starts with this prefix, and
+# schemas with an argument starting with it use the generic binder: no argument can shadow an internal.
+_PREFIX = "_op"
+_INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def _ok_identifier(name: str) -> bool:
-    return name.isidentifier() and not keyword.iskeyword(name) and not name.startswith("_op")
+    return name.isidentifier() and not keyword.iskeyword(name) and not name.startswith(_PREFIX)
 
 
 def python_signature(schema: FunctionSchema) -> str:
@@ -43,19 +49,26 @@ def _type_error(op: str, arg: Argument, pos: int, value, expected: str):
     raise TypeError(f"{op}(): {where} must be {expected}, not {type(value).__name__}")
 
 
+def _int64(value: int, op: str, arg: Argument) -> int:
+    if _INT64_MIN <= value <= _INT64_MAX:
+        return value
+    raise ValueError(f"{op}(): argument '{arg.name}': Overflow when unpacking long long")
+
+
 def make_converters(op: str):
     """Converters for non-tensor argument kinds; each returns the normalized value or raises TypeError."""
     from ..devices import device as Device
     from ..dtypes import dtype as DType
+    from ..generator import Generator
 
     def conv_int(value, arg, pos):
         if isinstance(value, bool) and arg.type.kind not in ("bool",):
             # PyTorch accepts bools for ints (they are ints in Python).
             return int(value)
         if isinstance(value, (int, np.integer)):
-            return int(value)
-        if hasattr(value, "__index__") and not hasattr(value, "_ks"):
-            return operator.index(value)
+            return _int64(int(value), op, arg)
+        if hasattr(value, "__index__") and not hasattr(value, "_ks") and not isinstance(value, np.ndarray):
+            return _int64(operator.index(value), op, arg)
         if hasattr(value, "_ks") and value.dim() == 0 and not value.dtype.is_floating_point:
             return int(value.item())
         _type_error(op, arg, pos, value, "int")
@@ -75,9 +88,16 @@ def make_converters(op: str):
         _type_error(op, arg, pos, value, "bool")
 
     def conv_scalar(value, arg, pos):
-        if isinstance(value, (bool, int, float, complex)):
+        if type(value) is int:
+            # PyTorch's Scalar holds an int64 or a uint64; Python's error for anything wider.
+            if value < _INT64_MIN:
+                raise OverflowError("can't convert negative int to unsigned")
+            if value >= 1 << 64:
+                raise OverflowError("int too big to convert")
             return value
-        if isinstance(value, np.generic):
+        if isinstance(value, (bool, int, float, complex)):
+            return conv_scalar(int(value), arg, pos) if type(value) not in (bool, float, complex) else value
+        if isinstance(value, np.generic) and not isinstance(value, (np.str_, np.bytes_, np.void)):
             return value.item()
         if isinstance(value, numbers.Number):
             return complex(value) if isinstance(value, numbers.Complex) and not isinstance(
@@ -103,23 +123,32 @@ def make_converters(op: str):
             return Device(value)
         _type_error(op, arg, pos, value, "torch.device")
 
+    def conv_generator(value, arg, pos):
+        if isinstance(value, Generator):
+            return value
+        _type_error(op, arg, pos, value, "torch.Generator")
+
     def conv_int_list(value, arg, pos):
         if type(value) is tuple or type(value) is list:
             for v in value:
-                if type(v) is not int:
+                if type(v) is not int or not _INT64_MIN <= v <= _INT64_MAX:
                     break
             else:
                 return tuple(value)
         size = arg.type.list_size
         if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-            return (int(value),) * (size or 1)
+            return (_int64(int(value), op, arg),) * (size or 1)
         if isinstance(value, (tuple, list)):
             out = []
             for v in value:
                 if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-                    out.append(int(v))
-                elif hasattr(v, "__index__") and not hasattr(v, "_ks"):
-                    out.append(operator.index(v))
+                    v = int(v)
+                    if not _INT64_MIN <= v <= _INT64_MAX:
+                        raise TypeError(f"{op}(): argument '{arg.name}' failed to unpack the object at pos "
+                                        f"{len(out) + 1} with error \"Overflow when unpacking long long\"")
+                    out.append(v)
+                elif hasattr(v, "__index__") and not hasattr(v, "_ks") and not isinstance(v, np.ndarray):
+                    out.append(_int64(operator.index(v), op, arg))
                 elif hasattr(v, "_ks") and v.numel() == 1 and not v.dtype.is_floating_point:
                     out.append(int(v.item()))
                 else:
@@ -141,107 +170,121 @@ def make_converters(op: str):
         _type_error(op, arg, pos, value, "tuple of bools")
 
     def conv_tensor_list(value, arg, pos):
-        if isinstance(value, (tuple, list)):
-            for v in value:
-                if v is None and arg.type.elem_optional:
-                    continue
-                if not hasattr(v, "_ks"):
-                    _type_error(op, arg, pos, value, f"tuple of Tensors, but found element of type "
-                                f"{type(v).__name__}; it")
-            return list(value)
-        _type_error(op, arg, pos, value, "tuple of Tensors")
+        if not isinstance(value, (tuple, list)):
+            _type_error(op, arg, pos, value, "tuple of Tensors")
+        for i, v in enumerate(value):
+            if v is None and arg.type.elem_optional:
+                continue
+            if not hasattr(v, "_ks"):
+                raise TypeError(f"expected Tensor as element {i} in argument {pos}, but got {type(v).__name__}")
+        return list(value)
 
     return {
         "int": conv_int, "SymInt": conv_int, "float": conv_float, "bool": conv_bool, "Scalar": conv_scalar,
-        "str": conv_str, "ScalarType": conv_dtype, "Device": conv_device,
+        "str": conv_str, "ScalarType": conv_dtype, "Device": conv_device, "Generator": conv_generator,
         "int[]": conv_int_list, "SymInt[]": conv_int_list, "float[]": conv_float_list,
         "bool[]": conv_bool_list, "Tensor[]": conv_tensor_list,
     }
 
 
-def _fast_type(kind: str) -> str | None:
-    return {"int": "int", "SymInt": "int", "float": "float", "bool": "bool", "str": "str",
-            "Scalar": "_scalar_types", "ScalarType": "_DType", "Device": "_Device"}.get(kind)
+# The type test that lets a value skip its converter (the common case costs one comparison), by kind.
+_FAST_CHECKS = {
+    "int": "_op_type({v}) is not _op_int or not -9223372036854775808 <= {v} <= 9223372036854775807",
+    "float": "_op_type({v}) is not _op_float",
+    "bool": "_op_type({v}) is not _op_bool",
+    "str": "_op_type({v}) is not _op_str",
+    "Scalar": "_op_type({v}) not in _op_scalar_types or "
+              "_op_type({v}) is _op_int and not -9223372036854775808 <= {v} < 18446744073709551616",
+    "ScalarType": "_op_type({v}) is not _op_DType",
+    "Device": "not _op_isinstance({v}, _op_Device)",
+    "Generator": "_op_type({v}) is not _op_Generator",
+}
+_FAST_CHECKS["SymInt"] = _FAST_CHECKS["int"]
 
 
 def build_call(entry, resolve, qualname_for_errors: str):
-    """Build ``call(*args, **kwargs)`` and ``redispatch(ks, *args, **kwargs)`` for an OperatorEntry."""
+    """Build ``call(*args, **kwargs)`` and ``redispatch(ks, *args, **kwargs)`` for an OperatorEntry.
+
+    The generated code checks every argument against its schema type before anything runs: tensors by
+    their key set (a non-tensor raises PyTorch's TypeError), other kinds by an exact type test that sends
+    anything unusual to its converter. It names its internals with ``_op`` prefixes (see ``_PREFIX``) and
+    builtins through aliases, so an argument called ``_ks`` or ``type`` is just an argument.
+    """
     from ..devices import device as Device
     from ..dtypes import dtype as DType
+    from ..generator import Generator
     schema: FunctionSchema = entry.schema
     op_short = schema.name.split("::")[-1]
     if not all(_ok_identifier(a.name) for a in schema.arguments):
         return _build_generic(entry, resolve, qualname_for_errors)
     convs = make_converters(op_short)
-    ns: dict = {"_state": tls.state, "_cache": entry.cache, "_resolve": resolve, "_entry": entry,
-                "_scalar_types": (int, float, bool), "_DType": DType, "_Device": Device,
-                "_tensor_error": _tensor_error, "_schema": schema, "_op": op_short}
+    ns: dict = {"_op_state": tls.state, "_op_cache": entry.cache, "_op_resolve": resolve, "_op_entry": entry,
+                "_op_scalar_types": (int, float, bool), "_op_DType": DType, "_op_Device": Device,
+                "_op_Generator": Generator, "_op_type": type, "_op_isinstance": isinstance, "_op_int": int,
+                "_op_float": float, "_op_bool": bool, "_op_str": str, "_op_list": list,
+                "_op_AttributeError": AttributeError, "_op_tensor_error": _tensor_error, "_op_schema": schema}
     body, ks_terms, tensor_names = [], [], []
     call_pos, call_kw = [], []
     for i, arg in enumerate(schema.arguments):
         if arg.has_default:
-            ns[f"_d{i}"] = _default_value(arg)
+            ns[f"_op_d{i}"] = _default_value(arg)
         (call_kw if arg.kwarg_only else call_pos).append(
             f"{arg.name}={arg.name}" if arg.kwarg_only else arg.name)
         t = arg.type
         name = arg.name
         if t.kind == "Tensor" and not t.is_list:
             tensor_names.append(name)
-            if t.optional:
-                body.append(f"    if {name} is not None: _ks = _ks | {name}._ks")
-            else:
-                ks_terms.append(f"{name}._ks")
+            ks_terms.append(f"({name}._ks if {name} is not None else 0)" if t.optional else f"{name}._ks")
             continue
         if t.kind == "Tensor" and t.is_list:
-            ns[f"_c{i}"] = convs["Tensor[]"]
-            ns[f"_a{i}"] = arg
+            ns[f"_op_c{i}"] = convs["Tensor[]"]
+            ns[f"_op_a{i}"] = arg
             pad = "    "
             if t.optional:
                 body.append(f"    if {name} is not None:")
                 pad = "        "
-            body.append(f"{pad}{name} = _c{i}({name}, _a{i}, {i})")
-            body.append(f"{pad}for _t in {name}:")
-            body.append(f"{pad}    if _t is not None: _ks = _ks | _t._ks")
+            body.append(f"{pad}if _op_type({name}) is not _op_list: {name} = _op_c{i}({name}, _op_a{i}, {i})")
+            body.append(f"{pad}try:")
+            element = "(_op_t._ks if _op_t is not None else 0)" if t.elem_optional else "_op_t._ks"
+            body.append(f"{pad}    for _op_t in {name}: _op_ks = _op_ks | {element}")
+            body.append(f"{pad}except _op_AttributeError:")
+            body.append(f"{pad}    _op_c{i}({name}, _op_a{i}, {i})")
             continue
         key = t.kind + ("[]" if t.is_list else "")
         conv = convs.get(key)
         if conv is None:
             continue
-        ns[f"_c{i}"] = conv
-        ns[f"_a{i}"] = arg
-        fast = None if t.is_list else _fast_type(t.kind)
-        check = f"type({name}) is not {fast}" if fast and not fast.startswith("_scalar") else \
-            (f"type({name}) not in _scalar_types" if fast else "True")
-        if fast == "_DType" or fast == "_Device":
-            check = f"not isinstance({name}, {fast})"
+        ns[f"_op_c{i}"] = conv
+        ns[f"_op_a{i}"] = arg
+        check = "True" if t.is_list else _FAST_CHECKS[t.kind].format(v=name)
         if t.optional:
-            body.append(f"    if {name} is not None and {check}: {name} = _c{i}({name}, _a{i}, {i})")
+            body.append(f"    if {name} is not None and ({check}): {name} = _op_c{i}({name}, _op_a{i}, {i})")
         else:
-            body.append(f"    if {check}: {name} = _c{i}({name}, _a{i}, {i})")
-    sig = python_signature(schema)
+            body.append(f"    if {check}: {name} = _op_c{i}({name}, _op_a{i}, {i})")
+    sig = python_signature(schema).replace("=_d", "=_op_d")
     args_text = ", ".join(call_pos + call_kw)
-    first = " | ".join(ks_terms) if ks_terms else "0"
     tnames = ", ".join(tensor_names)
-    lines = [f"def {op_short}({sig}):"]
-    lines.append("    try:")
-    lines.append(f"        _ks = {first}")
-    lines.append("    except AttributeError:")
-    lines.append(f"        _tensor_error(_schema, ({tnames}{',' if tensor_names else ''}))")
+    call = (f"    if _op_wk: return _op_fn(_op_ks{', ' if args_text else ''}{args_text})",
+            f"    return _op_fn({args_text})")
+    lines = [f"def _op_call({sig}):", "    try:",
+             f"        _op_ks = {' | '.join(ks_terms) if ks_terms else '0'}",
+             "    except _op_AttributeError:",
+             f"        _op_tensor_error(_op_schema, ({tnames}{',' if tensor_names else ''}))"]
     lines += body
-    lines.append("    _ks = (_ks | _state.include) & ~_state.exclude")
-    lines.append("    _fn, _wk, _key = _cache.get(_ks) or _resolve(_entry, _ks)")
-    lines.append(f"    if _wk: return _fn(_ks{', ' if args_text else ''}{args_text})")
-    lines.append(f"    return _fn({args_text})")
+    lines.append("    _op_ks = (_op_ks | _op_state.include) & ~_op_state.exclude")
+    lines.append("    _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)")
+    lines += call
     # redispatch: same binding, caller-provided key set, no TLS.
-    lines.append(f"def _redispatch(_opks, {sig}):")
-    lines.append("    _ks = _opks")
-    lines.append("    _fn, _wk, _key = _cache.get(_ks) or _resolve(_entry, _ks)")
-    lines.append(f"    if _wk: return _fn(_ks{', ' if args_text else ''}{args_text})")
-    lines.append(f"    return _fn({args_text})")
-    src = "\n".join(lines)
-    code = compile(src, f"<openreg op {qualname_for_errors}>", "exec")
+    lines.append(f"def _op_redispatch(_op_ks, {sig}):")
+    lines.append("    _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)")
+    lines += call
+    code = compile("\n".join(lines), f"<openreg op {qualname_for_errors}>", "exec")
     exec(code, ns)  # noqa: S102 - generated from a parsed schema, names validated above
-    return ns[op_short], ns["_redispatch"]
+    call_fn, redispatch_fn = ns["_op_call"], ns["_op_redispatch"]
+    # Tracebacks and __name__ show the operator, not the generated functions' internal names.
+    call_fn.__code__ = call_fn.__code__.replace(co_name=op_short, co_qualname=op_short)
+    call_fn.__name__ = call_fn.__qualname__ = op_short
+    return call_fn, redispatch_fn
 
 
 def _tensor_error(schema: FunctionSchema, values):
@@ -273,16 +316,31 @@ def _default_value(arg: Argument):
 
 
 def _build_generic(entry, resolve, qualname: str):
-    """Fallback binder for schemas whose argument names are not Python identifiers."""
+    """Binder for schemas whose argument names cannot be Python parameters (``from``, ``_op...``).
+
+    Slower than the generated code, with the same checks and conversions.
+    """
     schema = entry.schema
+    convs = make_converters(schema.name.split("::")[-1])
+    kinds = [(a, a.type.kind + ("[]" if a.type.is_list else "")) for a in schema.arguments]
 
     def bind(args, kwargs):
         values = bind_arguments(schema, args, kwargs, qualname)
         ks = 0
-        for a in schema.arguments:
+        for pos, (a, kind) in enumerate(kinds):
             v = values[a.name]
-            if a.type.kind == "Tensor":
-                for t in (v if a.type.is_list else [v]):
+            if v is None and a.type.optional:
+                continue
+            if kind == "Tensor":
+                if not hasattr(v, "_ks"):
+                    _type_error(schema.name.split("::")[-1], a, pos, v, "Tensor")
+                ks |= v._ks
+                continue
+            conv = convs.get(kind)
+            if conv is not None:
+                v = values[a.name] = conv(v, a, pos)
+            if kind == "Tensor[]":
+                for t in v:
                     if t is not None:
                         ks |= t._ks
         pos = [values[a.name] for a in schema.arguments if not a.kwarg_only]
