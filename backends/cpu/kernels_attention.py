@@ -20,7 +20,7 @@ import numpy as np
 
 from openreg import dtypes as _dt
 from openreg._array_bridge import from_compute, to_compute, wrap_array
-from openreg.aten.attention_ops import check_sdpa_args, softmax_scale
+from openreg.aten.attention_ops import check_sdpa_args, check_sdpa_backward_args, softmax_scale
 from openreg.random import philox_seed_and_offset
 
 from .compute import xp_of
@@ -132,7 +132,7 @@ def _sum_to(arr, shape, xp):
 
 def sdpa_fused_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q,
                         cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, *, scale=None):
-    check_sdpa_args(query, key, value, None, dropout_p, is_causal)
+    check_sdpa_backward_args(grad_out, query, key, value, attn_bias, out, logsumexp, dropout_p, is_causal)
     xp = xp_of(query)
     ct = _compute_dtype(query, xp)
     q, k, v, go = _arr(query, ct), _arr(key, ct), _arr(value, ct), _arr(grad_out, ct)

@@ -125,6 +125,7 @@ def make_kernels(draw: Draw) -> dict[str, Callable]:
         if p.device != self.device:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                                f"{self.device} and {p.device}! (when checking argument for bernoulli_)")
+        R.check_bernoulli_tensor(self, p)
         n = self.numel()
         if n == 0:
             return self

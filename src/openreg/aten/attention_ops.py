@@ -19,6 +19,7 @@ import math
 
 from .. import dtypes as _dt
 from ..library import Library
+from .meta_rules import broadcast_shapes
 
 
 class SDPBackend(enum.IntEnum):
@@ -90,11 +91,40 @@ def check_sdpa_args(query, key, value, attn_mask=None, dropout_p: float = 0.0, i
     if attn_mask is not None and not (attn_mask._dtype is _dt.bool or attn_mask._dtype is query._dtype):
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                            f"attn_mask.dtype: {attn_mask._dtype} and  query.dtype: {query._dtype} instead.")
+    batch_k, batch_v = tuple(key._size[:-2]), tuple(value._size[:-2])
     if enable_gqa:
         hq, hk = query._size[-3] if query.dim() >= 3 else 1, key._size[-3] if key.dim() >= 3 else 1
         if hq % hk:
             raise RuntimeError(f"scaled_dot_product_attention: number of heads in key/value ({hk}) must divide "
                                f"the number of heads in query ({hq})")
+        if query.dim() >= 3 and key.dim() >= 3 and value.dim() >= 3:    # heads are repeated, not broadcast
+            batch_k, batch_v = batch_k[:-1] + (hq,), batch_v[:-1] + (hq,)
+    # The two matmuls broadcast the batch dimensions; the mask broadcasts to the scores' shape.
+    batch = broadcast_shapes(broadcast_shapes(tuple(query._size[:-2]), batch_k), batch_v)
+    if attn_mask is not None:
+        broadcast_shapes((*batch, query._size[-2], key._size[-2]), attn_mask._size)
+
+
+def check_sdpa_backward_args(grad_out, query, key, value, attn_bias, out, logsumexp, dropout_p: float,
+                             is_causal: bool) -> None:
+    """The forward's checks, and ``grad_out``/``out``/``logsumexp`` shaped as the forward's results.
+
+    An empty ``attn_bias`` means none (autograd passes one when the forward had no mask).
+    """
+    check_sdpa_args(query, key, value, attn_bias if attn_bias is not None and attn_bias.numel() else None,
+                    dropout_p, is_causal)
+    for name, t in (("grad_out", grad_out), ("out", out), ("logsumexp", logsumexp)):
+        if t.device != query.device:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{query.device} and {t.device}! (when checking argument {name} of "
+                               f"_scaled_dot_product_fused_attention_overrideable_backward)")
+    batch = broadcast_shapes(tuple(query._size[:-2]), tuple(key._size[:-2]), tuple(value._size[:-2]))
+    rows = (*batch, query._size[-2])
+    for name, t, shape in (("grad_out", grad_out, (*rows, value._size[-1])), ("out", out, (*rows, value._size[-1])),
+                           ("logsumexp", logsumexp, rows)):
+        if tuple(t._size) != shape:
+            raise RuntimeError(f"_scaled_dot_product_fused_attention_overrideable_backward: expected {name} of "
+                               f"shape {list(shape)}, got {_fmt(t)}")
 
 
 def softmax_scale(query, scale) -> float:

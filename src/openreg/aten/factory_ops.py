@@ -262,6 +262,27 @@ def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_mem
     return _fill_new(_like_alloc(self, dtype, device, pin_memory, memory_format), fill_value)
 
 
+def _tri_rows(row: int, col: int, offset: int, upper: bool) -> tuple[int, int, int]:
+    """``(first, stop, count)``: the rows that hold indices of the triangle, and how many indices there are.
+
+    Exact Python arithmetic, so a huge or extreme ``offset`` or size never reaches NumPy.
+    """
+    def clamp(v: int, lo: int, hi: int) -> int:
+        return max(lo, min(v, hi))
+
+    def series(a: int, b: int, c: int) -> int:       # sum of (c + i) for a <= i < b
+        return 0 if b <= a else (b - a) * c + (b - a) * (a + b - 1) // 2
+    if col == 0:
+        return 0, 0, 0
+    if upper:                                        # row i: columns [max(0, i + offset), col)
+        first, stop = 0, clamp(col - offset, 0, row)
+        split = clamp(-offset, first, stop)          # rows before it are full
+        return first, stop, (split - first) * col + (stop - split) * (col - offset) - series(split, stop, 0)
+    first, stop = clamp(-offset, 0, row), row        # row i: columns [0, min(col, i + offset + 1))
+    split = clamp(col - offset - 1, first, stop)     # rows from it on are full
+    return first, stop, series(first, split, offset + 1) + (stop - split) * col
+
+
 def _tri_indices(op: str, row: int, col: int, offset: int, dtype, device, upper: bool) -> Tensor:
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
@@ -269,8 +290,22 @@ def _tri_indices(op: str, row: int, col: int, offset: int, dtype, device, upper:
         raise RuntimeError(f"col must be non-negative, got{col}")
     if dtype not in (_dt.int64, _dt.int32):
         raise RuntimeError(f"\"{op}\" not implemented for '{dtype.name}'")
-    rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
-    return from_host(np.stack([rows, cols]).astype(np.int64).reshape(2, -1), dtype, device)
+    offset = max(-row - 1, min(offset, col + 1))     # beyond these the triangle is empty or full anyway
+    first, stop, count = _tri_rows(row, col, offset, upper)
+    if 2 * count * dtype.itemsize > (1 << 63) - 1:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes=[2, {count}]")
+    dev = resolve_device(device)
+    out = empty_memory_format((2, count), dtype=dtype, device=dev if dev._type == "meta" else CPU)
+    if dev._type == "meta" or count == 0:
+        return out if dev._type in ("meta", "cpu") else fresh(A._to_copy(out, device=dev))
+    i = np.arange(first, stop, dtype=np.int64)
+    start = np.maximum(i + offset, 0) if upper else np.zeros_like(i)
+    lengths = (col - start) if upper else np.minimum(i + offset + 1, col)
+    ends = np.cumsum(lengths)
+    values = out._array()
+    values[0] = np.repeat(i, lengths)
+    values[1] = np.arange(count, dtype=np.int64) - np.repeat(ends - lengths - start, lengths)
+    return out if dev._type == "cpu" else fresh(A._to_copy(out, device=dev))
 
 
 def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout=None, device=None,

@@ -174,6 +174,12 @@ def check_bernoulli_p(p: float) -> None:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
 
 
+def check_bernoulli_tensor(self, p) -> None:
+    """``p`` must expand to ``self``'s shape (PyTorch's expand error otherwise)."""
+    from .view_ops import expand_geometry
+    expand_geometry(p, self._size)
+
+
 def check_multinomial(self, num_samples: int, replacement: bool) -> tuple[int, int]:
     """Check ``multinomial``'s shape arguments; returns ``(rows, categories)``."""
     if not self._dtype.is_floating_point:
@@ -233,6 +239,7 @@ def _meta_bernoulli_float(self, p=0.5, *, generator=None):
 
 
 def _meta_bernoulli_tensor(self, p, *, generator=None):
+    check_bernoulli_tensor(self, p)
     return self
 
 

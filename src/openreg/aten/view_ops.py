@@ -129,6 +129,12 @@ def permute(self: Tensor, dims) -> Tensor:
 
 
 def expand(self: Tensor, size, *, implicit: bool = False) -> Tensor:
+    out_size, out_stride = expand_geometry(self, size)
+    return make_view(self, out_size, out_stride, self._offset)
+
+
+def expand_geometry(self: Tensor, size) -> tuple[list, list]:
+    """Sizes and strides of ``self.expand(size)``; PyTorch's RuntimeError when ``self`` cannot expand to it."""
     n_new, n_old = len(size), len(self._size)
     if n_new < n_old:
         raise RuntimeError(f"expand({self.type()}{{{fmt_shape(self._size)}}}, size={fmt_shape(size)}): the "
@@ -157,7 +163,7 @@ def expand(self: Tensor, size, *, implicit: bool = False) -> Tensor:
                                    f"Tensor sizes: {fmt_shape(self._size)}")
             st = 0
         out_size[i], out_stride[i] = target, st
-    return make_view(self, out_size, out_stride, self._offset)
+    return out_size, out_stride
 
 
 def squeeze(self: Tensor) -> Tensor:
