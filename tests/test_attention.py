@@ -254,3 +254,27 @@ def test_dropout_uses_the_query_device_generator():
     again = sdpa(q, q, q, dropout_p=0.25)
     openreg.manual_seed(1)
     np.testing.assert_array_equal(sdpa(q, q, q, dropout_p=0.25).numpy(), again.numpy())
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_shapes_that_do_not_broadcast_raise_pytorch_error(dev):
+    q = openreg.randn(2, 3, device=dev)
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of tensor b \(3\) at "
+                                           r"non-singleton dimension 1"):
+        sdpa(q, q, q, openreg.randn(2, 3, device=dev))
+    with pytest.raises(RuntimeError, match=r"size of tensor a \(2\) must match the size of tensor b \(3\) at "
+                                           r"non-singleton dimension 0"):
+        sdpa(openreg.randn(2, 2, 3, device=dev), openreg.randn(3, 2, 3, device=dev), openreg.randn(3, 2, 3, device=dev))
+    fused = openreg.ops.aten._scaled_dot_product_fused_attention_overrideable.default
+    with pytest.raises(RuntimeError, match="must match"):
+        fused(q, q, q, openreg.randn(2, 2, 3, device=dev))
+    out, lse = fused(q, q, q)[:2]
+    backward = openreg.ops.aten._scaled_dot_product_fused_attention_overrideable_backward.default
+    seed = offset = openreg.tensor(0, device=dev)
+    none = openreg.empty(0, device=dev)
+    with pytest.raises(RuntimeError, match=r"expected grad_out of shape \[2, 3\]"):
+        backward(openreg.ones(2, 2, device=dev), q, q, q, none, [True] * 4, out, lse, none, none, 2, 2, 0.0,
+                 False, seed, offset)
+    grads = backward(openreg.ones(2, 3, device=dev), q, q, q, none, [True, True, True, False], out, lse, none,
+                     none, 2, 2, 0.0, False, seed, offset)
+    assert [g.shape for g in grads[:3]] == [(2, 3)] * 3

@@ -98,6 +98,21 @@ def test_tri_indices_and_scalar_tensor(devices):
                                       np.stack(np.tril_indices(r, off, c)))
     s = openreg.scalar_tensor(2, device=devices)
     assert s.shape == () and s.dtype is openreg.float32 and s.item() == 2.0
+
+
+def test_tri_indices_with_extreme_sizes_and_offsets():
+    for r, c in [(0, 4), (1, 1), (5, 3), (3, 5), (4, 4)]:
+        for off in range(-7, 8):
+            for fn, ref in ((openreg.triu_indices, np.triu_indices), (openreg.tril_indices, np.tril_indices)):
+                expected = np.stack(ref(r, off, c)).reshape(2, -1) if r and c else np.zeros((2, 0))
+                np.testing.assert_array_equal(fn(r, c, off).numpy(), expected)
+    assert openreg.triu_indices(1, 1, -2 ** 63).tolist() == [[0], [0]]
+    assert openreg.tril_indices(1, 1, 2 ** 63 - 1).tolist() == [[0], [0]]
+    assert openreg.tril_indices(3, 3, -2 ** 62).shape == (2, 0)
+    assert openreg.tril_indices(2 ** 62, 2 ** 62, 3 - 2 ** 62).shape == (2, 6)   # only the last rows hold any
+    assert openreg.triu_indices(2 ** 20, 2 ** 20, device="meta").shape == (2, 2 ** 39 + 2 ** 19)
+    with pytest.raises(RuntimeError, match=r"Storage size calculation overflowed with sizes=\[2, 4611686018427387904\]"):
+        openreg.tril_indices(2 ** 62, 1)
     assert openreg.scalar_tensor(True, dtype=openreg.bool).item() is True
 
 

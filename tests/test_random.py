@@ -502,6 +502,18 @@ def test_randint_chi_square(dev):
         assert chi_square(observed, expected) < chi_square_critical(bins - 1)
 
 
+@pytest.mark.parametrize("dev", DEVICES + ["meta"])
+def test_bernoulli_tensor_p_must_expand_to_self(dev):
+    x = openreg.zeros(3, 2, device=dev)
+    with pytest.raises(RuntimeError, match=r"The expanded size of the tensor \(2\) must match the existing size "
+                                           r"\(5\) at non-singleton dimension 1.  Target sizes: \[3, 2\]"):
+        x.bernoulli_(openreg.rand(5, device=dev))
+    with pytest.raises(RuntimeError, match="the number of sizes provided"):
+        openreg.ops.aten.bernoulli.Tensor(x, openreg.rand(1, 3, 2, device=dev))
+    assert x._version == 0
+    assert x.bernoulli_(openreg.ones(2, device=dev)).shape == (3, 2)
+
+
 @pytest.mark.parametrize("dev", DEVICES)
 def test_bernoulli_frequencies(dev):
     g = openreg.Generator(dev).manual_seed(5)

@@ -46,7 +46,8 @@ def python_signature(schema: FunctionSchema) -> str:
 
 def _type_error(op: str, arg: Argument, pos: int, value, expected: str):
     where = f"argument '{arg.name}'" + ("" if arg.kwarg_only else f" (position {pos + 1})")
-    raise TypeError(f"{op}(): {where} must be {expected}, not {type(value).__name__}")
+    # ``from None``: raised while handling the AttributeError of a fast path, which is no news to the user.
+    raise TypeError(f"{op}(): {where} must be {expected}, not {type(value).__name__}") from None
 
 
 def _int64(value: int, op: str, arg: Argument) -> int:
@@ -176,7 +177,8 @@ def make_converters(op: str):
             if v is None and arg.type.elem_optional:
                 continue
             if not hasattr(v, "_ks"):
-                raise TypeError(f"expected Tensor as element {i} in argument {pos}, but got {type(v).__name__}")
+                raise TypeError(f"expected Tensor as element {i} in argument {pos}, but got "
+                                f"{type(v).__name__}") from None
         return list(value)
 
     return {
@@ -295,7 +297,7 @@ def _tensor_error(schema: FunctionSchema, values):
             continue
         if not hasattr(value, "_ks"):
             _type_error(op, arg, i, value, "Tensor")
-    raise TypeError(f"{op}(): invalid tensor arguments")
+    raise TypeError(f"{op}(): invalid tensor arguments") from None
 
 
 def _default_value(arg: Argument):
