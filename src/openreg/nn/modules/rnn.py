@@ -53,9 +53,17 @@ def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tenso
 def _lstm_step(gi: Tensor, hc: tuple[Tensor, Tensor], w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
     h, c = hc
     gates = gi + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, -1)
-    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    return _lstm_gates(gates, c)
+
+
+def _lstm_gates(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+    """``(h', c')`` from the pre-activation gates ``i, f, g, o``: one sigmoid over all four (the ``g`` quarter
+    is unused) and one tanh over ``g`` — fewer ops per time step than a nonlinearity per gate."""
+    hidden = c.size(-1)
+    i, f, _, o = gates.sigmoid().chunk(4, -1)
+    g = gates.narrow(-1, 2 * hidden, hidden).tanh()
+    c = f * c + i * g
+    return o * c.tanh(), c
 
 
 _STEPS = {"LSTM": _lstm_step, "GRU": _gru_step, "RNN_TANH": _rnn_tanh_step, "RNN_RELU": _rnn_relu_step}
@@ -231,14 +239,26 @@ class RNNBase(Module):
         w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
         b_ih, b_hh = (getattr(self, names[2]), getattr(self, names[3])) if self.bias else (None, None)
         steps, batch = x.size(0), x.size(1)
+        lstm = self.mode == "LSTM"
+        if lstm and b_ih is not None:
+            b_ih, b_hh = b_ih + b_hh, None       # both biases ride on the one input GEMM
         gi_all = F.linear(x.reshape(steps * batch, x.size(2)), w_ih, b_ih)   # all steps in one GEMM
         gi_steps = gi_all.reshape(steps, batch, gi_all.size(1)).unbind(0)
-        step = _STEPS[self.mode]
         outputs: list[Tensor | None] = [None] * steps
         order = range(steps - 1, -1, -1) if reverse else range(steps)
-        for t in order:
-            state = step(gi_steps[t], state, w_hh, b_hh)
-            outputs[t] = state[0] if self.mode == "LSTM" else state
+        if lstm:
+            from ...functions_math import addmm
+            w_hh_t = w_hh.t()
+            h, c = state
+            for t in order:
+                h, c = _lstm_gates(addmm(gi_steps[t], h, w_hh_t), c)   # gates = gi_t + h @ W_hh^T, one op
+                outputs[t] = h
+            state = (h, c)
+        else:
+            step = _STEPS[self.mode]
+            for t in order:
+                state = step(gi_steps[t], state, w_hh, b_hh)
+                outputs[t] = state
         if steps == 0:
             from ...factories import empty
             return empty(0, batch, self.hidden_size, dtype=x.dtype, device=x.device), state
