@@ -4,6 +4,8 @@ import io
 import os
 import pickle
 import sys
+import zipfile
+from collections import OrderedDict
 
 import numpy as np
 import pytest
@@ -40,6 +42,15 @@ class _Explodes:
         raise RuntimeError("boom while pickling")
 
 
+def test_crc_mismatch_names_the_record():
+    good = bytearray(_saved_bytes(_checkpoint()))
+    zf = zipfile.ZipFile(io.BytesIO(bytes(good)))
+    info = zf.getinfo("archive/data/0")
+    good[serialization._zip.data_offset(zf, info) + 2] ^= 0x10
+    with pytest.raises(RuntimeError, match="record 'archive/data/0' is corrupt.*CRC"):
+        openreg.load(io.BytesIO(bytes(good)))
+
+
 def test_failed_save_leaves_the_old_file_untouched(tmp_path):
     path = tmp_path / "ckpt.pt"
     openreg.save({"w": openreg.ones(3)}, path)
@@ -71,10 +82,19 @@ def _global_pickle(module: str, name: str) -> bytes:
     return b"\x80\x02c" + module.encode() + b"\n" + name.encode() + b"\n)R."
 
 
-def _file_with_pickle(payload: bytes) -> bytes:
-    """A file whose data record is ``payload`` with valid integrity data (to reach the unpickler)."""
-    return serialization._MAGIC + serialization._HEADER.pack(len(payload), serialization.zlib.crc32(payload)) \
-        + payload
+def _file_with_pickle(payload: bytes, like: bytes | None = None) -> bytes:
+    """A checkpoint whose data.pkl record is ``payload`` (valid CRC32, to reach the unpickler); the other records
+    are copied from the checkpoint ``like``."""
+    out = io.BytesIO()
+    writer = serialization._zip.ZipWriter(out)
+    writer.write_record("archive/data.pkl", payload)
+    if like is not None:
+        zf = zipfile.ZipFile(io.BytesIO(like))
+        for name in zf.namelist():
+            if not name.endswith("data.pkl"):
+                writer.write_record(name, zf.read(name))
+    writer.close()
+    return out.getvalue()
 
 
 def test_allow_list_is_checked_before_any_import(tmp_path, monkeypatch):
@@ -95,16 +115,34 @@ def test_errors_name_the_file(tmp_path):
         openreg.load(path)
 
 
+def _record_spans(data: bytes) -> list[tuple[int, int]]:
+    """Where each record's bytes lie in a checkpoint (what its CRC32 covers)."""
+    zf = zipfile.ZipFile(io.BytesIO(data))
+    return [(start, start + i.file_size) for i in zf.infolist()
+            for start in [serialization._zip.data_offset(zf, i)]]
+
+
 def test_flipped_and_truncated_bytes_raise_clear_errors():
-    """Every single-byte flip and truncation is detected (integrity data) with an allowed error type."""
+    """Flipped bytes inside any record are caught by its CRC32; flips anywhere else (headers, padding, central
+    directory) either raise RuntimeError / UnpicklingError or leave the content intact; so do truncations."""
     good = _saved_bytes(_checkpoint())
+    spans = _record_spans(good)
+    expected = _checkpoint()
     rng = np.random.default_rng(1234)
-    offsets = sorted(set(rng.integers(0, len(good), 150).tolist()) | {0, 7, 8, 15, 19, len(good) - 1})
+    offsets = sorted(set(rng.integers(0, len(good), 300).tolist()) | {0, 3, 30, len(good) - 1}
+                     | {a for a, _ in spans} | {b - 1 for _, b in spans})
     for off in offsets:
         bad = bytearray(good)
         bad[off] ^= int(rng.integers(1, 256))
-        with pytest.raises(ALLOWED):
-            openreg.load(io.BytesIO(bytes(bad)))
+        if any(a <= off < b for a, b in spans):
+            with pytest.raises(ALLOWED, match="ckpt|BytesIO"):
+                openreg.load(io.BytesIO(bytes(bad)))
+            continue
+        try:
+            out = openreg.load(io.BytesIO(bytes(bad)))
+        except ALLOWED:
+            continue
+        assert _same(expected, out), off
     for cut in sorted(set(rng.integers(0, len(good), 60).tolist()) | {0, 1, len(good) - 1}):
         with pytest.raises(ALLOWED):
             openreg.load(io.BytesIO(good[:cut]))
@@ -114,14 +152,15 @@ def test_corrupted_data_record_never_escapes_other_error_types():
     """Bytes flipped *inside* the data record with its integrity data recomputed reach the unpickler: it either
     loads (a harmless change) or raises RuntimeError / UnpicklingError; never KeyError, AttributeError,
     ModuleNotFoundError, ... and never a crash (bounds are checked before a tensor is built)."""
-    payload = serialization._read_payload(io.BytesIO(_saved_bytes(_checkpoint())), "<mem>")
+    good = _saved_bytes(_checkpoint())
+    payload = zipfile.ZipFile(io.BytesIO(good)).read("archive/data.pkl")
     rng = np.random.default_rng(99)
     for _ in range(400):
         bad = bytearray(payload)
         for off in rng.integers(0, len(bad), int(rng.integers(1, 4))):
             bad[off] = int(rng.integers(0, 256))
         try:
-            out = openreg.load(io.BytesIO(_file_with_pickle(bytes(bad))))
+            out = openreg.load(io.BytesIO(_file_with_pickle(bytes(bad), good)))
         except ALLOWED:
             continue
         if isinstance(out, dict):       # loaded: its tensors must be readable
@@ -130,15 +169,28 @@ def test_corrupted_data_record_never_escapes_other_error_types():
                     v.float().numpy()
     for cut in range(0, len(payload), 7):
         with pytest.raises(ALLOWED):
-            openreg.load(io.BytesIO(_file_with_pickle(payload[:cut])))
+            openreg.load(io.BytesIO(_file_with_pickle(payload[:cut], good)))
 
 
-def test_tensor_record_out_of_bounds_of_its_storage():
-    t = openreg.zeros(8)            # 32 bytes
-    storage = t.untyped_storage()
-    with pytest.raises(RuntimeError, match="out of bounds for storage of size 32"):
-        serialization._rebuild_tensor(storage, 0, (2,), (2**60 - 1,), openreg.float32, False, None, None)
-    with pytest.raises(RuntimeError, match="requiring a storage size of 36"):
-        serialization._rebuild_tensor(storage, 1, (8,), (1,), openreg.float32, False, None, None)
-    ok = serialization._rebuild_tensor(storage, 4, (2, 2), (2, 1), openreg.float32, False, None, None)
-    assert ok.shape == (2, 2)
+class _CraftedTensor:
+    """Pickles as a tensor record with the given geometry over an 8-element float32 storage."""
+
+    def __init__(self, offset, size, stride):
+        self.geometry = offset, size, stride
+
+    def __reduce__(self):
+        from openreg.serialization import _rebuild
+        storage = _rebuild.TypedStorage(openreg.zeros(8).untyped_storage(), openreg.float32)
+        return (_rebuild._rebuild_tensor_v2, (storage, *self.geometry, False, OrderedDict()))
+
+
+@pytest.mark.parametrize("geometry,needed", [((0, (2,), (2**60 - 1,)), 2**62), ((1, (8,), (1,)), 36),
+                                             ((0, (2**40, 2**40), (2**40, 1)), 2**82)])
+def test_tensor_record_out_of_bounds_of_its_storage(tmp_path, geometry, needed):
+    path = tmp_path / "crafted.pt"
+    openreg.save({"t": _CraftedTensor(*geometry)}, path)
+    with pytest.raises(RuntimeError, match=f"crafted.pt.*requiring a storage size of {needed} are out of bounds "
+                                           f"for storage of size 32"):
+        openreg.load(path)
+    openreg.save({"t": _CraftedTensor(4, (2, 2), (2, 1))}, path)
+    assert openreg.load(path)["t"].shape == (2, 2)

@@ -281,8 +281,8 @@ class UntypedStorage:
         return f"UntypedStorage(nbytes={self._nbytes}, device='{self.device}')"
 
     def __reduce__(self):
-        from .serialization import _reduce_storage
-        return _reduce_storage(self)
+        from .serialization._rebuild import reduce_storage
+        return reduce_storage(self)
 
 
 __all__ = [

@@ -409,8 +409,8 @@ class Tensor:
         return repr(self)
 
     def __reduce_ex__(self, protocol):
-        from .serialization import _reduce_tensor
-        return _reduce_tensor(self)
+        from .serialization._rebuild import reduce_tensor
+        return reduce_tensor(self)
 
     def __deepcopy__(self, memo):
         if id(self) in memo:

@@ -39,7 +39,8 @@ class Parameter(Tensor):
         return out
 
     def __reduce_ex__(self, protocol):
-        return (Parameter, (self.detach(), self.requires_grad))
+        from ..serialization._rebuild import reduce_parameter
+        return reduce_parameter(self)
 
 
 class Buffer:
