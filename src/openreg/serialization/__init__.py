@@ -156,9 +156,11 @@ def _new_file_mode(path: str) -> int:
 
 
 # -- load --------------------------------------------------------------------------------------------------------
-def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool | None = None,
+def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool = True,
          mmap: bool | None = None, **pickle_load_args) -> Any:
     """Load a checkpoint written by ``openreg.save`` or ``torch.save`` (zip or legacy format).
+
+    ``weights_only`` alone chooses the unpickler (``pickle_module`` may only be the standard ``pickle``).
 
     >>> import io, openreg
     >>> buf = io.BytesIO()
@@ -167,10 +169,8 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
     >>> openreg.load(buf, map_location="cpu").tolist()
     [1.0, 2.0]
     """
-    if weights_only is None:
-        weights_only = pickle_module is None
-    if weights_only and pickle_module is not None:
-        raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+    if pickle_module not in (None, pickle):
+        raise NotImplementedError("openreg.load: only the standard pickle module is supported")
     if map_location is not None and not (callable(map_location) or isinstance(map_location, (str, Device, dict))):
         raise ValueError(f"map_location should be a str, a device, a dict or a callable, got "
                          f"{type(map_location).__name__}")
