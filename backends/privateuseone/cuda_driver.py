@@ -100,6 +100,14 @@ class CudaDriver(Driver):
         with self._device(index):
             return int(_cupy().cuda.runtime.memGetInfo()[1])
 
+    def properties(self, index: int) -> dict:
+        props = _cupy().cuda.runtime.getDeviceProperties(index)
+        name = props["name"]
+        return {"name": name.decode() if isinstance(name, bytes) else str(name),
+                "total_memory": int(props["totalGlobalMem"]),
+                "multi_processor_count": int(props["multiProcessorCount"]),
+                "major": int(props["major"]), "minor": int(props["minor"])}
+
     def mem_get_info(self, index: int) -> tuple[int, int]:
         with self._device(index):
             free, total = _cupy().cuda.runtime.memGetInfo()

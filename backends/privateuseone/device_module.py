@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from openreg.devices import privateuse1_name
+
 from . import state
 from .allocator import OutOfMemoryError, get_allocator
 from .driver_select import available, driver_name, get_driver
@@ -230,10 +232,81 @@ def set_per_process_memory_fraction(fraction: float, device=None) -> None:
     get_allocator().set_memory_fraction(fraction, state.device_index(device))
 
 
+class DeviceProperties:
+    """What ``get_device_properties`` reports (``torch.cuda``'s ``_CudaDeviceProperties`` fields)."""
+
+    __slots__ = ("major", "minor", "multi_processor_count", "name", "total_memory")
+
+    def __init__(self, name: str, total_memory: int, multi_processor_count: int, major: int, minor: int):
+        self.name, self.total_memory, self.multi_processor_count = name, total_memory, multi_processor_count
+        self.major, self.minor = major, minor
+
+    def __repr__(self) -> str:
+        return (f"_{privateuse1_name().capitalize()}DeviceProperties(name='{self.name}', major={self.major}, "
+                f"minor={self.minor}, total_memory={self.total_memory >> 20}MB, "
+                f"multi_processor_count={self.multi_processor_count})")
+
+
+def _checked_index(device) -> int:
+    # torch.cuda.get_device_properties: an index outside [0, device_count()) is an AssertionError.
+    index = state.current_index() if device is None else _index_unchecked(device)
+    if not 0 <= index < device_count():
+        raise AssertionError("Invalid device id")
+    return index
+
+
+def _index_unchecked(device) -> int:
+    if isinstance(device, int) and not isinstance(device, bool):
+        return device
+    from openreg.devices import device as Device
+    d = Device(device)
+    if d.type != privateuse1_name():
+        raise ValueError(f"Expected a {privateuse1_name()} device, but got: {d}")
+    return state.current_index() if d.index is None else d.index
+
+
+def get_device_properties(device=None) -> DeviceProperties:
+    """Name, total memory, multiprocessor count and compute capability of a device.
+
+    >>> import openreg
+    >>> p = openreg.privateuseone.get_device_properties(0)
+    >>> p.total_memory == openreg.privateuseone.mem_get_info(0)[1], p.major >= 8
+    (True, True)
+    """
+    return DeviceProperties(**get_driver().properties(_checked_index(device)))
+
+
 def get_device_name(device=None) -> str:
-    """A readable name of a device (``"openreg emulated device 0"`` on the emulated driver)."""
-    index = state.device_index(device)
-    return f"openreg {driver_name()} device {index}"
+    """The name of a device (``"openreg emulated device"`` on the emulated driver).
+
+    >>> import openreg
+    >>> openreg.privateuseone.get_device_name() in ("openreg emulated device",) or openreg.privateuseone.driver() == "cuda"
+    True
+    """
+    return get_device_properties(device).name
+
+
+def get_device_capability(device=None) -> tuple[int, int]:
+    """``(major, minor)`` compute capability (the emulated device reports 8.0, see ``emulated_driver.py``)."""
+    p = get_device_properties(device)
+    return p.major, p.minor
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether bfloat16 works on the device: compute capability 8.0 or newer (or emulated bf16 when allowed).
+
+    >>> import openreg
+    >>> openreg.privateuseone.is_bf16_supported()
+    True
+    """
+    if not is_available():
+        return False
+    return get_device_capability()[0] >= 8 or including_emulation
+
+
+def init() -> None:
+    """Initialize the device (create its driver); a no-op when done already."""
+    get_driver()
 
 
 __all__ = [
@@ -248,8 +321,12 @@ __all__ = [
     "device_of",
     "driver",
     "empty_cache",
+    "get_device_capability",
     "get_device_name",
+    "get_device_properties",
+    "init",
     "is_available",
+    "is_bf16_supported",
     "is_initialized",
     "max_memory_allocated",
     "max_memory_reserved",
@@ -284,4 +361,7 @@ def __getattr__(name: str):
     if name == "default_generators":  # one per device, made on first use (never at import)
         from .generator import default_generators
         return default_generators()
+    if name == "amp" and privateuse1_name() == "cuda":  # openreg.cuda.amp: PyTorch's deprecated aliases
+        from openreg import _cuda_amp
+        return _cuda_amp
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -69,6 +69,10 @@ class Driver(abc.ABC):
         """Total bytes of device ``index``."""
 
     @abc.abstractmethod
+    def properties(self, index: int) -> dict:
+        """``name``, ``total_memory``, ``multi_processor_count``, ``major``, ``minor`` of device ``index``."""
+
+    @abc.abstractmethod
     def mem_get_info(self, index: int) -> tuple[int, int]:
         """``(free, total)`` bytes of device ``index`` as the driver sees them."""
 

@@ -94,6 +94,12 @@ class EmulatedDriver(Driver):
     def total_memory(self, index: int) -> int:
         return self._total
 
+    def properties(self, index: int) -> dict:
+        # Compute capability 8.0: the emulated device implements what the kernels target at their lowest
+        # architecture (sm_80: bfloat16 GEMMs with float32 accumulation), so capability checks take that path.
+        return {"name": "openreg emulated device", "total_memory": self._total,
+                "multi_processor_count": os.cpu_count() or 1, "major": 8, "minor": 0}
+
     def mem_get_info(self, index: int) -> tuple[int, int]:
         return self._total - self._used[index], self._total
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from openreg.devices import PRIVATEUSE1
+from openreg.devices import PRIVATEUSE1, mark_privateuse1_used
 from openreg.devices import device as Device
 from openreg.storage import StorageBackend
 
@@ -158,6 +158,7 @@ class PrivateUse1StorageBackend(StorageBackend):
 
     def allocate(self, nbytes: int, device: Device) -> DeviceAllocation:
         ctx = _ctx or context()
+        mark_privateuse1_used()  # from now on the backend keeps its name
         return DeviceAllocation(ctx.allocator, _index(ctx, device), nbytes)
 
     def as_array(self, data, np_dtype, shape, byte_strides, byte_offset):

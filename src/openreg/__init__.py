@@ -69,3 +69,6 @@ from .autograd.grad_mode import (  # noqa: F401,E402
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
 from . import _tensor_methods_autograd  # noqa: F401,E402
 from . import nn, optim  # noqa: F401,E402
+from . import accelerator, cuda_name as _cuda_name  # noqa: F401,E402
+
+_cuda_name.install()  # Tensor.cuda, Module.cuda, openreg.cuda; OPENREG_DEVICE_NAME is read here, once

@@ -10,13 +10,8 @@ True
 from __future__ import annotations
 
 PRIVATEUSE1 = "privateuseone"
-# Device types that exist in PyTorch itself; the PrivateUse1 backend may not be renamed to one of them.
-IN_TREE_DEVICE_TYPES = frozenset({
-    "cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla", "lazy",
-    "vulkan", "mps", "meta", "hpu", "mtia", "xpu", "ipu", "privateuseone",
-})
-
 _privateuse1_name = PRIVATEUSE1
+_privateuse1_used = False   # set when the first device storage is made; renaming is refused from then on
 
 
 def privateuse1_name() -> str:
@@ -24,16 +19,39 @@ def privateuse1_name() -> str:
     return _privateuse1_name
 
 
+def mark_privateuse1_used() -> None:
+    global _privateuse1_used
+    _privateuse1_used = True
+
+
+def privateuse1_used() -> bool:
+    """Whether memory was allocated on the PrivateUse1 device (then it keeps its name)."""
+    return _privateuse1_used
+
+
 def _set_privateuse1_name(name: str) -> None:
     global _privateuse1_name
     _privateuse1_name = name
+
+
+# A CPU-only PyTorch build accepts "cuda" device objects and refuses them only when memory is needed; openreg
+# does the same until the PrivateUse1 device is named "cuda" (OPENREG_DEVICE_NAME=cuda).
+CUDA = "cuda"
+
+
+def cuda_not_enabled(what: str = "") -> AssertionError:
+    """PyTorch's CPU-build error for a CUDA request, telling how openreg turns its device into ``cuda``."""
+    return AssertionError(
+        "Torch not compiled with CUDA enabled" + (f" ({what})" if what else "") + ": openreg's device is named "
+        f"'{_privateuse1_name}'; set OPENREG_DEVICE_NAME=cuda before importing openreg, or call "
+        "openreg.utils.rename_privateuse1_backend('cuda') before the device is first used")
 
 
 def canonical_type(type_name: str) -> str:
     """Map a user-facing device type to the internal one: the renamed backend name -> ``privateuseone``."""
     if type_name == _privateuse1_name or type_name == PRIVATEUSE1:
         return PRIVATEUSE1
-    if type_name in ("cpu", "meta"):
+    if type_name in ("cpu", "meta", CUDA):
         return type_name
     raise RuntimeError(
         f"Expected one of cpu, meta, {_privateuse1_name} device type at start of device string: {type_name}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .devices import CPU, META, PRIVATEUSE1
+from .devices import CPU, CUDA, META, PRIVATEUSE1, cuda_not_enabled
 from .devices import device as Device
 
 
@@ -112,6 +112,8 @@ def storage_backend(device_type: str) -> StorageBackend:
     try:
         return _backends[device_type]
     except KeyError:
+        if device_type == CUDA:
+            raise cuda_not_enabled() from None
         raise RuntimeError(f"No storage backend registered for device type '{device_type}'. Import the "
                            f"backend package (openreg.backends) first.") from None
 

@@ -229,7 +229,8 @@ class Tensor:
 
     @property
     def is_cuda(self) -> bool:
-        return False
+        # True once openreg's device is named "cuda" (openreg.cuda_name) and the tensor lives there.
+        return self._storage.device.type == "cuda"
 
     @property
     def is_quantized(self) -> bool:

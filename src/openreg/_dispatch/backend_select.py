@@ -6,7 +6,7 @@ device(type='meta')
 """
 from __future__ import annotations
 
-from ..devices import CPU
+from ..devices import CPU, cuda_not_enabled
 from ..devices import device as Device
 from . import dispatcher
 from .keys import DispatchKey
@@ -16,7 +16,10 @@ _BACKEND_OF_TYPE = {"cpu": DispatchKey.CPU, "meta": DispatchKey.Meta, "privateus
 
 def key_for_device(dev) -> DispatchKey:
     dev = CPU if dev is None else Device(dev)
-    return _BACKEND_OF_TYPE[dev._type]
+    key = _BACKEND_OF_TYPE.get(dev._type)
+    if key is None:  # "cuda" while the device has another name: a CPU-only build's refusal
+        raise cuda_not_enabled()
+    return key
 
 
 def needs_backend_select(schema) -> bool:

@@ -16,7 +16,8 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..devices import IN_TREE_DEVICE_TYPES, PRIVATEUSE1, _set_privateuse1_name, privateuse1_name
+from .. import cuda_name
+from ..devices import CUDA, PRIVATEUSE1, _set_privateuse1_name, privateuse1_name, privateuse1_used
 from ..devices import device as Device
 
 __all__ = ["generate_methods_for_privateuse1_backend", "get_privateuse1_backend_name", "rename_privateuse1_backend"]
@@ -42,19 +43,27 @@ def _openreg_module():
     return sys.modules["openreg"]
 
 
+# PyTorch refuses its own device types except "cuda" (openreg has no CUDA device of its own); "meta" is
+# taken by openreg's meta device.
+REFUSED_NAMES = frozenset({"cpu", "meta", "hip", "mps", "xpu", "mtia"})
+
+
 def rename_privateuse1_backend(backend_name: str) -> None:
-    """Rename the PrivateUse1 backend; allowed once per process (the same name again is a no-op).
+    """Rename the PrivateUse1 backend; allowed once per process (the same name again is a no-op), and only
+    before the device is first used.
 
     After ``rename_privateuse1_backend("foo")``: ``openreg.device("foo:1")``, ``t.is_foo`` (after
     ``generate_methods_for_privateuse1_backend()``), ``openreg.foo`` (the device module) and
-    ``t.type() == "openreg.foo.FloatTensor"``.
+    ``t.type() == "openreg.foo.FloatTensor"``. The name ``"cuda"`` is allowed: then ``t.cuda()``, ``t.is_cuda``
+    and ``openreg.cuda`` (the device module) work as in PyTorch (``OPENREG_DEVICE_NAME=cuda`` at import does the
+    same).
 
     >>> import openreg
     >>> openreg.utils.rename_privateuse1_backend("privateuseone")
-    >>> openreg.utils.rename_privateuse1_backend("cuda")
+    >>> openreg.utils.rename_privateuse1_backend("cpu")
     Traceback (most recent call last):
     ...
-    RuntimeError: Cannot register privateuse1 backend with in-tree device name: cuda
+    RuntimeError: Cannot register privateuse1 backend with in-tree device name: cpu
     """
     global _name_set
     if not isinstance(backend_name, str):
@@ -66,19 +75,31 @@ def rename_privateuse1_backend(backend_name: str) -> None:
                            f"{current}")
     if backend_name == current:
         return
-    if backend_name in IN_TREE_DEVICE_TYPES or not backend_name.isidentifier() or not backend_name.islower():
-        if backend_name in IN_TREE_DEVICE_TYPES:
-            raise RuntimeError(f"Cannot register privateuse1 backend with in-tree device name: {backend_name}")
+    if backend_name in REFUSED_NAMES:
+        raise RuntimeError(f"Cannot register privateuse1 backend with in-tree device name: {backend_name}")
+    if not backend_name.isidentifier() or not backend_name.islower():
         raise RuntimeError(f"Invalid privateuse1 backend name '{backend_name}': expected a lowercase identifier "
                            f"such as 'foo'")
+    mod = _openreg_module()
+    taken = mod.__dict__.get(backend_name)
+    if taken is not None and not (backend_name == CUDA and taken is cuda_name.cpu_build_module()):
+        raise RuntimeError(f"Cannot register privateuse1 backend with name '{backend_name}': openreg."
+                           f"{backend_name} is already taken")
+    if privateuse1_used():
+        raise RuntimeError(f"Cannot rename the privateuse1 backend to '{backend_name}': the '{current}' device "
+                           f"was already used in this process; rename it before its first tensor is made (or "
+                           f"set OPENREG_DEVICE_NAME={backend_name} before importing openreg)")
     _set_privateuse1_name(backend_name)
     _name_set = True
     # The built-in device module (openreg.privateuseone) answers to the new name until a user registers one.
-    mod = _openreg_module()
     builtin = mod.__dict__.get(PRIVATEUSE1)
-    if builtin is not None and backend_name not in mod.__dict__:
-        setattr(mod, backend_name, builtin)
-        sys.modules[f"openreg.{backend_name}"] = builtin
+    if builtin is not None:
+        if backend_name == CUDA:
+            cuda_name.expose(builtin)
+            cuda_name.cpu_build_module().run_deferred()
+        else:
+            setattr(mod, backend_name, builtin)
+            sys.modules[f"openreg.{backend_name}"] = builtin
         _aliases.add(backend_name)
 
 
@@ -217,6 +238,8 @@ def generate_methods_for_privateuse1_backend(for_tensor: bool = True, for_module
     """
     name = privateuse1_name()
     unsupported = tuple(unsupported_dtype or ())
+    if name == CUDA:   # Tensor.cuda/is_cuda and Module.cuda are built in (openreg.cuda_name)
+        for_tensor = for_module = False
     if for_tensor:
         _tensor_methods(name, unsupported)
     if for_module:
@@ -273,8 +296,11 @@ def _get_custom_mod_func(func_name: str) -> Callable:
 
 
 def _reset_privateuse1_backend_for_tests() -> None:
-    """Undo renames, generated methods and user-registered device modules (tests only)."""
+    """Undo renames, generated methods and user-registered device modules (tests only); the device counts as
+    unused again, so that a test may rename it."""
     global _name_set
+    from .. import devices
+    devices._privateuse1_used = False
     mod = _openreg_module()
     while _generated:
         cls, attr = _generated.pop()
@@ -284,6 +310,7 @@ def _reset_privateuse1_backend_for_tests() -> None:
     for name in _aliases | (_registered - {PRIVATEUSE1}):
         mod.__dict__.pop(name, None)
         sys.modules.pop(f"openreg.{name}", None)
+    cuda_name.expose(cuda_name.cpu_build_module())
     _aliases.clear()
     _registered.clear()
     _set_privateuse1_name(PRIVATEUSE1)

@@ -1,0 +1,185 @@
+"""``openreg.cuda`` while openreg's device is not named ``cuda``: a CPU-only PyTorch build's ``torch.cuda``.
+
+``is_available()`` is False and ``device_count()`` 0; seeding calls are accepted and deferred (only the latest
+``manual_seed`` and ``manual_seed_all`` are kept, as PyTorch's lazy seed tracker does) and run if the device
+is renamed ``cuda`` later; statistics of the never-initialized device are empty; every call that needs a
+device raises PyTorch's ``AssertionError: Torch not compiled with CUDA enabled``, extended with how to turn
+openreg's device into ``cuda``.
+
+>>> from openreg import _cuda_unavailable as cuda
+>>> cuda.is_available(), cuda.device_count(), cuda.manual_seed(0)
+(False, 0, None)
+>>> cuda.current_device()
+Traceback (most recent call last):
+...
+AssertionError: Torch not compiled with CUDA enabled: ... set OPENREG_DEVICE_NAME=cuda ...
+"""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+
+from .devices import cuda_not_enabled
+
+# Deferred calls, replayed by ``run_deferred`` when the device becomes "cuda" (PyTorch's _lazy_call queue).
+_seed_calls: dict[str, Callable[[], None]] = {}    # "seed" / "seed_all" -> latest call, in call order
+_queued: list[Callable[[], None]] = []
+
+
+def _device_module():
+    import openreg
+    return openreg.privateuseone
+
+
+def _queue_seed(kind: str, call: Callable[[], None]) -> None:
+    _seed_calls.pop(kind, None)   # the latest of the two kinds runs last
+    _seed_calls[kind] = call
+
+
+def run_deferred() -> None:
+    """Run the deferred seeding calls on the device (called when it is renamed ``cuda``)."""
+    calls = list(_seed_calls.values()) + _queued
+    _seed_calls.clear()
+    _queued.clear()
+    for call in calls:
+        call()
+
+
+def is_available() -> bool:
+    return False
+
+
+def device_count() -> int:
+    return 0
+
+
+def is_initialized() -> bool:
+    return False
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    return False
+
+
+def manual_seed(seed) -> None:
+    """Deferred: seeds the current device once openreg's device is named ``cuda``."""
+    seed = int(seed)
+    _queue_seed("seed", lambda: _device_module().manual_seed(seed))
+
+
+def manual_seed_all(seed) -> None:
+    """Deferred: seeds every device once openreg's device is named ``cuda``."""
+    seed = int(seed)
+    _queue_seed("seed_all", lambda: _device_module().manual_seed_all(seed))
+
+
+def seed() -> None:
+    _queued.append(lambda: _device_module().seed())
+
+
+def seed_all() -> None:
+    _queued.append(lambda: _device_module().seed_all())
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    _queued.append(lambda: _device_module().set_rng_state(new_state, device))
+
+
+def get_rng_state_all() -> list:
+    return []
+
+
+def set_rng_state_all(new_states) -> None:
+    for i, state in enumerate(new_states):
+        set_rng_state(state, i)
+
+
+default_generators: tuple = ()
+
+
+def _needs_device(name: str) -> Callable:
+    def call(*args, **kwargs):
+        raise cuda_not_enabled()
+    call.__name__ = name
+    call.__doc__ = f"Needs a ``cuda`` device: raises PyTorch's CPU-build AssertionError ({name})."
+    return call
+
+
+for _name in ("init", "current_device", "set_device", "synchronize", "initial_seed", "get_rng_state",
+              "mem_get_info", "current_stream", "default_stream", "set_stream", "get_device_name",
+              "get_device_properties", "get_device_capability", "reset_peak_memory_stats",
+              "reset_accumulated_memory_stats", "set_per_process_memory_fraction", "ipc_collect"):
+    globals()[_name] = _needs_device(_name)
+
+
+def memory_stats(device=None) -> dict:
+    """A device that was never initialized has no statistics (PyTorch returns an empty dict)."""
+    return {}
+
+
+def memory_allocated(device=None) -> int:
+    return 0
+
+
+def max_memory_allocated(device=None) -> int:
+    return 0
+
+
+def memory_reserved(device=None) -> int:
+    return 0
+
+
+def max_memory_reserved(device=None) -> int:
+    return 0
+
+
+def empty_cache() -> None:
+    """Nothing is cached on a device that was never initialized."""
+
+
+class device:
+    """``with openreg.cuda.device(i)``: None/-1 change nothing; a real index needs a device."""
+
+    def __init__(self, device):
+        self.idx = -1 if device is None or device == -1 else device
+
+    def __enter__(self):
+        if self.idx != -1:
+            raise RuntimeError("PyTorch was compiled without CUDA support" + _HINT)
+        return self
+
+    def __exit__(self, *exc) -> bool:
+        return False
+
+
+class device_of(device):
+    def __init__(self, obj):
+        super().__init__(obj.device.index if obj.device.type == "cuda" else -1)
+
+
+class Stream:
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("torch.cuda.Stream requires CUDA support" + _HINT)
+
+
+class Event:
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("Tried to instantiate dummy base class Event" + _HINT)
+
+
+@contextlib.contextmanager
+def stream(stream):
+    """``stream(None)`` is a no-op; a stream cannot exist without a ``cuda`` device."""
+    if stream is not None:
+        raise cuda_not_enabled()
+    yield
+
+
+_HINT = " (openreg: set OPENREG_DEVICE_NAME=cuda to run on openreg's device under the name 'cuda')"
+
+
+def __getattr__(name: str):
+    if name == "amp":
+        from . import _cuda_amp
+        return _cuda_amp
+    raise AttributeError(f"module 'openreg.cuda' has no attribute '{name}'")
