@@ -304,6 +304,12 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
     return get_device_capability()[0] >= 8 or including_emulation
 
 
+def get_amp_supported_dtype() -> list:
+    """The dtypes ``autocast`` may use on the device (PyTorch asks a PrivateUse1 module for this)."""
+    import openreg
+    return [openreg.float16, openreg.bfloat16]
+
+
 def init() -> None:
     """Initialize the device (create its driver); a no-op when done already."""
     get_driver()
@@ -321,6 +327,7 @@ __all__ = [
     "device_of",
     "driver",
     "empty_cache",
+    "get_amp_supported_dtype",
     "get_device_capability",
     "get_device_name",
     "get_device_properties",

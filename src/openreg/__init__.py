@@ -69,6 +69,12 @@ from .autograd.grad_mode import (  # noqa: F401,E402
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
 from . import _tensor_methods_autograd  # noqa: F401,E402
 from . import nn, optim  # noqa: F401,E402
-from . import accelerator, cuda_name as _cuda_name  # noqa: F401,E402
+from . import accelerator, amp, cuda_name as _cuda_name  # noqa: F401,E402
+from .amp import autocast  # noqa: F401,E402
+from .amp.state import (  # noqa: F401,E402
+    autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache, get_autocast_dtype,
+    is_autocast_cache_enabled, is_autocast_enabled, set_autocast_cache_enabled, set_autocast_dtype,
+    set_autocast_enabled,
+)
 
 _cuda_name.install()  # Tensor.cuda, Module.cuda, openreg.cuda; OPENREG_DEVICE_NAME is read here, once

@@ -47,6 +47,7 @@ __all__ = [
     "impl_abstract",
     "infer_schema",
     "opcheck",
+    "register_autocast",
     "register_autograd",
     "register_fake",
     "register_kernel",
@@ -566,6 +567,34 @@ def register_autograd(op: _op_identifier, backward: Callable, /, *, setup_contex
     namespace, _ = _utils.parse_namespace(qualname.split(".")[0])
     use_lib = _library_for(namespace, lib)
     use_lib.impl(qualname, kernel, "Autograd", with_keyset=True)
+
+
+def register_autocast(op: _op_identifier, device_type: str, cast_inputs, /, *, lib: Library | None = None):
+    """Make ``op`` autocast-aware on ``device_type`` (``"cpu"`` or openreg's device): inside an autocast region
+    its floating inputs of that device are cast to ``cast_inputs`` and it runs with autocast off.
+
+    >>> import openreg
+    >>> with _scoped_library("mod_ac", "FRAGMENT") as lib:
+    ...     lib.define("double(Tensor x) -> Tensor")
+    ...     lib.impl("double", lambda x: x * 2, "CPU")
+    ...     register_autocast("mod_ac::double", "cpu", openreg.float16, lib=lib)
+    ...     with openreg.autocast("cpu"):
+    ...         openreg.ops.mod_ac.double(openreg.ones(1)).dtype
+    'double'
+    openreg.float16
+    """
+    from .amp.kernels import custom_autocast_kernel
+    from .devices import privateuse1_name
+    _check_op(op, "register_autocast")
+    if device_type not in ("cpu", privateuse1_name()):
+        raise ValueError(f"Unknown device type: {device_type}")
+    qualname = _utils.qualname_of(op)
+    key = "AutocastCPU" if device_type == "cpu" else "AutocastPrivateUse1"
+    opdef = _maybe_get_opdef(op)
+    if opdef is not None:
+        lib = opdef._lib
+    ns, _, name = qualname.partition("::")
+    _library_for(ns, lib).impl(name, custom_autocast_kernel(qualname, device_type, cast_inputs), key)
 
 
 def get_ctx() -> FakeImplCtx:

@@ -28,7 +28,13 @@ class DispatchKey(enum.IntEnum):
     AutogradCPU = 8
     AutogradPrivateUse1 = 9
     AutogradMeta = 10
-    PythonTLSSnapshot = 11
+    # Autocast sits above autograd, as in PyTorch's DispatchKey.h (Autograd* < Tracer < Autocast* < wrappers <
+    # PythonTLSSnapshot): its kernels cast the inputs and call the op again with autocast excluded, so the casts
+    # themselves pass through autograd and are recorded; gradients flow back through them in the original
+    # dtypes, and lower-precision ops save their inputs in the lower precision. CPU < PrivateUse1 as in PyTorch.
+    AutocastCPU = 11
+    AutocastPrivateUse1 = 12
+    PythonTLSSnapshot = 13
     # Alias keys: never in a key set; a kernel registered at one fills several runtime slots.
     Autograd = 32
     CompositeImplicitAutograd = 33
@@ -71,6 +77,13 @@ AFTER_AUTOGRAD_MASK = (1 << K.AutogradOther) - 1
 AFTER_ADINPLACE_MASK = (1 << K.ADInplaceOrView) - 1
 
 
+AUTOCAST_OF_BACKEND = {K.CPU: K.AutocastCPU, K.PrivateUse1: K.AutocastPrivateUse1}
+# Autocast keys are excluded on every thread until autocast is enabled for their device (PyTorch's default
+# excluded set); an autocast kernel excludes them all while it runs the op.
+AUTOCAST_MASK = keyset(K.AutocastCPU, K.AutocastPrivateUse1)
+
+
 def tensor_keyset(backend: DispatchKey) -> int:
-    """The key set a tensor of ``backend`` carries: backend, ADInplaceOrView and its autograd key."""
-    return keyset(backend, K.ADInplaceOrView, AUTOGRAD_OF_BACKEND[backend])
+    """The key set a tensor of ``backend`` carries: backend, ADInplaceOrView, its autograd and autocast keys."""
+    autocast = AUTOCAST_OF_BACKEND.get(backend)
+    return keyset(backend, K.ADInplaceOrView, AUTOGRAD_OF_BACKEND[backend], *(() if autocast is None else (autocast,)))

@@ -15,7 +15,7 @@ import threading
 class _State(threading.local):
     # Class attributes are the per-thread defaults.
     include = (1 << 4) | (1 << 6)  # BackendSelect | ADInplaceOrView, as in PyTorch
-    exclude = 0
+    exclude = (1 << 11) | (1 << 12)  # AutocastCPU | AutocastPrivateUse1 until autocast is enabled
 
 
 state = _State()

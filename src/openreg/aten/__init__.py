@@ -31,7 +31,7 @@ register_math_kernels()
 
 # Layers every operator passes through unless it registers a kernel there.
 for _key in ("BackendSelect", "ADInplaceOrView", "AutogradOther", "PythonTLSSnapshot", "AutogradCPU",
-             "AutogradPrivateUse1", "AutogradMeta"):
+             "AutogradPrivateUse1", "AutogradMeta", "AutocastCPU", "AutocastPrivateUse1"):
     _fallbacks.fallback(fallthrough_kernel, _key)
 
 

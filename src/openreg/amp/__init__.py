@@ -1,0 +1,15 @@
+"""``openreg.amp``: automatic mixed precision (``torch.amp``): ``autocast``, ``GradScaler``, ``custom_fwd`` /
+``custom_bwd`` and ``is_autocast_available``.
+
+>>> import openreg
+>>> with openreg.amp.autocast("cpu"):
+...     (openreg.ones(2, 2) @ openreg.ones(2, 2)).dtype
+openreg.bfloat16
+"""
+from . import kernels as _kernels
+from .autocast_mode import autocast, custom_bwd, custom_fwd
+from .state import is_autocast_available
+
+_kernels.register_all()
+
+__all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]

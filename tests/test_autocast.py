@@ -1,0 +1,276 @@
+"""Autocast through the dispatcher: keys, policies per device, nesting, cache, gradients, custom ops."""
+import re
+import warnings
+
+import numpy as np
+import pytest
+from device_params import needs_device
+
+import openreg
+from openreg._dispatch import dispatcher
+from openreg._dispatch.keys import DispatchKey
+from openreg.amp import policy
+from openreg.amp import state as amp_state
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - CI has no torch
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="compares with PyTorch (not installed)")
+
+DEV = "privateuseone"
+
+
+def test_key_priority_as_pytorch():
+    # PyTorch: ... ADInplaceOrView < Autograd* < AutocastCPU < AutocastPrivateUse1 < PythonTLSSnapshot
+    K = DispatchKey
+    assert K.AutogradMeta < K.AutocastCPU < K.AutocastPrivateUse1 < K.PythonTLSSnapshot
+    assert openreg.ones(1)._ks >> K.AutocastCPU & 1
+
+
+def test_disabled_by_default_and_no_effect():
+    assert not openreg.is_autocast_enabled("cpu")
+    a = openreg.ones(2, 2)
+    assert (a @ a).dtype is openreg.float32
+
+
+def test_cpu_policies():
+    a = openreg.randn(3, 3)
+    b = a.bfloat16()
+    with openreg.autocast("cpu"):
+        assert openreg.is_autocast_enabled("cpu") and openreg.get_autocast_dtype("cpu") is openreg.bfloat16
+        assert openreg.mm(a, a).dtype is openreg.bfloat16
+        assert openreg.matmul(a, b).dtype is openreg.bfloat16
+        assert openreg.addmm(a, a, a).dtype is openreg.bfloat16
+        assert openreg.cat([a, b]).dtype is openreg.float32          # promote
+        assert openreg.stack([b, b]).dtype is openreg.bfloat16
+        assert openreg.prod(b).dtype is openreg.float32              # fp32 on CPU
+        assert openreg.exp(b).dtype is openreg.bfloat16              # not on the CPU list
+        assert openreg.mm(a.double(), a.double()).dtype is openreg.float64   # float64 is never cast
+    assert not openreg.is_autocast_enabled("cpu")
+
+
+def test_nesting_disabled_region_and_dtype():
+    a = openreg.randn(2, 2)
+    with openreg.autocast("cpu"):
+        with openreg.autocast("cpu", enabled=False):
+            assert openreg.mm(a, a).dtype is openreg.float32
+            with openreg.autocast("cpu", dtype=openreg.float16):
+                assert openreg.mm(a, a).dtype is openreg.float16
+            assert not openreg.is_autocast_enabled("cpu")
+        assert openreg.mm(a, a).dtype is openreg.bfloat16
+        assert openreg.get_autocast_dtype("cpu") is openreg.bfloat16
+
+
+def test_decorator_and_amp_alias():
+    @openreg.amp.autocast("cpu")
+    def f(x):
+        return x @ x
+    assert f(openreg.ones(2, 2)).dtype is openreg.bfloat16
+    assert openreg.autocast is openreg.amp.autocast
+    with pytest.raises(TypeError, match="requires a callable"):
+        openreg.autocast("cpu")(3)
+
+
+def test_gradients_flow_through_casts_in_original_dtype():
+    w = openreg.randn(3, 3, requires_grad=True)
+    x = openreg.randn(3, 3, dtype=openreg.float64).float().requires_grad_()
+    with openreg.autocast("cpu"):
+        y = openreg.mm(x, w)
+    y.float().sum().backward()
+    assert w.grad.dtype is openreg.float32 and x.grad.dtype is openreg.float32
+    expected = x.detach().bfloat16().float().numpy().T @ np.ones((3, 3), np.float32)
+    np.testing.assert_allclose(w.grad.numpy(), expected, rtol=2e-2, atol=2e-2)
+    assert y.grad_fn is not None and y.dtype is openreg.bfloat16
+
+
+def test_weight_cache_for_leaf_parameters():
+    w = openreg.randn(4, 4, requires_grad=True)
+    x = openreg.randn(4, 4)
+    seen = []
+    with openreg.autocast("cpu"):
+        openreg.mm(x, w)
+        openreg.mm(x, w)
+        seen.append(len(amp_state.state.cache))
+        with openreg.autocast("cpu"):
+            openreg.mm(x, w)
+        seen.append(len(amp_state.state.cache))          # inner exit keeps the cache
+    seen.append(len(amp_state.state.cache))              # outermost exit clears it
+    assert seen == [1, 1, 0]
+    with openreg.autocast("cpu", cache_enabled=False):
+        openreg.mm(x, w)
+        assert len(amp_state.state.cache) == 0
+    with openreg.autocast("cpu"):
+        openreg.mm(x, x.requires_grad_())                  # not a weight: x is cached too only if a leaf
+        openreg.mm(x.detach(), w.detach())                 # no grad: not cached
+    assert len(amp_state.state.cache) == 0
+
+
+def test_unsupported_dtype_warns_and_disables():
+    with pytest.warns(UserWarning, match=re.escape("In CPU autocast, but the target dtype is not supported. "
+                                                   "Disabling autocast.\nCPU Autocast only supports dtypes of "
+                                                   "openreg.bfloat16, openreg.float16 currently.")):
+        ctx = openreg.autocast("cpu", dtype=openreg.float64)
+    with ctx:
+        assert not openreg.is_autocast_enabled("cpu")
+        a = openreg.ones(2, 2)
+        assert (a @ a).dtype is openreg.float32
+
+
+def test_bad_device_types():
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        openreg.autocast(3)
+    with pytest.raises(RuntimeError, match="Expected one of cpu"):
+        openreg.autocast("nope")
+    with pytest.raises(RuntimeError, match="unsupported autocast device_type 'meta'"):
+        openreg.autocast("meta")
+    assert not openreg.is_autocast_enabled("cpu")
+
+
+def test_cuda_without_rename_warns_and_disables():
+    with pytest.warns(UserWarning, match="CUDA is not available"):
+        ctx = openreg.autocast("cuda")
+    with ctx:
+        assert not openreg.is_autocast_enabled("cuda")
+
+
+@needs_device
+def test_device_policies_are_cudas():
+    d = openreg.randn(4, 4, device=DEV)
+    h = d.half()
+    with openreg.autocast(DEV):
+        assert openreg.get_autocast_dtype(DEV) is openreg.float16
+        assert openreg.mm(d, d).dtype is openreg.float16
+        assert openreg.softmax(h, 0).dtype is openreg.float32      # fp32_set_opt_dtype
+        assert openreg.softmax(h, 0, dtype=openreg.float16).dtype is openreg.float16
+        assert openreg.exp(h).dtype is openreg.float32
+        assert openreg.sum(h).dtype is openreg.float32
+        assert openreg.dot(d[0], h[0]).dtype is openreg.float32    # promote
+        assert openreg.cat([d, h]).dtype is openreg.float32        # builtin promotion on CUDA
+        c = openreg.randn(4, 4)                                    # CPU tensors are not the device's business
+        assert openreg.mm(c, c).dtype is openreg.float32
+    with openreg.autocast(DEV, dtype=openreg.bfloat16):
+        assert openreg.mm(d, d).dtype is openreg.bfloat16
+
+
+def test_custom_op_opts_in_through_library():
+    with openreg.library._scoped_library("amp_demo", "FRAGMENT") as lib:
+        lib.define("twice(Tensor x) -> Tensor")
+        lib.impl("twice", lambda x: x + x, "CPU")
+
+        def autocast_twice(x):
+            with openreg.autocast("cpu", enabled=False):
+                return openreg.ops.amp_demo.twice(x.to(openreg.bfloat16))
+        lib.impl("twice", autocast_twice, "AutocastCPU")
+        x = openreg.ones(2)
+        assert openreg.ops.amp_demo.twice(x).dtype is openreg.float32
+        with openreg.autocast("cpu"):
+            assert openreg.ops.amp_demo.twice(x).dtype is openreg.bfloat16
+
+
+def test_register_autocast():
+    with openreg.library._scoped_library("amp_demo2", "FRAGMENT") as lib:
+        lib.define("mul2(Tensor x, Tensor y) -> Tensor")
+        lib.impl("mul2", lambda x, y: x * y, "CPU")
+        openreg.library.register_autocast("amp_demo2::mul2", "cpu", openreg.float16, lib=lib)
+        x = openreg.ones(2)
+        with openreg.autocast("cpu"):
+            assert openreg.ops.amp_demo2.mul2(x, x).dtype is openreg.float16
+        assert openreg.ops.amp_demo2.mul2(x, x).dtype is openreg.float32
+
+
+def test_custom_fwd_bwd():
+    seen = {}
+
+    class Scale(openreg.autograd.Function):
+        @staticmethod
+        @openreg.amp.custom_fwd(device_type="cpu", cast_inputs=openreg.float32)
+        def forward(ctx, x, w):
+            seen["fwd"] = (x.dtype, openreg.is_autocast_enabled("cpu"))
+            ctx.save_for_backward(w)
+            return x @ w
+
+        @staticmethod
+        @openreg.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            (w,) = ctx.saved_tensors
+            seen["bwd"] = openreg.is_autocast_enabled("cpu")
+            return g @ w.t(), None
+
+    x = openreg.ones(2, 2, dtype=openreg.bfloat16, requires_grad=True)
+    w = openreg.ones(2, 2)
+    with openreg.autocast("cpu"):
+        y = Scale.apply(x, w)
+    assert y.dtype is openreg.float32
+    y.sum().backward()
+    assert seen == {"fwd": (openreg.float32, False), "bwd": False}
+    assert x.grad.dtype is openreg.bfloat16
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        openreg.amp.custom_fwd(lambda ctx: None, device_type=None)
+
+
+# -- against PyTorch ---------------------------------------------------------------------------------------
+def _autocast_ops(key: str) -> set:
+    found = set()
+    for name in torch._C._dispatch_get_all_op_names():
+        if name.startswith("aten::"):
+            m = re.search(rf"^{key}: (.*)$", torch._C._dispatch_dump(name), re.MULTILINE)
+            if m and "fallthrough" not in m.group(1):
+                found.add(name[len("aten::"):])
+    return found
+
+
+@needs_torch
+def test_policy_lists_name_pytorchs_autocast_ops():
+    assert set(policy.CPU) == _autocast_ops("AutocastCPU")
+    assert set(policy.CUDA) == _autocast_ops("AutocastCUDA")
+
+
+def _samples(lib, dt):
+    """(op name, callable(lib, tensors...)) with float32/bfloat16 inputs built by ``dt``."""
+    r = np.random.default_rng(0)
+
+    def t(*shape, dtype="f"):
+        return lib.tensor(r.standard_normal(shape).astype(np.float32), dtype=dt[dtype])
+    return {
+        "mm": lambda: lib.mm(t(3, 4), t(4, 2, dtype="b")),
+        "matmul": lambda: lib.matmul(t(2, 3, 4), t(4, 2)),
+        "addmm": lambda: lib.addmm(t(3, 2), t(3, 4, dtype="b"), t(4, 2)),
+        "bmm": lambda: lib.bmm(t(2, 3, 4), t(2, 4, 5)),
+        "dot": lambda: lib.dot(t(4), t(4)),
+        "cat": lambda: lib.cat([t(2, 2), t(2, 2, dtype="b")]),
+        "cat_low": lambda: lib.cat([t(2, 2, dtype="b"), t(2, 2, dtype="b")]),
+        "stack": lambda: lib.stack([t(2, 2, dtype="b"), t(2, 2)]),
+        "prod": lambda: lib.prod(t(3, dtype="b")),
+        "prod.dim_int": lambda: lib.prod(t(3, 2, dtype="b"), 1),
+        "sum": lambda: lib.sum(t(3, dtype="b")),
+        "softmax.int": lambda: lib.softmax(t(3, dtype="b"), 0),
+        "log_softmax.int": lambda: lib.log_softmax(t(3, dtype="b"), 0),
+        "exp": lambda: lib.exp(t(3, dtype="b")),
+        "log": lambda: lib.log(t(3, dtype="b").abs()),
+        "pow.Tensor_Scalar": lambda: lib.pow(t(3, dtype="b"), 2),
+        "add.Tensor": lambda: lib.add(t(3), t(3, dtype="b")),
+        "mul.Tensor": lambda: t(3, dtype="b") * t(3, dtype="b"),
+        "outer": lambda: lib.outer(t(3), t(2, dtype="b")),
+        "scaled_dot_product_attention": lambda: lib.nn.functional.scaled_dot_product_attention(
+            t(1, 2, 3, 4), t(1, 2, 3, 4), t(1, 2, 3, 4, dtype="b")),
+        "reciprocal": lambda: lib.reciprocal(t(3, dtype="b")),
+        "rsqrt": lambda: lib.rsqrt(t(3, dtype="b").abs()),
+        "mean": lambda: lib.mean(t(3, dtype="b")),
+    }
+
+
+@needs_torch
+def test_output_dtypes_match_pytorch_cpu_autocast():
+    ours = _samples(openreg, {"f": openreg.float32, "b": openreg.bfloat16})
+    theirs = _samples(torch, {"f": torch.float32, "b": torch.bfloat16})
+    listed = [n for n in policy.CPU if dispatcher.find("aten::" + n) is not None]
+    assert set(listed) <= set(ours), f"add samples for {sorted(set(listed) - set(ours))}"
+    for name in ours:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with openreg.autocast("cpu"):
+                got = ours[name]().dtype
+            with torch.autocast("cpu"):
+                want = theirs[name]().dtype
+        assert str(got).split(".")[-1] == str(want).split(".")[-1], name
