@@ -30,3 +30,23 @@ def test_bench_train_step_runs(capsys):
     for _ in range(3):
         last = float(step().item())
     assert last < first
+
+
+def _run_portable(**env):
+    import os
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, str(ROOT / "examples" / "portable_training.py")], check=False,
+                         capture_output=True, text=True, env={**os.environ, **env}, timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def test_portable_training_runs_as_cuda_on_the_device():
+    out = _run_portable(OPENREG_DEVICE_NAME="cuda", OPENREG_DRIVER="emulated")
+    assert out.startswith("device cuda (openreg emulated device): loss")
+
+
+def test_portable_training_falls_back_to_cpu():
+    env = {"OPENREG_DEVICE_NAME": ""}
+    assert _run_portable(**env).startswith("device cpu (host): loss")

@@ -54,10 +54,12 @@ def cpu_build_module():
 
 
 def expose(module) -> None:
-    """Make ``module`` ``openreg.cuda`` (also for ``import openreg.cuda``)."""
+    """Make ``module`` ``openreg.cuda`` (``import openreg.cuda`` and ``openreg.cuda.amp`` included)."""
     openreg = sys.modules["openreg"]
     openreg.cuda = module
     sys.modules["openreg.cuda"] = module
+    from . import _cuda_amp
+    sys.modules["openreg.cuda.amp"] = _cuda_amp
 
 
 def install() -> None:

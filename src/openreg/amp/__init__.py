@@ -8,8 +8,9 @@ openreg.bfloat16
 """
 from . import kernels as _kernels
 from .autocast_mode import autocast, custom_bwd, custom_fwd
+from .grad_scaler import GradScaler
 from .state import is_autocast_available
 
 _kernels.register_all()
 
-__all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]
+__all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]

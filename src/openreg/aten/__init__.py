@@ -82,3 +82,6 @@ _loss_ops.register(aten_lib)  # nll_loss_forward/backward, _log_softmax_backward
 
 from . import foreach_ops as _foreach_ops  # noqa: E402
 _foreach_ops.register(aten_lib)  # _foreach_mul_.Scalar (the optimizers' multi-tensor update)
+
+from . import amp_ops as _amp_ops  # noqa: E402
+_amp_ops.register(aten_lib)  # _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_ (GradScaler's ops)
