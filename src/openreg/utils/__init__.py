@@ -1,8 +1,10 @@
-"""``openreg.utils``: backend registration helpers, storage hooks, tensor metadata and dispatch modes."""
+"""``openreg.utils``: backend registration helpers, storage hooks, tensor metadata, dispatch modes and safetensors
+files."""
 from ..storage import set_storage_create_hook  # noqa: F401
 from . import (
     backend_registration,  # noqa: F401
     dispatch_mode,  # noqa: F401
+    safetensors,  # noqa: F401  (needs the optional 'safetensors' package only when used)
 )
 from .backend_meta import get_tensor_metadata, set_tensor_metadata  # noqa: F401
 from .backend_registration import (  # noqa: F401
