@@ -251,7 +251,7 @@ def cuda_driver(monkeypatch):
         assert kind == DLDeviceType.kDLCUDA
         host = np.from_dlpack(_Holder(obj.__dlpack__(), (1, 0)))
         base = host if host.base is None else host.base
-        extent = (sum((n - 1) * s for n, s in zip(host.shape, host.strides)) + 1) * host.itemsize
+        extent = sum((n - 1) * s for n, s in zip(host.shape, host.strides)) + host.itemsize  # bytes
         mem = UnownedMemory(host.__array_interface__["data"][0], extent, base, device_id=dev)
         out = strict.ndarray._wrap(host, dev)
         calls["imported"] = mem
@@ -324,6 +324,9 @@ def test_cuda_import_gives_a_device_tensor_sharing_memory(cuda_driver):
     assert src.cpu().tolist() == [0.0, 1.0, 20.0, 3.0, 40.0, 5.0, 60.0, 7.0, 80.0, 9.0]
     assert cuda_driver["imported"].owner is not None
     assert (t + 1).cpu().tolist() == [1.0, 21.0, 41.0, 61.0, 81.0]
+    assert t.untyped_storage().nbytes() == (4 * 2 + 1) * 4   # exactly the producer's bytes, and no more
+    with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+        t.resize_(10)
 
 
 class _DeviceProducer:

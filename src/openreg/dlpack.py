@@ -38,6 +38,7 @@ from . import dtypes as _dt
 from ._tensor_methods import install
 from .devices import PRIVATEUSE1
 from .devices import device as Device
+from .storage_bounds import storage_nbytes
 from .tensor import Size, Tensor
 
 
@@ -331,7 +332,7 @@ def _import_cuda(source: Any, index: int) -> Tensor:
     if arr.size == 0:
         storage = UntypedStorage(0, device=dev)
     else:
-        nbytes = (sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * item
+        nbytes = storage_nbytes(shape, strides, item)
         # arr.data is a MemoryPointer whose memory holds the capsule, which holds the producer.
         alloc = DeviceAllocation.foreign(Segment(index, nbytes, int(arr.data.ptr), arr.data))
         storage = UntypedStorage._wrap(alloc, nbytes, dev, resizable=False)

@@ -56,7 +56,11 @@ class CPUStorageBackend(StorageBackend):
     """Host memory as NumPy arrays; any contiguous array may serve as the buffer of a storage."""
 
     def allocate(self, nbytes, device):
-        return np.empty(nbytes, dtype=np.uint8)
+        try:
+            return np.empty(nbytes, dtype=np.uint8)
+        except (MemoryError, ValueError):  # ValueError: more than NumPy can index
+            raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} "
+                               f"bytes.") from None
 
     def as_array(self, data, np_dtype, shape, byte_strides, byte_offset):
         if 0 in shape:  # an empty view may sit past the end of its storage (e.g. t[5:] of 3 elements)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from ..devices import CPU, PRIVATEUSE1
 from ..devices import device as Device
+from ..storage_bounds import check_numel
 from .structured import empty_tensor
 from .views import check_size_nonnegative
 
@@ -45,6 +46,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
     t = empty_tensor(size, dtype or _dt.get_default_dtype(), resolve_device(device), stride=tuple(stride))
+    check_numel(size)  # after the storage-size check, as PyTorch (zero strides can keep the storage small)
     if pin_memory:
         return t.pin_memory()
     return t

@@ -24,6 +24,7 @@ from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.tags import Tag
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
+from ..storage_bounds import storage_nbytes
 from ..tensor import Tensor
 from .factories import empty_memory_format, empty_strided, resolve_device
 from .structured import resize_out
@@ -136,6 +137,7 @@ def _arange_values(start, end, step, dtype):
         n = (xend - xstart + xstep - sgn) // xstep  # numerator and step share a sign: floor == C++'s trunc
     else:
         n = math.ceil((float(end) - float(start)) / float(step))
+    storage_nbytes((n,), None, dtype.itemsize)  # a length int64 bytes cannot hold raises PyTorch's error
     if floating:
         return xstart + xstep * np.arange(n, dtype=np.float64)
     return xstart + xstep * np.arange(n, dtype=np.int64)

@@ -19,6 +19,7 @@ from __future__ import annotations
 from .._dispatch.tags import Tag
 from ..memory_format import normalize, preserve_format, strides_for
 from ..storage import UntypedStorage
+from ..storage_bounds import check_numel, storage_nbytes
 from ..tensor import Tensor
 from .meta_rules import fmt_shape
 from .views import check_size_nonnegative
@@ -39,10 +40,7 @@ SCHEMAS = [
 
 
 def _grow_storage(storage: UntypedStorage, size, stride, offset: int, itemsize: int) -> None:
-    if any(s == 0 for s in size):
-        needed = 0
-    else:
-        needed = (offset + 1 + sum((s - 1) * st for s, st in zip(size, stride))) * itemsize
+    needed = storage_nbytes(size, stride, itemsize, offset)
     if needed > storage.nbytes():
         storage.resize_(needed)
 
@@ -96,6 +94,8 @@ def set_storage_offset(self: Tensor, source, storage_offset: int, size, stride=(
     else:
         from ..tensor import contiguous_strides
         stride = contiguous_strides(size)
+    storage_nbytes(size, stride, self._dtype.itemsize, storage_offset)  # PyTorch's order: overflow, then numel
+    check_numel(size)
     _grow_storage(storage, size, stride, storage_offset, self._dtype.itemsize)
     return _install(self, storage, storage_offset, size, stride)
 

@@ -19,6 +19,7 @@ from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute
 from ..devices import PRIVATEUSE1
 from ..devices import device as Device
 from ..storage import UntypedStorage, storage_backend
+from ..storage_bounds import INT64_MAX, storage_nbytes
 from ..tensor import Size, Tensor
 from .iterator_layout import has_strided_operand, iterator_strides, relayout, tensor_operands
 from .meta_rules import Spec, can_cast, fmt_shape, scalar_type_name
@@ -38,14 +39,12 @@ def empty_tensor(size, dtype, device, stride=None):
         extent = 1
         for s in size:
             extent *= s
+        nbytes = extent * dtype.itemsize
+        if nbytes > INT64_MAX:
+            storage_nbytes(size, None, dtype.itemsize)  # raises PyTorch's overflow error
     else:
         stride = tuple(stride)
-        extent = 0
-        if 0 not in size:
-            extent = 1
-            for s, st in zip(size, stride):
-                extent += (s - 1) * st
-    nbytes = extent * dtype.itemsize
+        nbytes = storage_nbytes(size, stride, dtype.itemsize)
     if device.__class__ is Device and (device._type != PRIVATEUSE1 or device.index is not None):
         storage = _new(UntypedStorage)
         storage._init(storage_backend(device._type).allocate(nbytes, device), nbytes, device)
@@ -73,10 +72,7 @@ def resize_tensor_(t, size) -> None:
     """Give ``t`` a contiguous layout of ``size``, growing (never shrinking) its storage."""
     from ..tensor import contiguous_strides
     stride = contiguous_strides(size)
-    numel = 1
-    for s in size:
-        numel *= s
-    needed = (t._offset + numel) * t._dtype.itemsize
+    needed = t._offset * t._dtype.itemsize + storage_nbytes(size, None, t._dtype.itemsize)
     if needed > t._storage.nbytes():
         t._storage.resize_(needed)
     t._set_meta(size, stride, t._offset)
@@ -88,6 +84,19 @@ def write_result(op: str, out, arr) -> None:
         return
     dst = out._array()
     dst[...] = from_compute(arr, out._dtype)
+
+
+def _compute(name: str, compute, spec: Spec, args, kwargs):
+    """Run ``compute``, refusing results int64 cannot size and reporting memory exhaustion as PyTorch does."""
+    nbytes = spec.dtype.itemsize
+    for s in spec.size:
+        nbytes *= s
+    if nbytes > INT64_MAX:
+        storage_nbytes(spec.size, None, spec.dtype.itemsize)  # raises PyTorch's overflow error
+    try:
+        return compute(spec, *args, **kwargs)
+    except MemoryError:
+        raise RuntimeError(f"{name}: can't allocate memory: the result needs {nbytes} bytes") from None
 
 
 def structured(name: str, meta, compute, *, device_type: str = "cpu"):
@@ -106,7 +115,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
             if elementwise and len(spec.size) > 1:
                 stride = iterator_strides(spec.size, tensor_operands(args, kwargs))
             return empty_tensor(spec.size, spec.dtype, spec.device, stride)
-        arr = compute(spec, *args, **kwargs)
+        arr = _compute(name, compute, spec, args, kwargs)
         dtype = spec.dtype
         if arr.dtype is not dtype.numpy:
             arr = from_compute(arr, dtype)
@@ -121,7 +130,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
                                f"type {scalar_type_name(out._dtype)}")
         if out._storage.device != spec.device and not (len(spec.size) == 0 and spec.device._type == "cpu"):
             raise RuntimeError(f"Expected out tensor to have device {spec.device}, but got {out.device} instead")
-        arr = None if is_meta else compute(spec, *args, **kwargs)
+        arr = None if is_meta else _compute(name, compute, spec, args, kwargs)
         resize_out(name, out, spec.size)
         if arr is not None:
             write_result(name, out, arr)
@@ -136,7 +145,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
             raise RuntimeError(f"result type {scalar_type_name(spec.dtype)} can't be cast to the desired output "
                                f"type {scalar_type_name(self._dtype)}")
         if not is_meta:
-            arr = compute(spec, self, *args, **kwargs)
+            arr = _compute(name, compute, spec, (self, *args), kwargs)
             write_result(name, self, arr)
         return self
 

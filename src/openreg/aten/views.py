@@ -10,6 +10,8 @@ A view shares its base's storage and version counter and records the base (``t._
 """
 from __future__ import annotations
 
+from ..storage_bounds import check_in_bounds as check_storage_bounds
+from ..storage_bounds import check_numel, check_view_args
 from ..tensor import Size, Tensor
 from .meta_rules import fmt_shape
 
@@ -174,26 +176,11 @@ NOT_VIEWABLE = "view size is not compatible with input tensor's size and stride"
 
 
 def check_in_bounds(op: str, self: Tensor, size, stride, offset: int) -> None:
-    """as_strided's storage-bounds check: the view must fit in the storage."""
-    if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
-    for s in stride:
-        if s < 0:
-            raise RuntimeError(f"{op}: Negative strides are not supported at the moment, got strides: "
-                               f"{fmt_shape(stride)}")
-    for s in size:
-        if s < 0:
-            raise RuntimeError(f"{op}: Trying to create tensor with negative dimension {s}: {fmt_shape(size)}")
-    if offset < 0:
-        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
-    if any(s == 0 for s in size):
-        return
-    last = offset + sum((s - 1) * st for s, st in zip(size, stride))
-    needed = (last + 1) * self._dtype.itemsize
-    if needed > self._storage.nbytes() and not self.is_meta:
-        raise RuntimeError(f"setStorage: sizes {fmt_shape(size)}, strides {fmt_shape(stride)}, storage offset "
-                           f"{offset}, and itemsize {self._dtype.itemsize} requiring a storage size of {needed} "
-                           f"are out of bounds for storage of size {self._storage.nbytes()}")
+    """as_strided's checks: valid arguments, and (off meta) a view that fits in ``self``'s storage."""
+    check_view_args(op, size, stride, offset)
+    if not self.is_meta:
+        check_storage_bounds(size, stride, offset, self._dtype.itemsize, self._storage.nbytes())
+    check_numel(size)
 
 
 def as_strided(self: Tensor, size, stride, storage_offset=None) -> Tensor:

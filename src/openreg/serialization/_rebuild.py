@@ -133,26 +133,20 @@ def _untyped(storage):
 
 
 def check_in_bounds(storage, offset, size, stride, dtype) -> None:
-    """A loaded tensor must lie inside its storage (Python ints: no overflow, whatever the file says)."""
+    """A loaded tensor must lie inside its storage, with sizes and offsets int64 can hold (storage_bounds.py)."""
     from ..dtypes import dtype as Dtype
+    from ..storage_bounds import check_in_bounds as check_storage_bounds
+    from ..storage_bounds import check_numel, check_view_args
     if not isinstance(dtype, Dtype):
         raise pickle.UnpicklingError(f"a tensor record names {dtype!r} as its dtype, not a dtype")
     if not (isinstance(offset, int) and isinstance(size, (tuple, list)) and isinstance(stride, (tuple, list))
             and all(isinstance(v, int) for v in (*size, *stride))):
         raise pickle.UnpicklingError(f"a tensor record has sizes {size!r}, strides {stride!r} and storage offset "
                                      f"{offset!r}; expected integers")
-    if len(size) != len(stride):
-        raise RuntimeError("mismatch in length of strides and shape")
-    if offset < 0 or any(v < 0 for v in (*size, *stride)):
-        raise RuntimeError(f"setStorage: negative sizes {list(size)}, strides {list(stride)} or storage offset "
-                           f"{offset}")
-    if storage.device.type == "meta" or 0 in size:
-        return
-    needed = (offset + sum((n - 1) * st for n, st in zip(size, stride)) + 1) * dtype.itemsize
-    if needed > storage.nbytes():
-        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
-                           f"itemsize {dtype.itemsize} requiring a storage size of {needed} are out of bounds for "
-                           f"storage of size {storage.nbytes()}")
+    check_view_args("load", size, stride, offset)
+    if storage.device.type != "meta":
+        check_storage_bounds(size, stride, offset, dtype.itemsize, storage.nbytes())
+    check_numel(size)
 
 
 def _make(storage, offset, size, stride, dtype, requires_grad):
