@@ -15,6 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
+from device_params import needs_two_devices
 
 import openreg
 
@@ -133,11 +134,12 @@ class TestPackageDevices:
     def test_device_module_basics(self):
         m = openreg.privateuseone
         assert m.is_available() is True
-        assert m.device_count() >= 2
-        assert m.driver() == "emulated"
+        assert m.device_count() >= 1
+        assert m.driver() in ("cuda", "emulated")
         assert m.current_device() == 0
         assert isinstance(m.default_generators, tuple) and len(m.default_generators) == m.device_count()
 
+    @needs_two_devices
     def test_device_context_and_set_device(self):
         m = openreg.privateuseone
         with m.device(1):
@@ -176,6 +178,7 @@ class TestPackageDevices:
         assert total == 8 * 1024 ** 3
         assert 0 <= free <= total
 
+    @needs_two_devices
     def test_per_process_memory_fraction_limits(self):
         m = openreg.privateuseone
         try:
@@ -386,6 +389,7 @@ class TestMetadata:
                 "assert openreg.zeros(1).untyped_storage().is_privateuseone is False\n")
         assert _run_fresh(code) == 0
 
+    @needs_two_devices
     def test_generate_methods_tensor_only_without_torch(self):
         # fresh process where torch/cupy cannot be imported: import openreg must not need them (API.md, top)
         code = ("import sys; sys.modules['torch'] = None; sys.modules['cupy'] = None\n"
@@ -1257,6 +1261,7 @@ class TestRandom:
         assert openreg.default_generator.initial_seed() == 11
         assert openreg.privateuseone.initial_seed() == 11
 
+    @needs_two_devices
     def test_default_generator(self):
         assert isinstance(openreg.default_generator, openreg.Generator)
         assert openreg.random.default_generator("cpu") is openreg.default_generator
@@ -1284,6 +1289,7 @@ class TestRandom:
 # ---------------------------------------------------------------------------------------- Serialization and interchange
 
 class TestSerialization:
+    @needs_two_devices
     def test_save_load_nested(self):
         obj = {"a": openreg.arange(3), "b": [openreg.ones(2, device="privateuseone:1"), 1.5, "s"],
                "c": (openreg.zeros(1, dtype=openreg.float16),)}
@@ -1300,6 +1306,7 @@ class TestSerialization:
 
     @pytest.mark.parametrize("loc", ["cpu", openreg.device("cpu"), {"privateuseone:1": "cpu"},
                                      lambda storage, location: storage.cpu() if hasattr(storage, "cpu") else storage])
+    @needs_two_devices
     def test_map_location_cpu(self, loc):
         buf = io.BytesIO()
         openreg.save(openreg.ones(2, device="privateuseone:1"), buf)
@@ -1307,6 +1314,7 @@ class TestSerialization:
         r = openreg.load(buf, map_location=loc)
         assert r.device.type == "cpu" and r.tolist() == [1.0, 1.0]
 
+    @needs_two_devices
     def test_map_location_device(self):
         buf = io.BytesIO()
         openreg.save(openreg.ones(2, device="privateuseone:1"), buf)

@@ -2,7 +2,7 @@
 import copy
 
 import pytest
-from device_params import DEVICES, needs_device
+from device_params import DEVICES, needs_device, needs_two_devices
 
 import openreg
 from openreg.utils import get_tensor_metadata, set_tensor_metadata
@@ -63,12 +63,18 @@ def test_deepcopy_keeps_metadata():
     assert get_tensor_metadata(copy.deepcopy(t)) == {"k": 1}
 
 
+@needs_two_devices
+def test_copy_to_another_device_of_the_same_type_keeps_it():
+    t = openreg.zeros(2, device="privateuseone:0")
+    set_tensor_metadata(t, {"k": 1})
+    assert get_tensor_metadata(t.to("privateuseone:1")) == {"k": 1}
+
+
 @needs_device
 def test_copy_to_other_device_type_drops_it():
     t = openreg.zeros(2, device="privateuseone:0")
     set_tensor_metadata(t, {"k": 1})
     assert get_tensor_metadata(t.cpu()) == {}
-    assert get_tensor_metadata(t.to("privateuseone:1")) == {"k": 1}
     c = openreg.zeros(2)
     set_tensor_metadata(c, {"k": 1})
     assert get_tensor_metadata(c.to("privateuseone:0")) == {}

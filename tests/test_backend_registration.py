@@ -2,10 +2,12 @@
 import types
 
 import pytest
-from device_params import needs_device
+from device_params import LAST_DEVICE, needs_device
 
 import openreg
 from openreg.utils import backend_registration as br
+
+LAST = int(LAST_DEVICE.rsplit(":", 1)[1])       # 1, or 0 on a one-GPU machine
 
 
 @pytest.fixture(autouse=True)
@@ -153,8 +155,8 @@ def test_device_tensor_methods_after_rename():
     assert d.is_foo and not t.is_foo
     assert d.device == openreg.device("foo:0")
     assert d.type() == "openreg.foo.FloatTensor"
-    assert t.foo(1).device.index == 1
-    assert t.foo("foo:1").device.index == 1
+    assert t.foo(LAST).device.index == LAST
+    assert t.foo(f"foo:{LAST}").device.index == LAST
     assert d.cpu().tolist() == [1.0, -2.0]
     with pytest.raises(RuntimeError, match="Invalid device, must be foo device"):
         t.foo("cpu")
@@ -179,8 +181,8 @@ def test_module_method_moves_parameters():
     openreg.utils.generate_methods_for_privateuse1_backend()
     m = openreg.nn.Linear(2, 3)
     w = m.weight.tolist()
-    assert m.foo(1) is m
-    assert all(p.device == openreg.device("foo:1") for p in m.parameters())
+    assert m.foo(LAST) is m
+    assert all(p.device == openreg.device(f"foo:{LAST}") for p in m.parameters())
     assert m.weight.cpu().tolist() == w
     with pytest.raises(RuntimeError, match="has already been registered with foo"):
         br._module_methods("foo")

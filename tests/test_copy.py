@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from device_params import LAST_DEVICE, cross_device, needs_two_devices
 
 import openreg
 
 pu = openreg.privateuseone
-D0, D1 = "privateuseone:0", "privateuseone:1"
+D0, D1 = "privateuseone:0", LAST_DEVICE            # D1: device 1, or device 0 on a one-GPU machine
 
 
 def _np(t):
@@ -19,6 +20,7 @@ def _transposed(t):
     return t.as_strided((t.shape[1], t.shape[0]), (t.stride(1), t.stride(0)), t.storage_offset())
 
 
+@needs_two_devices
 def test_round_trip_cpu_device_device_cpu():
     a = np.arange(24, dtype=np.float32).reshape(4, 6) - 7.5
     x = openreg.tensor(a)
@@ -31,7 +33,7 @@ def test_round_trip_cpu_device_device_cpu():
     assert x.to(D0) is not x and d0.to(D0) is d0
 
 
-@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D0), (D0, "cpu"), (D0, D0), (D0, D1)])
+@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D0), (D0, "cpu"), (D0, D0), cross_device(D0, D1)])
 def test_strided_copies(src_dev, dst_dev):
     a = np.arange(12, dtype=np.float64).reshape(3, 4)
     src = _transposed(openreg.tensor(a, device=src_dev))          # (4, 3), strides (1, 4)
@@ -63,7 +65,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("src_dt,dst_dt,values,expected", CASES)
-@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D1), (D1, "cpu"), (D1, D1), (D1, D0)])
+@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D1), (D1, "cpu"), (D1, D1), cross_device(D1, D0)])
 def test_dtype_conversion(src_dt, dst_dt, values, expected, src_dev, dst_dev):
     src = openreg.tensor(values, dtype=src_dt, device=src_dev)
     dst = openreg.empty(len(values), dtype=dst_dt, device=dst_dev)
@@ -76,7 +78,7 @@ def test_dtype_conversion(src_dt, dst_dt, values, expected, src_dev, dst_dev):
     assert conv.dtype is dst_dt and conv.device == openreg.device(dst_dev)
 
 
-@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D1), (D1, "cpu"), (D1, D1), (D0, D1)])
+@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D1), (D1, "cpu"), (D1, D1), cross_device(D0, D1)])
 def test_broadcast_copy(src_dev, dst_dev):
     dst = openreg.zeros(3, 2, device=dst_dev)
     dst.copy_(openreg.tensor([5.0, 6.0], device=src_dev))
@@ -85,7 +87,7 @@ def test_broadcast_copy(src_dev, dst_dev):
         dst.copy_(openreg.ones(3, device=src_dev))
 
 
-@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D1), (D1, "cpu"), (D1, D1), (D0, D1)])
+@pytest.mark.parametrize("src_dev,dst_dev", [("cpu", D1), (D1, "cpu"), (D1, D1), cross_device(D0, D1)])
 def test_copy_errors_match_the_cpu(src_dev, dst_dev):
     """The device kernel runs the CPU's argument checks: same error types and messages, nothing written."""
     cases = [(lambda d: openreg.zeros(3, device=d), lambda d: openreg.ones(2, device=d)),
@@ -126,7 +128,7 @@ def test_non_blocking_from_pinned_memory_on_a_stream():
     a = np.random.default_rng(0).standard_normal(1000).astype(np.float32)
     host = openreg.tensor(a).pin_memory()
     assert host.is_pinned()
-    s = pu.Stream(1)
+    s = pu.Stream(openreg.device(D1).index)
     with pu.stream(s):
         dev = openreg.empty(1000, device=D1)
         dev.copy_(host, non_blocking=True)
@@ -135,7 +137,7 @@ def test_non_blocking_from_pinned_memory_on_a_stream():
     s.synchronize()
     np.testing.assert_array_equal(np.asarray(back), a)
     moved = host.to(D1, non_blocking=True)
-    pu.synchronize(1)
+    pu.synchronize(D1)
     np.testing.assert_array_equal(_np(moved), a.astype(np.float64))
 
 

@@ -12,6 +12,9 @@ from typing import ClassVar
 
 import numpy as np
 import pytest
+from cupy_double import strict as _strict
+from cupy_double.strict import SURFACE, make_strict_cupy
+from cupy_double.strict import current as _current
 from openreg.backends.privateuseone import raw_kernels
 from openreg.backends.privateuseone.allocator import OutOfMemoryError
 from openreg.backends.privateuseone.cuda_driver import CudaDriver
@@ -19,8 +22,6 @@ from openreg.backends.privateuseone.driver import DriverOutOfMemory
 from openreg.backends.privateuseone.driver_select import cuda_usable, requested_name, use_driver
 
 import openreg
-from cupy_double.strict import SURFACE, current as _current, make_strict_cupy
-from cupy_double import strict as _strict
 
 pu = openreg.privateuseone
 
@@ -407,3 +408,15 @@ def test_device_to_device_copies_do_not_synchronize_the_host(fake_cupy, monkeypa
             assert any(c[0] == "memcpyPeerAsync" for c in rt.calls)
         assert same.cpu().tolist() == a.tolist() and other.cpu().tolist() == a.tolist()
         assert conv.cpu().tolist() == a.T.astype(np.float16).tolist()
+
+
+def test_driver_reports_the_driver_in_use_not_the_request(monkeypatch):
+    """OPENREG_DRIVER=cuda without a usable CuPy is an error when the driver is needed, never "cuda"."""
+    from openreg.backends.privateuseone import driver_select
+    monkeypatch.setattr(driver_select, "_driver", None)
+    monkeypatch.setenv("OPENREG_DRIVER", "cuda")
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    with pytest.raises(RuntimeError, match="'cuda' PrivateUse1 driver could not be initialised"):
+        pu.driver()
+    monkeypatch.setenv("OPENREG_DRIVER", "emulated")
+    assert pu.driver() == "emulated"

@@ -13,7 +13,7 @@ import pytest
 from openreg.backends.privateuseone import raw_kernels
 from openreg.backends.privateuseone.cuda_driver import CudaDriver
 from openreg.backends.privateuseone.driver_select import use_driver
-from test_cuda_driver import _NumpyKernels, _current, make_fake_cupy
+from test_cuda_driver import _current, _NumpyKernels, make_fake_cupy
 
 import openreg
 

@@ -20,8 +20,8 @@ from cupy_double import record
 
 cupy = pytest.importorskip("cupy", reason="the real-CuPy checks need the cupy-cuda12x wheel (no GPU needed)")
 
-from openreg.backends.privateuseone import kernel_launch, kernels_random  # noqa: E402
-from openreg.backends.privateuseone.kernel_launch import Operand  # noqa: E402
+from openreg.backends.privateuseone import kernel_launch, kernels_random
+from openreg.backends.privateuseone.kernel_launch import Operand
 
 SOURCES = ("abs.cu", "copy.cu", "fill.cu", "mm_plus_mm.cu", "philox.cu")
 UFUNC_KEYWORDS = {"out", "dtype", "casting", "order", "where", "subok", "signature"}

@@ -9,6 +9,7 @@ import weakref
 
 import numpy as np
 import pytest
+from device_params import LAST_DEVICE
 
 import openreg
 from openreg.dlpack import DLDeviceType
@@ -177,7 +178,7 @@ def test_cpu_import_errors():
 
 
 # -- openreg to openreg --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("device", ["cpu", "privateuseone:1"])
+@pytest.mark.parametrize("device", ["cpu", LAST_DEVICE])
 def test_from_dlpack_of_an_openreg_tensor_aliases(device):
     base = openreg.arange(12.0, device=device).reshape(3, 4)
     v = base[:, 1::2]
@@ -198,11 +199,11 @@ def test_from_dlpack_of_an_openreg_tensor_aliases(device):
 def test_emulated_device_refuses_export_and_copies_on_request():
     if pu.driver() != "emulated":
         pytest.skip("emulated-driver behaviour")
-    t = openreg.arange(6.0, device="privateuseone:1").reshape(2, 3)
-    assert t.__dlpack_device__() == (DLDeviceType.kDLExtDev, 1)
-    with pytest.raises(BufferError, match=r"privateuseone:1.*emulated.*\.cpu\(\) first"):
+    t = openreg.arange(6.0, device=LAST_DEVICE).reshape(2, 3)
+    assert t.__dlpack_device__() == (DLDeviceType.kDLExtDev, openreg.device(LAST_DEVICE).index)
+    with pytest.raises(BufferError, match=LAST_DEVICE + r".*emulated.*\.cpu\(\) first"):
         t.__dlpack__()
-    with pytest.raises(BufferError, match=r"privateuseone:1"):
+    with pytest.raises(BufferError, match=LAST_DEVICE):
         np.from_dlpack(t)
     host = np.from_dlpack(_Holder(t.t().__dlpack__(dl_device=(DLDeviceType.kDLCPU, 0)), (1, 0)))
     np.testing.assert_array_equal(host, np.arange(6.0).reshape(2, 3).T)

@@ -5,14 +5,14 @@ import warnings
 
 import numpy as np
 import pytest
-from device_params import needs_device
+from device_params import LAST_DEVICE, needs_device, needs_two_devices
 from openreg.backends.privateuseone import fallback as fb
 
 import openreg
 from openreg.library import Library
 
 pytestmark = needs_device
-D0, D1 = "privateuseone:0", "privateuseone:1"
+D0, D1 = "privateuseone:0", LAST_DEVICE            # D1: device 1, or device 0 on a one-GPU machine
 aten = openreg.ops.aten
 
 
@@ -188,9 +188,10 @@ def test_blocklist(custom_ns, backend_fallback):
         fb.FALLBACK_BLOCKLIST.discard("fbtest::twice")
 
 
+@needs_two_devices
 def test_mixed_devices_raise(custom_ns, backend_fallback):
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
-        custom_ns.pair.default(openreg.ones(1).to(D0), openreg.ones(1).to(D1))
+        custom_ns.pair.default(openreg.ones(1).to(D0), openreg.ones(1).to("privateuseone:1"))
 
 
 def test_cpu_scalar_operand_kept_on_cpu(custom_ns, backend_fallback):

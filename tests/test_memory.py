@@ -4,16 +4,19 @@ from __future__ import annotations
 import gc
 
 import pytest
+from device_params import needs_two_devices
 from openreg.backends.privateuseone.allocator import CachingAllocator, OutOfMemoryError, round_size
 from openreg.backends.privateuseone.emulated_driver import EmulatedDriver
 
 import openreg
 
 pu = openreg.privateuseone
-D1 = "privateuseone:1"
+# The tests use the last device, which the rest of the suite leaves alone (device 0 on one-GPU machines).
+IDX = pu.device_count() - 1
+D1 = f"privateuseone:{IDX}"
 
 
-def _snap(index=1):
+def _snap(index=IDX):
     s = pu.memory_stats(index)
     return {k: s[k] for k in ("allocated_bytes.all.current", "reserved_bytes.all.current",
                               "requested_bytes.all.current", "allocation.all.current", "segment.all.current",
@@ -29,7 +32,7 @@ def _clean():
     gc.collect()
     pu.empty_cache()
     yield
-    pu.set_per_process_memory_fraction(1.0, 1)
+    pu.set_per_process_memory_fraction(1.0, IDX)
     gc.collect()
     pu.empty_cache()
 
@@ -51,7 +54,7 @@ def test_stats_exact_after_every_alloc_free_and_empty_cache():
                                      "segment.all.current": 1, "num_device_alloc": 1, "num_device_free": 0}
     b = openreg.empty(3 << 18, dtype=openreg.float32, device=D1)  # 3 MiB -> large pool class 3 MiB
     assert _delta(_snap(), base)["allocated_bytes.all.current"] == 512 + (3 << 20)
-    assert pu.memory_stats(1)["allocated_bytes.large_pool.current"] >= 3 << 20
+    assert pu.memory_stats(IDX)["allocated_bytes.large_pool.current"] >= 3 << 20
     del a
     d = _delta(_snap(), base)
     assert d["allocated_bytes.all.current"] == 3 << 20 and d["reserved_bytes.all.current"] == 512 + (3 << 20)
@@ -67,52 +70,56 @@ def test_stats_exact_after_every_alloc_free_and_empty_cache():
     assert _delta(_snap(), base) == {"allocated_bytes.all.current": 0, "reserved_bytes.all.current": 0,
                                      "requested_bytes.all.current": 0, "allocation.all.current": 0,
                                      "segment.all.current": 0, "num_device_alloc": 2, "num_device_free": 2}
-    assert pu.memory_reserved(1) == pu.memory_allocated(1)
+    assert pu.memory_reserved(IDX) == pu.memory_allocated(IDX)
 
 
 def test_peaks_and_reset():
-    pu.reset_peak_memory_stats(1)
-    base = pu.memory_allocated(1)
+    pu.reset_peak_memory_stats(IDX)
+    base = pu.memory_allocated(IDX)
     t = openreg.empty(1 << 16, dtype=openreg.uint8, device=D1)
     del t
-    assert pu.max_memory_allocated(1) == base + (1 << 16)
-    assert pu.memory_allocated(1) == base
+    assert pu.max_memory_allocated(IDX) == base + (1 << 16)
+    assert pu.memory_allocated(IDX) == base
     pu.reset_peak_memory_stats(D1)
-    assert pu.max_memory_allocated(1) == base
-    assert pu.max_memory_reserved(1) >= pu.memory_reserved(1)
+    assert pu.max_memory_allocated(IDX) == base
+    assert pu.max_memory_reserved(IDX) >= pu.memory_reserved(IDX)
 
 
-def test_memory_stats_keys_and_devices_are_separate():
+def test_memory_stats_keys():
     s = pu.memory_stats(0)
     for key in ("allocated_bytes.all.current", "allocated_bytes.all.peak", "allocated_bytes.small_pool.freed",
                 "reserved_bytes.all.current", "reserved_bytes.large_pool.peak", "requested_bytes.all.allocated",
                 "allocation.all.current", "segment.all.current", "num_alloc_retries", "num_ooms"):
         assert key in s
-    before0, before1 = pu.memory_allocated(0), pu.memory_allocated(1)
+
+
+@needs_two_devices
+def test_memory_stats_of_devices_are_separate():
+    before0, before1 = pu.memory_allocated(0), pu.memory_allocated(IDX)
     t = openreg.empty(1000, device=D1)
-    assert pu.memory_allocated(0) == before0 and pu.memory_allocated(1) == before1 + 4096
+    assert pu.memory_allocated(0) == before0 and pu.memory_allocated(IDX) == before1 + 4096
     del t
 
 
 def test_views_keep_memory_until_last_reference():
-    base = pu.memory_allocated(1)
+    base = pu.memory_allocated(IDX)
     t = openreg.zeros(4, 4, device=D1)
     v = t.as_strided((2,), (5,), 1)
     s = t.untyped_storage()[8:16]
     del t
-    assert pu.memory_allocated(1) == base + 512
+    assert pu.memory_allocated(IDX) == base + 512
     del v
-    assert pu.memory_allocated(1) == base + 512
+    assert pu.memory_allocated(IDX) == base + 512
     del s
-    assert pu.memory_allocated(1) == base
+    assert pu.memory_allocated(IDX) == base
 
 
 def test_oom_message_and_counters():
-    total = pu.mem_get_info(1)[1]
+    total = pu.mem_get_info(IDX)[1]
     fraction = (4 << 20) / total
-    pu.set_per_process_memory_fraction(fraction, 1)
+    pu.set_per_process_memory_fraction(fraction, IDX)
     keep = openreg.empty(1 << 20, dtype=openreg.uint8, device=D1)
-    before = pu.memory_stats(1)
+    before = pu.memory_stats(IDX)
     request = 5 << 20
     with pytest.raises(RuntimeError, match="out of memory") as info:
         openreg.empty(request, dtype=openreg.uint8, device=D1)
@@ -121,12 +128,12 @@ def test_oom_message_and_counters():
     limit = int(fraction * total)
     assert "Tried to allocate 5.00 MiB" in msg and f"{request} bytes" in msg
     assert f"({1 << 20} bytes) is in use" in msg and f"({limit} bytes)" in msg
-    after = pu.memory_stats(1)
+    after = pu.memory_stats(IDX)
     assert after["num_ooms"] == before["num_ooms"] + 1
     assert after["num_alloc_retries"] == before["num_alloc_retries"] + 1
     assert after["allocated_bytes.all.current"] == before["allocated_bytes.all.current"]
     del keep
-    pu.set_per_process_memory_fraction(1.0, 1)
+    pu.set_per_process_memory_fraction(1.0, IDX)
     big = openreg.empty(request, dtype=openreg.uint8, device=D1)   # fits again
     del big
 
@@ -155,7 +162,7 @@ def test_fraction_argument_errors():
     with pytest.raises(ValueError, match="Invalid fraction value"):
         pu.set_per_process_memory_fraction(-0.1)
     with pytest.raises(TypeError, match="must be `float`"):
-        pu.set_per_process_memory_fraction(1)
+        pu.set_per_process_memory_fraction(IDX)
 
 
 def test_pool_returns_to_baseline_after_failing_ops():
@@ -164,13 +171,13 @@ def test_pool_returns_to_baseline_after_failing_ops():
     with pytest.raises(RuntimeError):
         x + openreg.ones(4, device=D1)                     # shape mismatch
     with pytest.raises(RuntimeError, match="same device"):
-        x + openreg.ones(3, device="privateuseone:0")
+        x + openreg.ones(3)                                  # a CPU tensor: devices differ
     with pytest.raises(RuntimeError):
         openreg.ops.inductor._mm_plus_mm(x, x, x, x, x)      # not matrices
-    pu.set_per_process_memory_fraction((1 << 20) / pu.mem_get_info(1)[1], 1)
+    pu.set_per_process_memory_fraction((1 << 20) / pu.mem_get_info(IDX)[1], IDX)
     with pytest.raises(RuntimeError, match="out of memory"):
         x + openreg.ones(1 << 20, device=D1)
-    pu.set_per_process_memory_fraction(1.0, 1)
+    pu.set_per_process_memory_fraction(1.0, IDX)
     del x
     gc.collect()
     pu.empty_cache()
@@ -187,11 +194,11 @@ def test_failed_allocation_leaves_no_unraisable_error():
     old_hook = sys.unraisablehook
     sys.unraisablehook = seen.append
     try:
-        pu.set_per_process_memory_fraction((1 << 20) / pu.mem_get_info(1)[1], 1)
+        pu.set_per_process_memory_fraction((1 << 20) / pu.mem_get_info(IDX)[1], IDX)
         with pytest.raises(RuntimeError, match="out of memory"):
             openreg.empty(4 << 20, dtype=openreg.uint8, device=D1)
         gc.collect()
     finally:
-        pu.set_per_process_memory_fraction(1.0, 1)
+        pu.set_per_process_memory_fraction(1.0, IDX)
         sys.unraisablehook = old_hook
     assert seen == []

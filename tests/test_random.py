@@ -8,6 +8,7 @@ import os
 
 import numpy as np
 import pytest
+from device_params import LAST_DEVICE, needs_two_devices
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openreg.backends.privateuseone import kernels_random as dkr
@@ -19,6 +20,7 @@ from openreg.generator import DEFAULT_SEED
 
 DEV = "privateuseone"
 DEVICES = ["cpu", f"{DEV}:0"]
+LAST = openreg.device(LAST_DEVICE).index
 
 # Random123's kat_vectors for philox4x32_10 (counter, key, expected output).
 KAT = [
@@ -163,6 +165,7 @@ def test_generator_basics(dev):
     assert g.initial_seed() == s and 0 <= s < 2**64
 
 
+@needs_two_devices
 def test_generator_bare_device_name_means_current_device():
     with openreg.privateuseone.device(1):
         assert openreg.Generator(DEV).device == openreg.device(DEV, 1)
@@ -236,8 +239,8 @@ def test_results_do_not_depend_on_call_splitting():
     parts = [host(openreg.rand(4, generator=g, device=DEV)), host(openreg.rand(12, generator=g, device=DEV))]
     assert np.array_equal(np.concatenate(parts), whole)
     # setting the offset of another generator (another "stream") reproduces the second part
-    other = openreg.Generator(f"{DEV}:1").manual_seed(8).set_offset(4)
-    assert np.array_equal(host(openreg.rand(12, generator=other, device=f"{DEV}:1")), whole[4:])
+    other = openreg.Generator(LAST_DEVICE).manual_seed(8).set_offset(4)
+    assert np.array_equal(host(openreg.rand(12, generator=other, device=LAST_DEVICE)), whole[4:])
 
 
 def test_cpu_and_device_share_the_philox_stream():
@@ -278,12 +281,13 @@ def test_default_generators_one_per_device():
     gens = pu.default_generators
     assert isinstance(gens, tuple) and len(gens) == pu.device_count()
     assert [g.device.index for g in gens] == list(range(pu.device_count()))
-    assert orandom.default_generator(f"{DEV}:1") is gens[1]
+    assert orandom.default_generator(LAST_DEVICE) is gens[LAST]
     assert orandom.default_generator("cpu") is openreg.default_generator
-    with openreg.privateuseone.device(1):
-        assert orandom.default_generator(DEV) is gens[1]
+    with openreg.privateuseone.device(LAST):
+        assert orandom.default_generator(DEV) is gens[LAST]
 
 
+@needs_two_devices
 def test_device_module_seeding():
     pu = openreg.privateuseone
     pu.manual_seed_all(21)
@@ -306,12 +310,12 @@ def test_device_module_seeding():
 def test_global_manual_seed_seeds_everything():
     openreg.manual_seed(123)
     cpu = host(openreg.rand(4))
-    dev1 = host(openreg.rand(4, device=f"{DEV}:1"))
+    dev1 = host(openreg.rand(4, device=LAST_DEVICE))
     assert openreg.initial_seed() == 123
     assert openreg.privateuseone.default_generators[0].initial_seed() == 123
     openreg.manual_seed(123)
     assert np.array_equal(host(openreg.rand(4)), cpu)
-    assert np.array_equal(host(openreg.rand(4, device=f"{DEV}:1")), dev1)
+    assert np.array_equal(host(openreg.rand(4, device=LAST_DEVICE)), dev1)
     assert openreg.seed() == openreg.initial_seed()
 
 
@@ -328,14 +332,15 @@ def test_fork_rng_restores(device_type):
     openreg.manual_seed(7)
     with orandom.fork_rng(device_type=device_type):
         openreg.rand(10)
-        openreg.rand(10, device=f"{DEV}:1")
-    cpu_next, dev_next = host(openreg.rand(3)), host(openreg.rand(3, device=f"{DEV}:1"))
+        openreg.rand(10, device=LAST_DEVICE)
+    cpu_next, dev_next = host(openreg.rand(3)), host(openreg.rand(3, device=LAST_DEVICE))
     openreg.manual_seed(7)
     assert np.array_equal(host(openreg.rand(3)), cpu_next)
-    dev_fresh = host(openreg.rand(3, device=f"{DEV}:1"))
+    dev_fresh = host(openreg.rand(3, device=LAST_DEVICE))
     assert np.array_equal(dev_fresh, dev_next) == (device_type == DEV)
 
 
+@needs_two_devices
 def test_fork_rng_disabled_and_devices_subset():
     openreg.manual_seed(7)
     with orandom.fork_rng(enabled=False):

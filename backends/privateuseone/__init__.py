@@ -5,9 +5,9 @@ pinned memory, device kernels and the device module ``openreg.privateuseone``.
 the driver (``cuda`` or ``emulated``, see ``driver_select.py``) is created on first use.
 
 >>> import openreg
->>> t = openreg.tensor([1.0, -2.0]).to("privateuseone:1")
+>>> t = openreg.tensor([1.0, -2.0]).to("privateuseone:0")
 >>> t.device, t.abs().cpu().tolist()
-(device(type='privateuseone', index=1), [1.0, 2.0])
+(device(type='privateuseone', index=0), [1.0, 2.0])
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ device -> device copy is stream-ordered like a kernel and never waits on the hos
 
 >>> import openreg
 >>> x = openreg.tensor([[1.0, 2.0], [3.0, 4.0]])
->>> d = openreg.empty(2, 2, device="privateuseone:1").copy_(x.as_strided((2, 2), (1, 2)))
+>>> d = openreg.empty(2, 2, device="privateuseone:0").copy_(x.as_strided((2, 2), (1, 2)))
 >>> d.cpu().tolist()
 [[1.0, 3.0], [2.0, 4.0]]
 """

@@ -8,9 +8,10 @@ or the bare backend name mean the current device.
 >>> pu = openreg.privateuseone
 >>> pu.is_available(), pu.device_count() >= 1, pu.driver() in ("cuda", "emulated")
 (True, True, True)
->>> with pu.device(1):
-...     pu.current_device()
-1
+>>> last = pu.device_count() - 1                 # 1 with two devices, 0 on a one-GPU machine
+>>> with pu.device(last):
+...     pu.current_device() == last
+True
 >>> pu.current_device()
 0
 """
@@ -66,8 +67,9 @@ def set_device(device) -> None:
     """Make ``device`` (int, string or device) the current device of the calling thread.
 
     >>> import openreg
-    >>> openreg.privateuseone.set_device(1); openreg.privateuseone.current_device()
-    1
+    >>> last = openreg.privateuseone.device_count() - 1
+    >>> openreg.privateuseone.set_device(last); openreg.privateuseone.current_device() == last
+    True
     >>> openreg.privateuseone.set_device("privateuseone:0")
     """
     index = state.device_index(device)
@@ -79,9 +81,10 @@ class device:
     afterwards (also when the block raises). ``None`` or ``-1`` leave the current device unchanged.
 
     >>> import openreg
-    >>> with openreg.privateuseone.device("privateuseone:1"):
-    ...     openreg.empty(1, device="privateuseone").device
-    device(type='privateuseone', index=1)
+    >>> last = f"privateuseone:{openreg.privateuseone.device_count() - 1}"
+    >>> with openreg.privateuseone.device(last):
+    ...     openreg.empty(1, device="privateuseone").device == openreg.device(last)
+    True
     """
 
     def __init__(self, device: Any):
@@ -118,13 +121,14 @@ def synchronize(device=None) -> None:
 
 def driver() -> str:
     """The driver in use: ``"cuda"`` on a machine with a usable GPU (or ``OPENREG_DRIVER=cuda``), else
-    ``"emulated"``.
+    ``"emulated"``. It is the driver actually created (on first use), so a forced driver that cannot start
+    raises its ``RuntimeError`` here instead of being reported as in use.
 
     >>> import openreg
     >>> openreg.privateuseone.driver() in ("cuda", "emulated")
     True
     """
-    return driver_name()
+    return get_driver().name
 
 
 # -- memory ---------------------------------------------------------------------------------------------

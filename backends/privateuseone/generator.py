@@ -10,10 +10,10 @@ a string or a device, ``None`` meaning the current device.
 
 >>> import openreg
 >>> pu = openreg.privateuseone
->>> pu.manual_seed_all(5); pu.initial_seed(), pu.default_generators[1].initial_seed()
+>>> pu.manual_seed_all(5); pu.initial_seed(), pu.default_generators[-1].initial_seed()
 (5, 5)
->>> state = pu.get_rng_state(1); a = openreg.rand(3, device="privateuseone:1")
->>> pu.set_rng_state(state, 1); a.tolist() == openreg.rand(3, device="privateuseone:1").tolist()
+>>> state = pu.get_rng_state(0); a = openreg.rand(3, device="privateuseone:0")
+>>> pu.set_rng_state(state, 0); a.tolist() == openreg.rand(3, device="privateuseone:0").tolist()
 True
 """
 from __future__ import annotations

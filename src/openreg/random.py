@@ -76,8 +76,8 @@ def default_generator(device=None) -> Generator:
     >>> import openreg
     >>> openreg.random.default_generator("cpu") is openreg.default_generator
     True
-    >>> openreg.random.default_generator("privateuseone:1").device
-    device(type='privateuseone', index=1)
+    >>> openreg.random.default_generator("privateuseone:0").device
+    device(type='privateuseone', index=0)
     """
     dev = CPU if device is None else Device(device)
     if dev._type == "cpu":

@@ -44,7 +44,7 @@ class _DevicePointer:
         self.ptr, self.device_id = ptr, device_id
 
 
-class ndarray:  # noqa: N801 - CuPy's name
+class ndarray:
     """A device array: a NumPy array inside, never handed out as one."""
 
     __array_priority__ = 100
@@ -339,9 +339,9 @@ def _install_members() -> None:
         setattr(ndarray, f"__{op}__", lambda self, other, fn=fn: fn(self, other))
         setattr(ndarray, f"__r{op}__", lambda self, other, fn=fn: fn(other, self))
 
-        def inplace(self, other, fn=fn, op=op):
-            if ufunc_name := binary[op]:
-                _UFUNCS[ufunc_name](self, other, out=self)
+        def inplace(self, other, fn=fn, op=op, in_place=ufunc is not None):
+            if in_place:
+                fn(self, other, out=self)
             else:
                 self._a[...] = _host(fn(self, other), op)
             return self
