@@ -66,7 +66,6 @@ def _lstm_gates(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
     return o * c.tanh(), c
 
 
-_STEPS = {"LSTM": _lstm_step, "GRU": _gru_step, "RNN_TANH": _rnn_tanh_step, "RNN_RELU": _rnn_relu_step}
 
 
 def _check_dims(name: str, input: Tensor, allowed: tuple[int, int], what: str = "input", suffix: str = " instead"):
@@ -239,26 +238,31 @@ class RNNBase(Module):
         w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
         b_ih, b_hh = (getattr(self, names[2]), getattr(self, names[3])) if self.bias else (None, None)
         steps, batch = x.size(0), x.size(1)
-        lstm = self.mode == "LSTM"
-        if lstm and b_ih is not None:
-            b_ih, b_hh = b_ih + b_hh, None       # both biases ride on the one input GEMM
+        gru = self.mode == "GRU"
+        if not gru and b_ih is not None:
+            # b_hh only adds to the pre-activation: it rides on the one input GEMM with b_ih (GRU's b_hn cannot:
+            # it sits inside the reset gate's product)
+            b_ih, b_hh = b_ih + b_hh, None
         gi_all = F.linear(x.reshape(steps * batch, x.size(2)), w_ih, b_ih)   # all steps in one GEMM
         gi_steps = gi_all.reshape(steps, batch, gi_all.size(1)).unbind(0)
         outputs: list[Tensor | None] = [None] * steps
         order = range(steps - 1, -1, -1) if reverse else range(steps)
-        if lstm:
+        if gru:
+            for t in order:
+                state = _gru_step(gi_steps[t], state, w_hh, b_hh)
+                outputs[t] = state
+        else:
             from ...functions_math import addmm
             w_hh_t = w_hh.t()
-            h, c = state
+            h, c = state if self.mode == "LSTM" else (state, None)
             for t in order:
-                h, c = _lstm_gates(addmm(gi_steps[t], h, w_hh_t), c)   # gates = gi_t + h @ W_hh^T, one op
+                pre = addmm(gi_steps[t], h, w_hh_t)        # gi_t + h @ W_hh^T in one op
+                if c is not None:
+                    h, c = _lstm_gates(pre, c)
+                else:
+                    h = pre.tanh() if self.mode == "RNN_TANH" else pre.relu()
                 outputs[t] = h
-            state = (h, c)
-        else:
-            step = _STEPS[self.mode]
-            for t in order:
-                state = step(gi_steps[t], state, w_hh, b_hh)
-                outputs[t] = state
+            state = (h, c) if c is not None else h
         if steps == 0:
             from ...factories import empty
             return empty(0, batch, self.hidden_size, dtype=x.dtype, device=x.device), state
