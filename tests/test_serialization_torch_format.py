@@ -321,3 +321,48 @@ def test_torch_model_state_dict_round_trip(tmp_path):
     np.testing.assert_allclose(lin2(x).detach().numpy(), lin(x).detach().numpy())
     np.testing.assert_allclose(mine(openreg.tensor(x.numpy())).detach().numpy(), lin(x).detach().numpy(),
                                rtol=1e-6, atol=1e-6)
+
+
+def test_torch_dtype_openreg_lacks_is_named():
+    out = io.BytesIO()
+    w = serialization._zip.ZipWriter(out)
+    w.write_record("archive/data.pkl", b"\x80\x02ctorch\nuint16\nq\x00.")
+    w.write_record("archive/version", b"3\n")
+    w.close()
+    for weights_only in (True, False):
+        with pytest.raises(pickle.UnpicklingError, match="dtype torch.uint16, which openreg does not have"):
+            openreg.load(io.BytesIO(out.getvalue()), weights_only=weights_only)
+
+
+def test_dtype_without_a_storage_class_is_saved_as_pytorch_saves_new_dtypes(monkeypatch, tmp_path):
+    """Dtypes PyTorch has no typed-storage class for (uint16, float8, ...) go through _rebuild_tensor_v3 over an
+    UntypedStorage; int16 stands in for one here."""
+    from openreg.serialization import _torch_names
+    monkeypatch.delitem(_torch_names._STORAGE_NAMES, "int16")
+    t = openreg.arange(6, dtype=openreg.int16).view(2, 3)
+    path = tmp_path / "v3.pt"
+    openreg.save({"t": t, "row": t[1]}, path)
+    pkl = zipfile.ZipFile(path).read("archive/data.pkl")
+    assert b"_rebuild_tensor_v3" in pkl and b"ctorch.storage\nUntypedStorage\n" in pkl
+    d = openreg.load(path, encoding="latin1")
+    assert d["t"].dtype is openreg.int16 and d["row"].tolist() == [3, 4, 5]
+    assert d["row"].untyped_storage() is d["t"].untyped_storage()
+    try:
+        import torch
+    except ImportError:
+        return
+    assert torch.load(path, weights_only=True)["row"].tolist() == [3, 4, 5]
+
+
+def test_torch_reads_zip64_checkpoints(monkeypatch, tmp_path):
+    """Checkpoints past 4 GiB need zip64 records; forced on a small file, PyTorch and openreg read them."""
+    torch = _torch()
+    real_init = serialization._zip.ZipWriter.__init__
+    monkeypatch.setattr(serialization._zip.ZipWriter, "__init__",
+                        lambda self, f, force_zip64=False: real_init(self, f, force_zip64=True))
+    path = tmp_path / "z64.pt"
+    openreg.save({"a": openreg.arange(10.0), "b": openreg.ones(3, dtype=openreg.bfloat16)}, path)
+    for mmap in (False, True):
+        d = torch.load(path, weights_only=True, mmap=mmap)
+        assert d["a"].tolist() == list(range(10)) and d["b"].dtype == torch.bfloat16
+        assert openreg.load(path, mmap=mmap)["a"].tolist() == list(range(10))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import _rebuild
-from ._torch_names import openreg_to_torch, storage_type, torch_to_openreg
+from ._torch_names import TORCH_ONLY_DTYPES, openreg_to_torch, storage_type, torch_to_openreg
 
 _safe_globals: list = []          # entries of add_safe_globals: objects or (object, "module.name")
 _BUILTIN_SAFE = {
@@ -124,11 +124,20 @@ def _python3_name(module: str, name: str) -> tuple[str, str]:
     return _compat_pickle.IMPORT_MAPPING.get(module, module), name
 
 
+def _mapped(module: str, name: str):
+    """The openreg object for a PyTorch name, or None; a PyTorch dtype openreg lacks raises saying so."""
+    obj = torch_to_openreg(module, name)
+    if obj is None and module == "torch" and name in TORCH_ONLY_DTYPES:
+        raise pickle.UnpicklingError(f"the checkpoint holds tensors of dtype torch.{name}, which openreg does not "
+                                     f"have")
+    return obj
+
+
 class _Loader:
     """Shared by both unpicklers: PyTorch's names map to openreg objects and storages come from ``load_pid``."""
 
-    def __init__(self, f, load_pid: Callable):
-        super().__init__(f)
+    def __init__(self, f, load_pid: Callable, **kwargs):
+        super().__init__(f, **kwargs)
         self._load_pid = load_pid
 
     def persistent_load(self, pid):
@@ -141,7 +150,7 @@ class WeightsOnlyUnpickler(_Loader, pickle.Unpickler):
 
     def find_class(self, module: str, name: str):
         module, name = _python3_name(module, name)
-        obj = torch_to_openreg(module, name)
+        obj = _mapped(module, name)
         if obj is not None:
             return obj
         if (module, name) in _BUILTIN_SAFE:
@@ -163,7 +172,7 @@ class FullUnpickler(_Loader, pickle.Unpickler):
     """``weights_only=False``: any global (trusted files only); PyTorch's names still map onto openreg."""
 
     def find_class(self, module: str, name: str):
-        obj = torch_to_openreg(*_python3_name(module, name))
+        obj = _mapped(*_python3_name(module, name))
         return obj if obj is not None else super().find_class(module, name)
 
 

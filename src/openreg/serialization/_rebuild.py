@@ -259,12 +259,10 @@ def _as_subclass(t, cls):
 
 
 # -- saving: what a tensor reduces to --------------------------------------------------------------------------
-_V3_DTYPES: frozenset = frozenset()     # dtypes PyTorch saves through _rebuild_tensor_v3 (uint16/32/64)
-
-
 def reduce_tensor(t) -> tuple:
     """``Tensor.__reduce_ex__``: PyTorch's rebuild call for ``t`` (storage shared, strides and offset kept)."""
     from ..tensor import Tensor
+    from ._torch_names import has_storage_name
     hooks = OrderedDict()
     if t._storage.device._type == "meta":
         func, args = _rebuild_meta_tensor_no_storage, (t._dtype, tuple(t._size), tuple(t._stride),
@@ -273,7 +271,7 @@ def reduce_tensor(t) -> tuple:
         func, args = _rebuild_qtensor, (TypedStorage(t._storage, t._dtype), t._offset, tuple(t._size),
                                         tuple(t._stride), (per_tensor_affine, *t._qparams), t._requires_grad,
                                         hooks)
-    elif t._dtype in _V3_DTYPES:
+    elif not has_storage_name(t._dtype):
         func, args = _rebuild_tensor_v3, (t._storage, t._offset, tuple(t._size), tuple(t._stride),
                                           t._requires_grad, hooks, t._dtype)
     else:

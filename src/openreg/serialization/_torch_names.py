@@ -42,7 +42,8 @@ def _tables() -> tuple[dict, dict]:
 
     for d in dtypes.ALL_DTYPES:
         both("torch", d.name, d)
-        both("torch", _STORAGE_NAMES[d.name], storage_type(d))
+        if has_storage_name(d):
+            both("torch", _STORAGE_NAMES[d.name], storage_type(d))
     for module, names in _REBUILD_FUNCTIONS.items():
         for name in names:
             both(module, name, getattr(_rebuild, name))
@@ -58,6 +59,21 @@ def _tables() -> tuple[dict, dict]:
     to_openreg[("torch._tensor", "Tensor")] = Tensor
     to_openreg[("torch._utils", "_rebuild_from_type_v2")] = _rebuild._rebuild_from_type_v2
     return to_openreg, to_torch
+
+
+def has_storage_name(d) -> bool:
+    """Whether PyTorch names storages of ``d`` by a class (``FloatStorage``); newer dtypes (uint16, float8, ...)
+    have none and are saved as PyTorch saves them: ``_rebuild_tensor_v3`` over an ``UntypedStorage``."""
+    return d.name in _STORAGE_NAMES
+
+
+# PyTorch dtypes openreg does not have: a file naming one gets an error that says so.
+TORCH_ONLY_DTYPES = frozenset({
+    "uint16", "uint32", "uint64", "complex32", "chalf", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+    "float8_e5m2fnuz", "float8_e8m0fnu", "float4_e2m1fn_x2", "bits1x8", "bits2x4", "bits4x2", "bits8", "bits16",
+    "quint4x2", "quint2x4", "int1", "int2", "int3", "int4", "int5", "int6", "int7", "uint1", "uint2", "uint3",
+    "uint4", "uint5", "uint6", "uint7",
+})
 
 
 @functools.cache
