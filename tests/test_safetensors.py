@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 import pytest
-from device_params import needs_device
+from device_params import needs_two_devices
 
 import openreg
 from openreg.utils import safetensors as st
@@ -75,7 +75,7 @@ def test_numpy_framework_is_the_packages(tmp_path):
 
 
 @needs_package
-@needs_device
+@needs_two_devices
 def test_lazy_loading_onto_the_device(tmp_path):
     path = tmp_path / "d.safetensors"
     src = _sample()

@@ -282,7 +282,7 @@ def test_torch_loads_openreg_checkpoint(tmp_path):
 def test_torch_loads_openreg_device_tensors_with_map_location_cpu(tmp_path):
     torch = _torch()
     path = tmp_path / "dev.pt"
-    t = openreg.arange(6.0).to("privateuseone:1")
+    t = openreg.arange(6.0).to("privateuseone:0")
     openreg.utils.set_tensor_metadata(t, {"format": 2})
     openreg.save({"t": t, "v": t[2:]}, path)
     d = torch.load(path, weights_only=True, map_location="cpu")
@@ -290,7 +290,7 @@ def test_torch_loads_openreg_device_tensors_with_map_location_cpu(tmp_path):
     with pytest.raises(RuntimeError):          # a CPU-only PyTorch cannot place a privateuseone storage
         torch.load(path, weights_only=True)
     back = openreg.load(path)
-    assert back["t"].device == openreg.device("privateuseone:1")
+    assert back["t"].device == openreg.device("privateuseone:0")
     assert openreg.utils.get_tensor_metadata(back["t"]) == {"format": 2}
 
 
