@@ -366,3 +366,34 @@ def test_torch_reads_zip64_checkpoints(monkeypatch, tmp_path):
         d = torch.load(path, weights_only=True, mmap=mmap)
         assert d["a"].tolist() == list(range(10)) and d["b"].dtype == torch.bfloat16
         assert openreg.load(path, mmap=mmap)["a"].tolist() == list(range(10))
+
+
+def test_training_checkpoint_moves_between_torch_and_openreg():
+    """Model and Adam state saved by PyTorch resume training in openreg (same next step), and back."""
+    torch = _torch()
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(4, 3)
+    opt = torch.optim.Adam(lin.parameters(), lr=0.01)
+    lin(torch.randn(3, 4)).sum().backward()
+    opt.step()
+    buf = io.BytesIO()
+    torch.save({"model": lin.state_dict(), "opt": opt.state_dict()}, buf)
+    ck = openreg.load(io.BytesIO(buf.getvalue()))
+    mine = openreg.nn.Linear(4, 3)
+    mine.load_state_dict(ck["model"])
+    mine_opt = openreg.optim.Adam(mine.parameters(), lr=0.01)
+    mine_opt.load_state_dict(ck["opt"])
+    x = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+    opt.zero_grad()
+    lin(torch.tensor(x)).sum().backward()
+    opt.step()
+    mine_opt.zero_grad()
+    mine(openreg.tensor(x)).sum().backward()
+    mine_opt.step()
+    np.testing.assert_allclose(mine.weight.detach().numpy(), lin.weight.detach().numpy(), rtol=1e-5, atol=1e-6)
+    out = io.BytesIO()
+    openreg.save({"model": mine.state_dict(), "opt": mine_opt.state_dict()}, out)
+    back = torch.load(io.BytesIO(out.getvalue()), weights_only=True)
+    lin.load_state_dict(back["model"])
+    opt.load_state_dict(back["opt"])
+    assert set(back["opt"]["state"][0]) == {"step", "exp_avg", "exp_avg_sq"}
