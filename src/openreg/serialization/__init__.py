@@ -11,7 +11,8 @@ names onto openreg's objects. Storages are saved once, so views keep sharing the
 ``weights_only=True`` (the default) allows only tensors, storages, dtypes, devices, containers, numbers, strings
 and the globals added with ``add_safe_globals`` / ``safe_globals``; the decision is made on the name, before any
 import. ``map_location`` is a device, a string, a dict ``{saved location: new location}`` or a callable
-``fn(storage, location)`` as in PyTorch; ``mmap=True`` backs CPU storages by the file instead of reading them.
+``fn(storage, location)`` as in PyTorch; ``mmap=True`` backs CPU storages by the file (copy-on-write) instead of
+reading them, so their records' CRC32 is not checked (every other record's is).
 Backend metadata (``openreg.utils.set_tensor_metadata``) is kept when a tensor comes back on the device type it was
 saved from and dropped when it is mapped elsewhere.
 
