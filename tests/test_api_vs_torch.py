@@ -979,3 +979,67 @@ def test_error_types(prog):
 ], ids=lambda p: None)
 def test_metadata_and_layouts(prog):
     check(prog)
+
+
+# ------------------------------------------------------------------------------ scalars that do not fit the dtype
+
+_SCALAR_OPS = {
+    "fill_": lambda m, d, v, dev: m.zeros(3, dtype=d, device=dev).fill_(v),
+    "full": lambda m, d, v, dev: m.full((2,), v, dtype=d, device=dev),
+    "full_like": lambda m, d, v, dev: m.full_like(m.zeros(2, dtype=d, device=dev), v),
+    "new_full": lambda m, d, v, dev: m.zeros(2, dtype=d, device=dev).new_full((2,), v),
+    "clamp_max": lambda m, d, v, dev: m.zeros(3, dtype=d, device=dev).clamp_max(v),
+    "clamp_min": lambda m, d, v, dev: m.zeros(3, dtype=d, device=dev).clamp_min(v),
+    "clamp": lambda m, d, v, dev: m.zeros(3, dtype=d, device=dev).clamp(v, None),
+    "clamp_": lambda m, d, v, dev: m.zeros(3, dtype=d, device=dev).clamp_(None, v),
+    "masked_fill": lambda m, d, v, dev: m.zeros(3, dtype=d, device=dev).masked_fill(
+        m.tensor([True, False, True], device=dev), v),
+    "where_other": lambda m, d, v, dev: m.where(m.tensor([True, False], device=dev), m.zeros(2, dtype=d, device=dev), v),
+    "where_self": lambda m, d, v, dev: m.where(m.tensor([True, False], device=dev), v, m.zeros(2, dtype=d, device=dev)),
+    "add_alpha": lambda m, d, v, dev: m.add(m.zeros(2, dtype=d, device=dev), m.ones(2, dtype=d, device=dev), alpha=v),
+    "add_wraps": lambda m, d, v, dev: m.zeros(2, dtype=d, device=dev) + v,
+    "setitem": lambda m, d, v, dev: _setitem(m.zeros(2, dtype=d, device=dev), v),
+    "scalar_tensor": lambda m, d, v, dev: m.scalar_tensor(v, dtype=d, device=dev),
+    "tensor": lambda m, d, v, dev: m.tensor([v, 0], dtype=d, device=dev),
+}
+_SCALAR_VALUES = [300, 65536, -1, 2**31, float("inf"), float("nan"), 1e40, 70000.0, -1.5, 2.5, True]
+_CONVERT = "cannot be converted to type"
+# Differences that are not about scalar conversion: clamp of a bool tensor by a bool (PyTorch: not implemented
+# for 'Bool'), and complex + inf (PyTorch's complex arithmetic gives inf+nanj).
+_SCALAR_OTHER_DIFFERENCES = {(op, "bool", "True") for op in ("clamp", "clamp_", "clamp_max", "clamp_min")} | {
+    ("add_wraps", "complex64", "inf"), ("add_wraps", "complex64", "1e+40")}
+
+
+def _setitem(t, v):
+    t[0] = v
+    return t
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("op", sorted(_SCALAR_OPS))
+def test_scalar_to_dtype_conversion_checks(op, dtype):
+    """Where PyTorch refuses a scalar that does not fit ("value cannot be converted to type int16_t without
+    overflow"), openreg does with the same type name; elsewhere both give the same (possibly wrapped) values."""
+    make = _SCALAR_OPS[op]
+    for v in _SCALAR_VALUES:
+        if (op, dtype, repr(v)) in _SCALAR_OTHER_DIFFERENCES:
+            continue
+        for dev in ("cpu", DEV):
+            try:
+                expected, terr = make(torch, getattr(torch, dtype), v, "cpu"), None
+            except (RuntimeError, TypeError, ValueError) as e:
+                expected, terr = None, e
+            try:
+                got, oerr = make(openreg, getattr(openreg, dtype), v, dev), None
+            except (RuntimeError, TypeError, ValueError, NotImplementedError) as e:
+                got, oerr = None, e
+            where = f"{op}({dtype}, {v!r}) on {dev}"
+            if terr is not None and _CONVERT in str(terr):
+                assert isinstance(oerr, RuntimeError), f"{where}: torch raised '{terr}', openreg gave {got!r} {oerr!r}"
+                name = str(terr).split(_CONVERT)[1].split()[0]
+                assert f"{_CONVERT} {name} without overflow" in str(oerr), f"{where}: {oerr} vs torch {terr}"
+            elif terr is not None:
+                assert oerr is not None, f"{where}: torch raised '{terr}', openreg gave {got!r}"
+            else:
+                assert oerr is None, f"{where}: torch gave {expected!r}, openreg raised {oerr!r}"
+                _compare(got, expected, path=where)

@@ -135,7 +135,7 @@ COMPUTE.update({"abs": _abs, "neg": _neg, "relu": _relu, "bitwise_not": _bitwise
 # -- arithmetic -----------------------------------------------------------------------------------------
 
 def _scaled(xp, b, alpha):
-    return b if alpha == 1 else b * xp.asarray(alpha, dtype=b.dtype)
+    return b if alpha == 1 else b * xp.asarray(alpha).astype(b.dtype)
 
 
 def _add(spec, self, other, alpha=1):
@@ -143,7 +143,7 @@ def _add(spec, self, other, alpha=1):
     if spec.compute_dtype is _BOOL:
         return xp.logical_or(a, xp.logical_and(b, bool(alpha)))
     if alpha != 1:
-        b = b * xp.asarray(alpha, dtype=b.dtype)
+        b = b * xp.asarray(alpha).astype(b.dtype)
     return xp.add(a, b)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from openreg._array_bridge import from_compute, to_compute
 from openreg.aten.copy_ops import _keep_backend_meta, _layout_for, check_copy
 from openreg.aten.structured import empty_tensor
+from openreg.scalar_conversion import check_scalar_fits
 
 
 def copy_(self, src, non_blocking: bool = False):
@@ -64,8 +65,7 @@ def _storage_np(dtype):
 
 
 def fill_(self, value):
-    if self._dtype is not None and not self._dtype.is_complex and isinstance(value, complex):
-        raise RuntimeError(f"fill_: value cannot be converted to type {self._dtype.name} without overflow")
+    check_scalar_fits(value, self._dtype)
     self._array()[...] = from_compute(np.asarray(value), self._dtype)
     return self
 

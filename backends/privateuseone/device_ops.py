@@ -23,6 +23,7 @@ from openreg._dispatch import dispatcher
 from openreg._dispatch.keys import DispatchKey
 from openreg.devices import PRIVATEUSE1
 from openreg.library import Library
+from openreg.scalar_conversion import check_scalar_fits
 from openreg.tensor import Tensor
 
 from . import raw_kernels
@@ -144,8 +145,7 @@ def addmm_compute(spec, self, mat1, mat2, *, beta=1, alpha=1):
 
 def fill_(self, value):
     """``aten::fill_.Scalar`` on the device."""
-    if not self._dtype.is_complex and isinstance(value, complex):
-        raise RuntimeError(f"fill_: value cannot be converted to type {self._dtype.name} without overflow")
+    check_scalar_fits(value, self._dtype)
     scalar = from_compute(np.asarray(value), self._dtype)[()]
     drv = get_driver()
     index = self._storage.device.index

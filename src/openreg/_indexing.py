@@ -20,6 +20,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from .aten.views import A
+from .scalar_conversion import as_tensor_scalar
 from .tensor import Tensor
 
 _BASIC_TYPES = (int, slice, type(None), type(Ellipsis))
@@ -167,6 +168,7 @@ def setitem(self: Tensor, index, value) -> None:
             value = tensor(value)
         elif not isinstance(value, (bool, int, float, complex)):
             raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")
+        value = as_tensor_scalar(value, self._dtype)
     view, advanced = apply_indices(self, index)
     if advanced is None:
         if isinstance(value, Tensor):

@@ -160,6 +160,21 @@ def _to_nested(data):
     return data
 
 
+def _check_python_values_fit(arr: np.ndarray, dtype) -> None:
+    """PyTorch refuses Python numbers an integral dtype cannot hold (NaN, infinities, out of range; a negative
+    int may wrap into an unsigned type when its magnitude fits)."""
+    if dtype.is_floating_point or dtype.is_complex or dtype is _dt.bool or arr.size == 0 or arr.dtype.kind not in "fiu":
+        return
+    info = np.iinfo(dtype.numpy)
+    if arr.dtype.kind == "f":
+        bad = not np.isfinite(arr).all() or arr.min() < info.min or arr.max() > info.max
+    else:
+        lo = -int(info.max) if info.min == 0 else int(info.min)
+        bad = int(arr.min()) < lo or int(arr.max()) > int(info.max)
+    if bad:
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False) -> Tensor:
     """A new tensor copying ``data`` (nested sequences of numbers, NumPy arrays, or tensors)."""
     if isinstance(data, Tensor):
@@ -183,6 +198,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     else:
         if arr.dtype.kind == "c" and not dtype.is_complex:
             raise TypeError(f"can't convert complex to {dtype.name}")
+        if not isinstance(data, np.ndarray):
+            if arr.dtype == np.uint64:  # a Python int beyond int64
+                raise ValueError("Overflow when unpacking long long")
+            _check_python_values_fit(arr, dtype)
         arr = np.array(arr, dtype=dtype.numpy, copy=True)
     t = wrap_array(arr if arr.flags.c_contiguous else arr.copy(order="C"), dtype, CPU)
     dev = CPU if device is None else Device(device)

@@ -24,6 +24,7 @@ from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.tags import Tag
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
+from ..scalar_conversion import as_tensor_scalar
 from ..storage_bounds import storage_nbytes
 from ..tensor import Tensor
 from .factories import empty_memory_format, empty_strided, resolve_device
@@ -323,7 +324,7 @@ def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     if dtype is None:
         dtype = full_dtype(1j) if isinstance(s, complex) else _dt.get_default_dtype()
-    return _fill_new(_alloc((), dtype, device, pin_memory), s)
+    return _fill_new(_alloc((), dtype, device, pin_memory), as_tensor_scalar(s, dtype))
 
 
 def _new_opts(self, dtype, device):

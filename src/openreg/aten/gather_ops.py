@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, host_array, wrap_array
+from ..scalar_conversion import check_scalar_fits
 from ..tensor import Tensor
-from .meta_rules import broadcast_shapes, fmt_shape, scalar_type_name, wrap_dim
+from .meta_rules import broadcast_shapes, fmt_shape, wrap_dim
 from .structured import empty_tensor
 from .views import A, fresh
 
@@ -169,8 +170,7 @@ def _scalar_value(op: str, self: Tensor, value: Tensor):
 
 def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     _check_mask("masked_fill_", self, mask, True)
-    if isinstance(value, complex) and not self._dtype.is_complex:
-        raise RuntimeError(f"value cannot be converted to type {scalar_type_name(self._dtype)} without overflow")
+    check_scalar_fits(value, self._dtype)
     xp = _xp(self)
     dst = self._array()
     m = xp.broadcast_to(_on(mask, self, xp), dst.shape)

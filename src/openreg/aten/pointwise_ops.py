@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._dispatch.tags import Tag
+from ..scalar_conversion import check_scalar_fits
 from ..tensor import Tensor
 from .meta_rules import Spec, broadcast_shapes, common_device, result_type, scalar_type_name
 from .structured_ops import register
@@ -245,6 +246,7 @@ def _alpha_check(spec: Spec, alpha) -> None:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     if isinstance(alpha, bool) and d is not _dt.bool:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    check_scalar_fits(alpha, spec.dtype)
 
 
 def add_meta(self, other, alpha=1) -> Spec:
@@ -424,6 +426,8 @@ def clamp_meta(self, min=None, max=None) -> Spec:
     dtype = promote(self, min, max)
     if dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
+    for bound in (min, max):
+        check_scalar_fits(bound, dtype)
     return Spec(size, dtype, dev)
 
 
@@ -451,6 +455,9 @@ def where_meta(condition, self, other) -> Spec:
     dev = common_device("where", *tensors)
     size = broadcast_shapes(*(t._size for t in tensors))
     dtype = promote(self, other)
+    if dtype is not _dt.float16 and dtype is not _dt.bfloat16:  # PyTorch lets those round to inf
+        for value in (self, other):
+            check_scalar_fits(value, dtype)
     return Spec(size, dtype, dev)
 
 
