@@ -214,7 +214,10 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc.value
+        vc = self._vc
+        if vc.__class__ is not _Version:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return vc.value
 
     def _bump_version(self) -> None:
         self._vc.value += 1

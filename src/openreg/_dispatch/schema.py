@@ -192,7 +192,7 @@ class Argument:
     ``has_default`` tells a ``None`` default (``Tensor? bias=None``) from no default.
     ``alias_info`` is the argument's alias annotation; for ``Tensor(a!)[]`` it is the elements'
     annotation ``a!`` and ``alias_on_elements`` is True (``Tensor[](a!)`` annotates the list itself).
-    List defaults are tuples.
+    List defaults are lists, as PyTorch's (``int[2] padding=0`` gives ``[0, 0]``).
 
     >>> s = parse_schema("aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
     >>> a = s.arguments[2]
@@ -771,9 +771,9 @@ class _Parser:
                     if not self.accept(","):
                         break
             self.expect("]", "',' or ']'")
-            return tuple(values)
+            return values
         if t.list_size is not None:  # `int[2] stride=1` means [1, 1]
-            return (self.parse_scalar(t.kind, t, arg),) * t.list_size
+            return [self.parse_scalar(t.kind, t, arg)] * t.list_size
         raise self.expected(f"a list default such as [] or [0, 1] for argument '{arg}' of type {t}")
 
     def parse_scalar(self, kind: str, t: SchemaType, arg: str) -> Any:

@@ -38,6 +38,8 @@ def check_mm_plus_mm(a, b, c, d, out) -> None:
 
 
 def _overlaps(x, y) -> bool:
+    if x.is_meta or y.is_meta:  # meta storages have no memory to share
+        return False
     if x._storage is not y._storage and x._storage.data_ptr() != y._storage.data_ptr():
         return False
     if x.numel() == 0 or y.numel() == 0:

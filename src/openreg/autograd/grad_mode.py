@@ -138,7 +138,8 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like ``no_grad`` (and marks inference mode); ``inference_mode(False)`` is a no-op block.
+    """Like ``no_grad`` (and marks inference mode); ``inference_mode(False)`` turns grad mode on and leaves
+    inference mode for its block, as PyTorch's.
 
     >>> import openreg
     >>> with openreg.inference_mode():
@@ -164,6 +165,8 @@ class inference_mode(_DecoratorContextManager):
             from .inference import enter
             enter()
             state.enabled, state.inference = False, True
+        else:  # as PyTorch's InferenceMode(false): grad mode on, out of inference mode
+            state.enabled, state.inference = True, False
 
     def __exit__(self, *exc) -> None:
         state.enabled, state.inference = self._prev
