@@ -100,6 +100,13 @@ def test_deferred_seeds_run_on_rename():
     openreg.cuda.manual_seed(7)            # the later call wins on the current device, as PyTorch's tracker
     openreg.utils.rename_privateuse1_backend("cuda")
     assert openreg.cuda.initial_seed() == 7
+
+
+@needs_two_devices
+def test_deferred_seed_all_reaches_the_other_devices():
+    openreg.cuda.manual_seed_all(11)
+    openreg.cuda.manual_seed(7)            # the current device only
+    openreg.utils.rename_privateuse1_backend("cuda")
     assert openreg.cuda.default_generators[1].initial_seed() == 11
 
 

@@ -7,9 +7,10 @@ The accelerator is openreg's device under its current name (``privateuseone``, o
 >>> acc = openreg.accelerator.current_accelerator()
 >>> acc.type == openreg.utils.get_privateuse1_backend_name(), acc.index
 (True, None)
->>> with openreg.accelerator.device_index(1):
-...     openreg.accelerator.current_device_index()
-1
+>>> last = openreg.accelerator.device_count() - 1      # 1 with two devices, 0 on a one-GPU machine
+>>> with openreg.accelerator.device_index(last):
+...     openreg.accelerator.current_device_index() == last
+True
 >>> openreg.accelerator.current_device_index()
 0
 """
