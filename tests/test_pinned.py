@@ -30,7 +30,8 @@ def test_pin_memory_copies_into_page_locked_memory():
 def test_strided_tensor_keeps_layout_when_pinned():
     t = openreg.tensor(np.arange(6.0)).as_strided((2, 2), (1, 3), 1)
     p = t.pin_memory()
-    assert p.stride() == t.stride() and p.storage_offset() == t.storage_offset() and p.tolist() == t.tolist()
+    # PyTorch's _pin_memory copies into a buffer sized for the view: same strides, storage offset 0 (#10.10)
+    assert p.stride() == t.stride() and p.storage_offset() == 0 and p.tolist() == t.tolist()
 
 
 def test_views_slices_and_set_report_pinned():
@@ -87,3 +88,17 @@ def test_entries_vanish_when_freed_no_leak():
     assert pinned_memory.tracked_count() == baseline + 1 and v.is_pinned()
     del v
     assert pinned_memory.tracked_count() == baseline
+
+
+def test_pinning_a_view_pins_only_the_view():
+    base = openreg.zeros(1 << 20)                       # 4 MiB
+    base[10:14] = openreg.tensor([1.0, 2.0, 3.0, 4.0])
+    p = base[10:14].pin_memory()
+    assert p.is_pinned() and p.untyped_storage().nbytes() == 16   # 4 elements, not 4 MiB
+    assert p.storage_offset() == 0 and p.tolist() == [1.0, 2.0, 3.0, 4.0]
+    s = base[100:108:2].pin_memory()                  # keeps the view's strides, as PyTorch's _pin_memory
+    assert s.stride() == (2,) and s.untyped_storage().nbytes() == (3 * 2 + 1) * 4
+    t = base.view(1024, 1024)[:, :2].t().pin_memory()
+    assert t.shape == (2, 1024) and t.tolist() == base.view(1024, 1024)[:, :2].t().tolist()
+    with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+        p.resize_(8)                                   # growing would leave the page-locked buffer

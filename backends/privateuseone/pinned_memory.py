@@ -104,10 +104,17 @@ def pin_storage(storage: UntypedStorage, device=None) -> UntypedStorage:
         raise TypeError(f"cannot pin 'openreg.UntypedStorage' on device '{storage.device}': "
                         "only CPU memory can be pinned")
     nbytes = storage.nbytes()
-    buf, owner = get_driver().alloc_pinned(nbytes)
+    out = _pinned_storage(nbytes)
     if nbytes:
-        buf[...] = storage._backend.to_host_bytes(storage._data, storage._base_offset, nbytes)
-    out = UntypedStorage._wrap(buf, nbytes, CPU)
+        out._data[...] = storage._backend.to_host_bytes(storage._data, storage._base_offset, nbytes)
+    return out
+
+
+def _pinned_storage(nbytes: int) -> UntypedStorage:
+    """``nbytes`` of page-locked memory as a CPU storage; as PyTorch's, it cannot be resized (it would leave
+    the page-locked buffer)."""
+    buf, owner = get_driver().alloc_pinned(nbytes)
+    out = UntypedStorage._wrap(buf, nbytes, CPU, resizable=False)
     out._pinned_by = PinnedBuffer(int(buf.ctypes.data), nbytes, owner)
     return out
 
@@ -134,9 +141,15 @@ def tensor_pin_memory(self, device=None):
     check_device_arg(device)
     if storage_is_pinned(self._storage):
         return self
+    from openreg.storage_bounds import storage_nbytes
     from openreg.tensor import Tensor
-    pinned = pin_storage(self._storage)
-    return Tensor._make(pinned, self._size, self._stride, self._offset, self._dtype)
+    # As PyTorch: a buffer just large enough for the view's sizes and strides (not the whole base storage).
+    pinned = _pinned_storage(storage_nbytes(self._size, self._stride, self._dtype.itemsize))
+    out = Tensor._make(pinned, self._size, self._stride, 0, self._dtype)
+    out._qparams = self._qparams
+    if out.numel():
+        out._array()[...] = self._array()
+    return out
 
 
 __all__ = [
