@@ -139,7 +139,7 @@ def make_kernels(draw: Draw) -> dict[str, Callable]:
         return self
 
     def randperm_out(n, *, generator=None, out):
-        R.check_randperm(n)
+        R.check_randperm(n, out)
         from openreg.aten.structured import resize_out
         impl = gen_of(generator, out)
         resize_out("randperm", out, (n,))

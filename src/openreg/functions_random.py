@@ -25,9 +25,11 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pi
     >>> x = openreg.rand(2, 3, generator=openreg.Generator().manual_seed(1)); x.shape, max(x.flatten().tolist()) < 1
     (openreg.Size([2, 3]), True)
     """
+    if out is not None:  # the out= overload checks out's dtype before it resizes out
+        return _finish(_A.rand.generator_out(_size_args(size), generator=generator, out=out), requires_grad)
     t = _A.rand.generator(_size_args(size), generator=generator, dtype=dtype, device=device,
                           pin_memory=pin_memory or None)
-    return _finish(_into(t, out), requires_grad)
+    return _finish(t, requires_grad)
 
 
 def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
@@ -38,9 +40,11 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, p
     >>> abs(float(openreg.randn(10000, generator=openreg.Generator().manual_seed(2)).mean())) < 0.05
     True
     """
+    if out is not None:  # the out= overload checks out's dtype before it resizes out
+        return _finish(_A.randn.generator_out(_size_args(size), generator=generator, out=out), requires_grad)
     t = _A.randn.generator(_size_args(size), generator=generator, dtype=dtype, device=device,
                            pin_memory=pin_memory or None)
-    return _finish(_into(t, out), requires_grad)
+    return _finish(t, requires_grad)
 
 
 def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
@@ -70,8 +74,10 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad=F
     >>> sorted(openreg.randperm(5).tolist())
     [0, 1, 2, 3, 4]
     """
+    if out is not None:  # the out= overload checks out's dtype before it resizes out
+        return _finish(_A.randperm.generator_out(n, generator=generator, out=out), requires_grad)
     t = _A.randperm.generator(n, generator=generator, dtype=dtype, device=device, pin_memory=pin_memory or None)
-    return _finish(_into(t, out), requires_grad)
+    return _finish(t, requires_grad)
 
 
 def rand_like(input: Tensor, *, generator=None, dtype=None, device=None, requires_grad=False,

@@ -129,13 +129,20 @@ def _xp(t: Tensor):
     return t._storage._backend.array_module
 
 
+def _check_some_index(indices) -> None:
+    if len(indices) == 0:
+        raise IndexError("at least one index must be provided")
+
+
 def index(self: Tensor, indices) -> Tensor:
+    _check_some_index(indices)
     xp = _xp(self)
     key = _normalize(self, indices, xp)
     return wrap_array(self._array()[key], self._dtype, self.device)
 
 
 def meta_index(self: Tensor, indices) -> Tensor:
+    _check_some_index(indices)
     from .structured import empty_tensor
     return empty_tensor(_meta_index_shape(self, indices), self._dtype, self.device)
 

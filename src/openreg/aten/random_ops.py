@@ -203,9 +203,11 @@ def check_dropout_p(p: float) -> None:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
-def check_randperm(n: int) -> None:
+def check_randperm(n: int, out=None) -> None:
     if n < 0:
         raise RuntimeError(f"n must be non-negative, got{n}")
+    if out is not None and (out._dtype is _dt.bool or out._dtype.is_complex):
+        raise NotImplementedError(f"\"randperm\" not implemented for '{scalar_type_name(out._dtype)}'")
 
 
 # -- Meta kernels (checks, then ``self``) ---------------------------------------------------------------------
@@ -244,7 +246,7 @@ def _meta_bernoulli_tensor(self, p, *, generator=None):
 
 
 def _meta_randperm_out(n, *, generator=None, out):
-    check_randperm(n)
+    check_randperm(n, out)
     from .structured import resize_out
     resize_out("randperm", out, (n,))
     return out
@@ -266,10 +268,21 @@ def _empty(size, dtype, device, pin_memory=None):
     return A.empty__memory_format(tuple(size), dtype=dtype, device=device, pin_memory=pin_memory)
 
 
-def _out(out, size):
+def _out(out, size, check=None):
+    """``out`` resized to ``size`` once ``check(out)`` passed: a failed call leaves ``out`` as it was."""
     from .structured import resize_out
+    if check is not None:
+        check(out)
     resize_out("out", out, tuple(size))
     return out
+
+
+def _uniform_ok(out) -> None:
+    check_uniform(out, 0.0, 1.0)
+
+
+def _normal_ok(out) -> None:
+    check_normal(out, 1.0)
 
 
 def rand_generator(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
@@ -281,7 +294,7 @@ def rand(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def rand_generator_out(size, *, generator=None, out):
-    return A.uniform_(_out(out, size), 0.0, 1.0, generator=generator)
+    return A.uniform_(_out(out, size, _uniform_ok), 0.0, 1.0, generator=generator)
 
 
 def rand_out(size, *, out):
@@ -297,7 +310,7 @@ def randn(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def randn_generator_out(size, *, generator=None, out):
-    return A.normal_(_out(out, size), 0.0, 1.0, generator=generator)
+    return A.normal_(_out(out, size, _normal_ok), 0.0, 1.0, generator=generator)
 
 
 def randn_out(size, *, out):
@@ -334,19 +347,19 @@ def _copy_out(out, result):
 
 
 def rand_like_out(self, *, memory_format=None, out):
-    return A.uniform_(_out(out, self._size), 0.0, 1.0)
+    return A.uniform_(_out(out, self._size, _uniform_ok), 0.0, 1.0)
 
 
 def rand_like_generator_out(self, *, generator=None, memory_format=None, out):
-    return A.uniform_(_out(out, self._size), 0.0, 1.0, generator=generator)
+    return A.uniform_(_out(out, self._size, _uniform_ok), 0.0, 1.0, generator=generator)
 
 
 def randn_like_out(self, *, memory_format=None, out):
-    return A.normal_(_out(out, self._size), 0.0, 1.0)
+    return A.normal_(_out(out, self._size, _normal_ok), 0.0, 1.0)
 
 
 def randn_like_generator_out(self, *, generator=None, memory_format=None, out):
-    return A.normal_(_out(out, self._size), 0.0, 1.0, generator=generator)
+    return A.normal_(_out(out, self._size, _normal_ok), 0.0, 1.0, generator=generator)
 
 
 def randint_low_generator(low, high, size, *, generator=None, dtype=_dt.int64, layout=None, device=None,
@@ -369,7 +382,7 @@ def randint(high, size, *, dtype=_dt.int64, layout=None, device=None, pin_memory
 
 
 def randint_low_generator_out(low, high, size, *, generator=None, out):
-    return A.random___from(_out(out, size), low, high, generator=generator)
+    return A.random___from(_out(out, size, lambda o: random_bounds(o, low, high)), low, high, generator=generator)
 
 
 def randint_low_out(low, high, size, *, out):
@@ -494,7 +507,7 @@ def normal_tensor_tensor_out(mean, std, *, generator=None, out):
 
 
 def normal_float_float_out(mean, std, size, *, generator=None, out):
-    return A.normal_(_out(out, size), mean, std, generator=generator)
+    return A.normal_(_out(out, size, lambda o: check_normal(o, std)), mean, std, generator=generator)
 
 
 def dropout(input, p, train):

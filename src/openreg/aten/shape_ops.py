@@ -75,6 +75,13 @@ def split(self: Tensor, split_size: int, dim: int = 0) -> list:
     return split_with_sizes(self, [split_size] * (num - 1) + [last], d)
 
 
+def _int64_div(a: int, b: int) -> int:
+    """C++'s int64 ``a / b``: ``a`` wraps as int64 does (chunk(2**63 - 1) splits by -1, and split refuses)."""
+    a = (a + 2**63) % 2**64 - 2**63
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
 def chunk(self: Tensor, chunks: int, dim: int = 0) -> list:
     if len(self._size) == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
@@ -82,7 +89,7 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> list:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, len(self._size))
     size = self._size[d]
-    split_size = (size + chunks - 1) // chunks
+    split_size = _int64_div(size + chunks - 1, chunks)
     if split_size == 0 and size == 0:
         return list(A.split_with_sizes(self, [0] * chunks, d))
     return list(A.split__Tensor(self, split_size, d))

@@ -86,6 +86,21 @@ def write_result(op: str, out, arr) -> None:
     dst[...] = from_compute(arr, out._dtype)
 
 
+# Unary ops whose PyTorch kernels require out= to have exactly the result dtype ("Found dtype Double but expected
+# Long"), where other structured ops only require that the result can be cast to it.
+SAME_DTYPE_OUT = frozenset({"neg", "abs", "bitwise_not", "sign", "sgn", "ceil", "floor", "round", "trunc", "frac",
+                            "conj_physical"})
+
+
+def check_no_internal_overlap(t) -> None:
+    """PyTorch's ``assert_no_internal_overlap``: no two elements of a written-to tensor may share memory (an
+    expanded dimension, stride 0 and size > 1)."""
+    for size, stride in zip(t._size, t._stride):
+        if stride == 0 and size > 1:
+            raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                               "single memory location. Please clone() the tensor before performing the operation.")
+
+
 def _compute(name: str, compute, spec: Spec, args, kwargs):
     """Run ``compute``, refusing results int64 cannot size and reporting memory exhaustion as PyTorch does."""
     nbytes = spec.dtype.itemsize
@@ -105,6 +120,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
     ``device_type`` "meta" builds kernels that compute no data.
     """
     is_meta = device_type == "meta"
+    same_dtype_out = name in SAME_DTYPE_OUT
     # Elementwise results take TensorIterator's layout (iterator_layout.py); 0-d and 1-d ones are contiguous.
     elementwise = meta.__module__ == "openreg.aten.pointwise_ops"
 
@@ -125,6 +141,11 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
 
     def out_variant(*args, out, **kwargs):
         spec: Spec = meta(*args, **kwargs)
+        if same_dtype_out and out._dtype is not spec.dtype:
+            raise RuntimeError(f"Found dtype {scalar_type_name(out._dtype)} but expected "
+                               f"{scalar_type_name(spec.dtype)}")
+        if tuple(out._size) == tuple(spec.size):  # an out that gets resized gets a fresh layout
+            check_no_internal_overlap(out)
         if not can_cast(spec.dtype, out._dtype):
             raise RuntimeError(f"result type {scalar_type_name(spec.dtype)} can't be cast to the desired output "
                                f"type {scalar_type_name(out._dtype)}")
@@ -144,6 +165,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu"):
         if not can_cast(spec.dtype, self._dtype):
             raise RuntimeError(f"result type {scalar_type_name(spec.dtype)} can't be cast to the desired output "
                                f"type {scalar_type_name(self._dtype)}")
+        check_no_internal_overlap(self)
         if not is_meta:
             arr = _compute(name, compute, spec, (self, *args), kwargs)
             write_result(name, self, arr)
