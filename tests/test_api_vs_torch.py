@@ -1001,6 +1001,8 @@ _SCALAR_OPS = {
     "setitem": lambda m, d, v, dev: _setitem(m.zeros(2, dtype=d, device=dev), v),
     "scalar_tensor": lambda m, d, v, dev: m.scalar_tensor(v, dtype=d, device=dev),
     "tensor": lambda m, d, v, dev: m.tensor([v, 0], dtype=d, device=dev),
+    "pow": lambda m, d, v, dev: m.ones(2, dtype=d, device=dev).pow(v),
+    "arange": lambda m, d, v, dev: m.arange(0, v, max(abs(v), 1) if v == v else 1, dtype=d, device=dev),
 }
 _SCALAR_VALUES = [300, 65536, -1, 2**31, float("inf"), float("nan"), 1e40, 70000.0, -1.5, 2.5, True]
 _CONVERT = "cannot be converted to type"

@@ -91,3 +91,19 @@ def test_pytorch_wrapping_cases_still_wrap(device):
 ])
 def test_overflow_rule(value, dtype, expected):
     assert overflows(value, getattr(openreg, dtype)) is expected
+
+
+def test_pow_and_arange_convert_their_scalars_as_pytorch():
+    with pytest.raises(RuntimeError, match=CONVERT.format("int8_t")):
+        openreg.ones(2, dtype=openreg.int8).pow(300)
+    with pytest.raises(RuntimeError, match=CONVERT.format("c10::Half")):
+        openreg.ones(2, dtype=openreg.float16).pow(65536)
+    assert openreg.ones(2).pow(1e40).tolist() == [1.0, 1.0]              # float kernels take a double exponent
+    assert openreg.ones(2, dtype=openreg.int8).pow(2.5).tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match=CONVERT.format("int64_t")):
+        openreg.arange(0, 1e40, dtype=openreg.int32)
+    with pytest.raises(RuntimeError, match=CONVERT.format("float")):
+        openreg.arange(0, 1e40, dtype=openreg.float16)
+    with pytest.raises(RuntimeError, match=CONVERT.format("double")):
+        openreg.arange(1 + 1j, 2, dtype=openreg.float32)
+    assert openreg.arange(300, 301, dtype=openreg.int8).tolist() == [44]   # as PyTorch: converted as int64

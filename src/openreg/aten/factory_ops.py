@@ -24,7 +24,7 @@ from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.tags import Tag
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
-from ..scalar_conversion import as_tensor_scalar
+from ..scalar_conversion import as_tensor_scalar, check_scalar_fits
 from ..storage_bounds import storage_nbytes
 from ..tensor import Tensor
 from .factories import empty_memory_format, empty_strided, resolve_device
@@ -122,6 +122,12 @@ def _arange_values(start, end, step, dtype):
     """The host values of arange, following PyTorch: bounds and step are first converted to the accumulate
     type (double for floating dtypes, int64 for integral ones, truncating), then checked; the length is
     ceil((end - start) / step)."""
+    # PyTorch converts the bounds to int64 (integral dtypes), float (half types) or double first.
+    convert = _dt.float64 if dtype.is_floating_point else _dt.int64
+    if dtype is _dt.float16 or dtype is _dt.bfloat16:
+        convert = _dt.float32
+    for v in (start, end, step):
+        check_scalar_fits(v, _dt.float64 if isinstance(v, complex) else convert)
     if isinstance(start, complex) or isinstance(end, complex) or isinstance(step, complex):
         raise RuntimeError("arange(): complex values are not supported")  # noqa: TRY004 (PyTorch's type)
     floating = dtype.is_floating_point or dtype.is_complex
@@ -160,6 +166,8 @@ def arange_start_step(start, end, step=1, *, dtype=None, layout=None, device=Non
     dtype = _arange_dtype(dtype, start, end, step)
     if dtype is _dt.bool:
         raise RuntimeError("\"arange_cpu\" not implemented for 'Bool'")
+    if dtype.is_complex:
+        raise NotImplementedError("\"arange_cpu\" not implemented for 'ComplexFloat'")
     return from_host(_arange_values(start, end, step, dtype), dtype, device)
 
 

@@ -331,6 +331,8 @@ def pow_meta(self, exponent) -> Spec:
     elif (_is_integral(self._dtype) and isinstance(exponent, int) and not isinstance(exponent, bool)
             and exponent < 0):
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+    elif not spec.dtype.is_complex and spec.dtype not in (_dt.float32, _dt.float64):
+        check_scalar_fits(exponent, spec.dtype)  # PyTorch's integral and half kernels convert the exponent
     return spec
 
 
