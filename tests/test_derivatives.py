@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from record_samples import SAMPLES as SAMPLES_BY_RECORD
 
 import openreg
 from openreg._dispatch import dispatcher
+from openreg._dispatch.ops import lookup
 from openreg.aten.derivatives import DERIVATIVES
 from openreg.autograd import gradcheck, gradgradcheck
 
@@ -229,10 +231,40 @@ SAMPLES = {
     **{f"aten::{c}_.{ov}": _compare_inplace(c, ov) for c in ("eq", "ne", "lt", "le", "gt", "ge")
        for ov in ("Scalar", "Tensor")},
 }
+
+
+def _record_sample(op: str):
+    """The gradcheck sample of a record's overload from its ``record_samples`` entry (float64 inputs)."""
+    from openreg.operators._loader import declared_overloads
+    record = declared_overloads()[op]
+    overload = lookup(op)
+    inplace = overload._schema.arguments[0].is_write
+
+    def sample(d):
+        args = SAMPLES_BY_RECORD[record.name].inputs(lambda *shape: r(d, *shape))
+        tensors = [i for i, a in enumerate(args) if isinstance(a, openreg.Tensor)]
+
+        def fn(*ts):
+            call = list(args)
+            for i, t in zip(tensors, ts):
+                call[i] = t
+            if inplace:
+                call[0] = call[0] * 1
+            return overload(*call)
+        return fn, [args[i] for i in tensors]
+    return sample
+
+
+for _op, _f in DERIVATIVES.items():
+    if _f.bwd and not _f.nondiff and _op not in SAMPLES and all(
+            fn.__module__.startswith("openreg.operators.") for fn in _f.bwd.values()):
+        SAMPLES[_op] = _record_sample(_op)
+
 NO_FORWARD = {"aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "aten::unsqueeze_", "aten::as_strided_"}
 NO_SECOND_ORDER = {"aten::remainder.Tensor"}
 TESTED = sorted(op for op, f in DERIVATIVES.items() if not f.nondiff and f.bwd and all(
-    fn.__module__ == "openreg.aten.derivatives" for fn in f.bwd.values()))
+    fn.__module__ == "openreg.aten.derivatives" or fn.__module__.startswith("openreg.operators.")
+    for fn in f.bwd.values()))
 
 
 def test_every_formula_has_a_sample():

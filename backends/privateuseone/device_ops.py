@@ -24,6 +24,7 @@ from openreg._dispatch.keys import DispatchKey
 from openreg.devices import PRIVATEUSE1
 from openreg.library import Library
 from openreg.scalar_conversion import check_scalar_fits
+from openreg.operators._loader import declared_overloads, register_backend
 from openreg.tensor import Tensor
 
 from . import raw_kernels
@@ -211,9 +212,10 @@ def register_generic() -> list[str]:
     lib = Library("aten", "IMPL")
     _libs.append(lib)
     added = []
+    records = declared_overloads()   # a record says itself whether it runs on the device
     for qualname in dispatcher.defined_names():
         ns, _, name = qualname.partition("::")
-        if ns not in ("aten", "inductor"):
+        if ns not in ("aten", "inductor") or qualname in records:
             continue
         entry = dispatcher.find(qualname)
         cpu = entry.active(DispatchKey.CPU) if entry is not None else None
@@ -248,7 +250,7 @@ def register_all() -> None:
     """Register every device kernel (called once by ``register()``)."""
     from openreg.backends.cpu.compute import COMPUTE
 
-    from openreg.aten import register_structured
+    from openreg.aten.builtin import register_structured
     aten = Library("aten", "IMPL")
     inductor = Library("inductor", "IMPL")
     _libs.extend([aten, inductor])
@@ -258,6 +260,7 @@ def register_all() -> None:
     table["mm"] = table["bmm"] = mm_compute
     table["addmm"] = addmm_compute
     register_structured(_DeviceLib(aten), PRIVATEUSE1, table, "PrivateUse1")
+    register_backend(PRIVATEUSE1, "PrivateUse1", lambda fn, name: on_device(fn, f"aten::{name}", check=False))
     for name, fn in KERNELS.items():
         aten.impl(name, fn, "PrivateUse1")
     for name, fn in INDUCTOR_KERNELS.items():

@@ -23,7 +23,11 @@ from ._dispatch.keys import DispatchKey  # noqa: F401
 from ._dispatch.tags import Tag  # noqa: F401
 from ._dispatch.ops import ops  # noqa: F401
 from . import library  # noqa: F401
-from . import aten as _aten  # noqa: F401  (defines the built-in operators)
+from .aten import builtin as _aten_builtin  # noqa: F401  (defines the operators that are not records yet)
+from .operators import _loader as _operators  # noqa: E402  (the operator records)
+
+_operators.load()
+globals().update(_operators.functions())  # openreg.hypot, ...
 from . import _tensor_methods  # noqa: F401
 from .aten import attention_ops as _attention_ops, quantized_ops as _quantized_ops  # noqa: F401,E402
 from .aten.attention_ops import _fused_sdp_choice  # noqa: F401,E402

@@ -19,7 +19,7 @@ from .autograd.grad_mode import state as _gm_state
 from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, requires_grad_of
 from .autograd.inference import REQUIRES_GRAD_MSG, InferenceVersion
 from .autograd.meta import get_meta
-from .tensor import Tensor
+from .tensor import TensorBase
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None) -> None:
@@ -134,7 +134,7 @@ def detach_(self):
     return self
 
 
-_grad_property = Tensor.__dict__["grad"]
+_grad_property = TensorBase.__dict__["grad"]
 
 
 def _get_grad(self):

@@ -1,7 +1,8 @@
 """The Tensor: a strided view (sizes, strides in elements, storage offset) of an UntypedStorage.
 
-Operator methods (``abs``, ``+``, ``view`` ...) are attached by ``openreg._tensor_methods``; this file holds
-the data model itself: metadata, array access for kernels, version counters and autograd fields.
+``TensorBase`` is the data model itself: metadata, array access for kernels, version counters and autograd
+fields. ``Tensor`` adds the operator methods (``abs``, ``hypot``, ``+`` ...), generated from the operator
+records (``openreg/operators/``) when the class is created.
 
 >>> import openreg
 >>> t = openreg.zeros(2, 3)
@@ -61,8 +62,9 @@ class _Version:
         self.value = 0
 
 
-class Tensor:
-    """An n-dimensional strided view of typed data on a device."""
+class TensorBase:
+    """The data model of every tensor (``Tensor`` adds the operator methods); operator records test
+    ``isinstance(x, TensorBase)`` since they are read before ``Tensor`` exists."""
 
     # Fields every tensor sets are slots; rarely set ones are class-level defaults that an instance
     # overrides in its __dict__ on first write (keeps construction, paid on every op, short).
@@ -110,7 +112,7 @@ class Tensor:
     # -- construction helpers used by kernels -------------------------------------------------------
     @classmethod
     def _make(cls, storage, size, stride, offset, dtype, vc=None, base=None) -> Tensor:
-        return object.__new__(cls)._init_view(storage, size, stride, offset, dtype, vc, base)
+        return object.__new__(Tensor if cls is TensorBase else cls)._init_view(storage, size, stride, offset, dtype, vc, base)
 
     @staticmethod
     def _from_array(arr, dtype=None, device: Device = CPU) -> Tensor:
@@ -435,4 +437,15 @@ _LEGACY_NAMES = {
     _dt.qint32: "QInt32Tensor",
 }
 
-__all__ = ["META", "PRIVATEUSE1", "Size", "Tensor", "contiguous_strides"]
+from .operators._loader import tensor_methods
+
+OperatorMethods = type("OperatorMethods", (), {"__slots__": (), "__module__": __name__, **tensor_methods()})
+
+
+class Tensor(TensorBase, OperatorMethods):
+    """An n-dimensional strided view of typed data on a device."""
+
+    __slots__ = ()
+
+
+__all__ = ["META", "PRIVATEUSE1", "Size", "Tensor", "TensorBase", "contiguous_strides"]

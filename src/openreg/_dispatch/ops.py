@@ -205,3 +205,42 @@ class _Ops:
 
 
 ops = _Ops()
+
+_lookups: dict = {}
+
+
+def lookup(qualname: str) -> OpOverload:
+    """The overload named ``"aten::add.Tensor"`` (``"aten::abs"`` for the default), looked up once and kept.
+
+    >>> lookup("aten::add.Tensor") is lookup("aten::add.Tensor")
+    True
+    """
+    ov = _lookups.get(qualname)
+    if ov is None or ov._entry.schema is None:
+        ov = _lookups[qualname] = _lookup_overload(qualname)
+    return ov
+
+
+class LazyOverloads:
+    """``A.add__Tensor`` is ``ops.aten.add.Tensor``, ``A.add___Tensor`` is ``ops.aten.add_.Tensor`` and
+    ``A.abs`` is ``ops.aten.abs.default`` (the text after the last double underscore is the overload name):
+    the one way code refers to overloads, resolved on first use (through ``lookup``) and then an attribute.
+
+    >>> A.abs is lookup("aten::abs")
+    True
+    """
+
+    def __init__(self, ns: str) -> None:
+        self._ns = ns
+
+    def __getattr__(self, key: str) -> OpOverload:
+        if key.startswith("__") and key.endswith("__"):
+            raise AttributeError(key)
+        op, sep, overload = key.rpartition("__")
+        qualname = f"{self._ns}::{op}.{overload}" if sep else f"{self._ns}::{key}"
+        value = lookup(qualname)
+        setattr(self, key, value)
+        return value
+
+
+A = LazyOverloads("aten")

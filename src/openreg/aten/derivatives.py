@@ -39,9 +39,11 @@ class Derivative:
 DERIVATIVES: dict[str, Derivative] = {}
 
 
-def _node_name(op: str, index: int) -> str:
+def node_name(op: str, index: int) -> str:
+    """PyTorch's graph node name: ``node_name("aten::hypot_", 0)`` is ``"HypotBackward0"``."""
     base = op.split("::")[-1].split(".")[0].strip("_")
     return "".join(p[:1].upper() + p[1:] for p in base.split("_") if p) + f"Backward{index}"
+
 
 
 _overloads: dict = {}
@@ -64,20 +66,20 @@ def defderiv(op: str, *, save: str = "", index: int = 0, name: str | None = None
     elif linear:
         jvp = {n: _linear_jvp(op, n) for n in bwd}
     uses_self = "self" in save.split()
-    DERIVATIVES[op] = Derivative(op, name or _node_name(op, index), tuple(save.split()), bwd, jvp,
+    DERIVATIVES[op] = Derivative(op, name or node_name(op, index), tuple(save.split()), bwd, jvp,
                                  jvp_uses_self=uses_self)
 
 
 def nondiff(*names: str) -> None:
     """Ops whose outputs never require grad (random/like factories, sign-like steps)."""
     for op in names:
-        DERIVATIVES[op] = Derivative(op, _node_name(op, 0), (), {}, {}, nondiff=True)
+        DERIVATIVES[op] = Derivative(op, node_name(op, 0), (), {}, {}, nondiff=True)
 
 
 def forbid(message: str, *names: str) -> None:
     """Ops that refuse to run on inputs requiring grad (PyTorch raises in their autograd kernel)."""
     for op in names:
-        DERIVATIVES[op] = Derivative(op, _node_name(op, 0), (), {}, None, error=message)
+        DERIVATIVES[op] = Derivative(op, node_name(op, 0), (), {}, None, error=message)
 
 
 def _linear_jvp(op: str, arg: str):
@@ -143,7 +145,7 @@ def _scalar(x):
 
 def _unary(name: str, save: str, f, index: int = 0) -> None:
     for op in (f"aten::{name}", f"aten::{name}_"):
-        defderiv(op, save=save, pointwise=True, index=index, name=_node_name(f"aten::{name}", index), self=f)
+        defderiv(op, save=save, pointwise=True, index=index, name=node_name(f"aten::{name}", index), self=f)
 
 
 _unary("abs", "self", lambda g, a: g * _sign(a.self))
@@ -693,7 +695,7 @@ nondiff("aten::floor_divide", "aten::floor_divide.Scalar", "aten::floor_divide_.
         "aten::arange.start_step", "aten::scalar_tensor", "aten::where.Scalar", "aten::view.dtype")
 for _cmp in ("eq", "ne", "lt", "le", "gt", "ge"):
     for _ov in ("Scalar", "Tensor"):
-        defderiv(f"aten::{_cmp}_.{_ov}", name=_node_name(f"aten::{_cmp}", 0 if _ov == "Scalar" else 1),
+        defderiv(f"aten::{_cmp}_.{_ov}", name=node_name(f"aten::{_cmp}", 0 if _ov == "Scalar" else 1),
                  self=lambda g, a: None, jvp={})
 
 
@@ -734,7 +736,7 @@ defderiv("aten::transpose_", name="TransposeBackward0", self=lambda g, a: g.tran
          jvp={"self": lambda t, a: t.transpose(a.dim0, a.dim1)})
 for _op, _i in (("aten::squeeze_", 0), ("aten::squeeze_.dim", 1), ("aten::squeeze_.dims", 2),
                 ("aten::unsqueeze_", 0)):
-    defderiv(_op, index=_i, name=_node_name(_op, _i), self=lambda g, a: g.reshape(a.size_of("self")),
+    defderiv(_op, index=_i, name=node_name(_op, _i), self=lambda g, a: g.reshape(a.size_of("self")),
              jvp={"self": None})
     DERIVATIVES[_op].jvp = None
 defderiv("aten::as_strided_", name="AsStridedBackward0", self=_as_strided_grad, jvp=None)

@@ -114,15 +114,16 @@ def _compute(name: str, compute, spec: Spec, args, kwargs):
         raise RuntimeError(f"{name}: can't allocate memory: the result needs {nbytes} bytes") from None
 
 
-def structured(name: str, meta, compute, *, device_type: str = "cpu"):
+def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool | None = None):
     """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
 
-    ``device_type`` "meta" builds kernels that compute no data.
+    ``device_type`` "meta" builds kernels that compute no data. ``elementwise`` results take TensorIterator's
+    layout (iterator_layout.py; 0-d and 1-d ones are contiguous).
     """
     is_meta = device_type == "meta"
     same_dtype_out = name in SAME_DTYPE_OUT
-    # Elementwise results take TensorIterator's layout (iterator_layout.py); 0-d and 1-d ones are contiguous.
-    elementwise = meta.__module__ == "openreg.aten.pointwise_ops"
+    if elementwise is None:
+        elementwise = meta.__module__ == "openreg.aten.pointwise_ops"
 
     def functional(*args, **kwargs):
         spec: Spec = meta(*args, **kwargs)

@@ -69,7 +69,7 @@ def check_savable(t) -> None:
 def enter() -> None:
     """A thread entered inference mode: new tensors it creates become inference tensors."""
     global _plain_init
-    from ..tensor import Tensor
+    from ..tensor import TensorBase as Tensor
     with _lock:
         _active[0] += 1
         if _active[0] == 1:
@@ -84,7 +84,7 @@ def enter() -> None:
 
 def leave() -> None:
     """A thread left inference mode; the last one out restores the plain constructor."""
-    from ..tensor import Tensor
+    from ..tensor import TensorBase as Tensor
     with _lock:
         _active[0] -= 1
         if _active[0] == 0 and _plain_init is not None:

@@ -1,0 +1,191 @@
+"""The one loader: turns the operator records into definitions, kernels, derivatives, functions and methods.
+
+* ``define()`` defines every record's schemas (with their tags) through ``openreg.library``; the Tensor
+  class needs the overloads for its generated methods, so this runs when ``tensor.py`` builds the class.
+* ``tensor_methods()`` / ``functions()``: the generated (or hand-written) ``Tensor`` methods and
+  ``openreg.<fn>`` functions of every record.
+* ``load()`` registers the Meta and composite kernels and the derivative entries (with their Autograd
+  kernels); ``register_backend(device_type, key)`` the structured and backend kernels of one backend. Each
+  call covers every record and backend known so far, so the order of these calls does not matter.
+
+All registrations go through ``Library`` objects, so destroying them restores exactly what was there.
+
+>>> import openreg
+>>> from openreg._dispatch import dispatcher
+>>> from openreg._dispatch.keys import DispatchKey
+>>> [dispatcher.has_kernel("aten::hypot.out", k) for k in (DispatchKey.CPU, DispatchKey.Meta)]
+[True, True]
+"""
+from __future__ import annotations
+
+import importlib
+
+from ..library import Library
+from ._record import NONDIFF, RECORDS, Group, Op, overload_name
+from ._variants import make_function, make_methods
+
+_libs: dict[tuple, Library] = {}
+_defined: set[str] = set()
+_loaded: set[str] = set()
+_backends: dict[str, tuple] = {}          # device_type -> (dispatch key, wrap)
+_backend_done: set[tuple] = set()         # (record name, device_type)
+
+
+def _lib(ns: str, purpose: str) -> Library:
+    lib = _libs.get((ns, purpose))
+    if lib is None:
+        lib = _libs[(ns, purpose)] = Library(ns, "FRAGMENT" if purpose == "def" else "IMPL")
+    return lib
+
+
+def _catalog() -> dict[str, Op]:
+    from . import load_families
+    load_families()
+    return RECORDS
+
+
+def define() -> None:
+    """Define the schemas of every record not defined yet."""
+    for record in list(_catalog().values()):
+        if record.name in _defined:
+            continue
+        lib = _lib(record.ns, "def")
+        for schema, tags in record.schemas:
+            lib.define(str(schema).split("::", 1)[1], tags=tags)
+        _defined.add(record.name)
+
+
+def _names(spec, default: str) -> list[str]:
+    if spec is True:
+        return [default]
+    if isinstance(spec, str):
+        return [spec]
+    if isinstance(spec, (tuple, list)):
+        return list(spec)
+    return []
+
+
+def tensor_methods() -> dict:
+    """Every record's Tensor methods (generated, or the callables the records give)."""
+    define()
+    methods: dict = {}
+    for record in _catalog().values():
+        if callable(record.method):
+            methods[record.name] = record.method
+        for name in _names(record.method, record.name):
+            methods.update(make_methods(record, name))
+        methods.update(record.extra_methods)
+    return methods
+
+
+def functions() -> dict:
+    """Every record's ``openreg.<fn>`` functions."""
+    define()
+    fns: dict = {}
+    for record in _catalog().values():
+        if callable(record.function):
+            fns[record.name] = record.function
+        for name in _names(record.function, record.name):
+            fns[name] = make_function(record, name)
+        fns.update(record.extra_functions)
+    return fns
+
+
+# -- kernels -------------------------------------------------------------------------------------------
+
+def _structured_kernels(record: Op, group: Group, device_type: str, compute):
+    from ..aten.structured import structured
+    return structured(group.functional, record.meta_for(group), compute, device_type=device_type,
+                      elementwise=record.elementwise)
+
+
+def _impl_group(lib: Library, group: Group, kernels: dict, key: str, wrap=None) -> None:
+    for variant, name in (("functional", group.functional), ("out", group.out), ("inplace", group.inplace)):
+        if name is not None:
+            fn = kernels[variant]
+            lib.impl(name, wrap(fn, name) if wrap else fn, key)
+
+
+def _register_derivatives(record: Op) -> list[str]:
+    from ..aten.derivatives import defderiv, node_name, nondiff
+    names = []
+    for group in record.groups:
+        spec = record.derivatives.get(group.functional)
+        if spec is None:
+            continue
+        ops = [f"{record.ns}::{n}" for n in (group.functional, group.inplace) if n]
+        if spec == NONDIFF:
+            nondiff(*ops)
+        else:
+            label = spec.name or node_name(ops[0], 0)
+            for op in ops:
+                defderiv(op, save=spec.save, name=label, pointwise=spec.pointwise, linear=spec.linear,
+                         jvp=spec.jvp, **spec.formulas)
+        names += ops
+    return names
+
+
+def load() -> None:
+    """Register Meta/composite kernels and derivatives of every record not loaded yet, and its backend
+    kernels for every backend registered so far."""
+    define()
+    from ..autograd._registration import register_op
+    for record in list(_catalog().values()):
+        if record.name in _loaded:
+            continue
+        _loaded.add(record.name)
+        if record.meta is not None:
+            meta = _lib(record.ns, "Meta")
+            for group in record.groups:
+                if record.meta_for(group) is not None:
+                    _impl_group(meta, group, _structured_kernels(record, group, "meta", None), "Meta")
+        for overload, by_key in record.kernels.items():
+            for key, fn in by_key.items():
+                if key != "Backend":
+                    _lib(record.ns, key).impl(overload, fn, key)
+        for qualname in _register_derivatives(record):
+            register_op(qualname)
+    for device_type in list(_backends):
+        _register_backend_kernels(device_type)
+
+
+def _resolve(path: str):
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+def _register_backend_kernels(device_type: str) -> None:
+    key, wrap = _backends[device_type]
+    for record in list(_catalog().values()):
+        if record.name not in _loaded or (record.name, device_type) in _backend_done:
+            continue
+        _backend_done.add((record.name, device_type))
+        override = record.overrides.get(device_type)
+        if not record.device and device_type != "cpu" and override is None:
+            continue
+        lib = _lib(record.ns, key)
+        for group in record.groups:
+            compute = _resolve(override) if override else record.compute_for(group)
+            if compute is not None and record.meta_for(group) is not None:
+                kernels = _structured_kernels(record, group, device_type, compute)
+                _impl_group(lib, group, kernels, key, wrap if device_type != "cpu" else None)
+        for overload, by_key in record.kernels.items():
+            fn = by_key.get("Backend")
+            if fn is not None:
+                lib.impl(overload, wrap(fn, overload) if wrap and device_type != "cpu" else fn, key)
+
+
+def register_backend(device_type: str, dispatch_key: str, wrap=None) -> None:
+    """Register every record's compute (and ``"Backend"`` kernels) for a backend; ``wrap(fn, overload)``
+    adapts a kernel to the backend (e.g. the device's current device and stream). Records whose compute is
+    not ``device``-capable are skipped on backends other than the CPU unless they give an override."""
+    _backends[device_type] = (dispatch_key, wrap)
+    _register_backend_kernels(device_type)
+
+
+def declared_overloads() -> dict[str, Op]:
+    """``{"aten::hypot.out": record, ...}``: every overload a record declares."""
+    return {f"{r.ns}::{overload_name(s)}": r for r in _catalog().values() for s, _ in r.schemas}
+
+
+__all__ = ["declared_overloads", "define", "functions", "load", "register_backend", "tensor_methods"]
