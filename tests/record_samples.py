@@ -1,11 +1,12 @@
 """One test sample per operator record: how to make its inputs and the NumPy function it must match.
 
-``tests/test_records.py`` runs every sample through the record's function, method, ``out=`` and in-place
-variants on the CPU, the device and Meta; ``tests/test_derivatives.py`` gradchecks the record's derivative
-formulas (reverse and forward mode) with the same inputs in float64.
+``tests/test_records.py`` runs every sample through the record's overload, function, method, ``out=`` and
+in-place variants on the CPU, the device and Meta; ``tests/test_derivatives.py`` gradchecks the record's
+derivative formulas (reverse and forward mode) with the same inputs in float64 when it has no sample of its own.
 
-``inputs(make)`` returns the operator's arguments; ``make(*shape)`` makes a random float tensor (the test
-chooses the dtype and the device). ``reference`` takes the same arguments as NumPy arrays.
+``inputs(make)`` returns the operator's arguments; ``make(*shape, dtype=None, low=-3, high=3, ints=False)``
+makes a random tensor (of the test's dtype unless ``dtype`` is given; ``ints`` rounds the values so that ties
+and zeros occur). ``reference`` takes the same arguments as NumPy arrays. ``variants`` lists what to check.
 """
 from __future__ import annotations
 
@@ -14,14 +15,72 @@ from dataclasses import dataclass
 
 import numpy as np
 
+ALL = ("overload", "function", "method", "out", "inplace")
+
 
 @dataclass(frozen=True)
 class Sample:
     inputs: Callable
     reference: Callable
     dtypes: tuple = ("float32", "float64")
+    variants: tuple = ALL
 
+
+def _softmax(x, dim, _half):
+    e = np.exp(x - x.max(dim, keepdims=True))
+    return e / e.sum(dim, keepdims=True)
+
+
+def _log_softmax(x, dim, _half):
+    s = x - x.max(dim, keepdims=True)
+    return s - np.log(np.exp(s).sum(dim, keepdims=True))
+
+
+def _unary(ref, **make):
+    return Sample(lambda m: (m(2, 3, **make),), ref)
+
+
+def _binary(ref, dtypes=("float32", "float64"), **make):
+    return Sample(lambda m: (m(2, 3, **make), m(1, 3, **make)), ref, dtypes)
+
+
+_POS = {"low": 0.5, "high": 2.0}
+_INTS = {"ints": True}
 
 SAMPLES = {
-    "hypot": Sample(lambda make: (make(2, 3), make(1, 3)), np.hypot),
+    # unary
+    "abs": _unary(np.abs), "neg": _unary(np.negative), "exp": _unary(np.exp), "log": _unary(np.log, **_POS),
+    "sqrt": _unary(np.sqrt, **_POS), "rsqrt": _unary(lambda x: 1 / np.sqrt(x), **_POS), "sin": _unary(np.sin),
+    "cos": _unary(np.cos), "tanh": _unary(np.tanh), "sigmoid": _unary(lambda x: 1 / (1 + np.exp(-x))),
+    "reciprocal": _unary(np.reciprocal, **_POS), "relu": _unary(lambda x: np.maximum(x, 0)),
+    "bitwise_not": Sample(lambda m: (m(2, 3, dtype="int64"),), np.invert, ("int64",)),
+    "logical_not": _unary(np.logical_not, **_INTS),
+    # arithmetic
+    "add": _binary(np.add), "sub": _binary(np.subtract), "mul": _binary(np.multiply),
+    "div": _binary(np.true_divide, **_POS), "floor_divide": _binary(np.floor_divide, **_POS),
+    "remainder": _binary(np.remainder, **_POS), "pow": _binary(np.power, **_POS),
+    "rsub": Sample(lambda m: (m(2, 3), m(1, 3)), lambda x, y: y - x, variants=("overload", "function", "method")),
+    "maximum": _binary(np.maximum), "minimum": _binary(np.minimum), "hypot": _binary(np.hypot),
+    # comparisons, bitwise, logical
+    **{name: _binary(getattr(np, ref), **_INTS) for name, ref in (
+        ("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"), ("gt", "greater"),
+        ("ge", "greater_equal"), ("logical_and", "logical_and"), ("logical_or", "logical_or"),
+        ("logical_xor", "logical_xor"))},
+    **{name: _binary(getattr(np, name), ("int64",), dtype="int64") for name in
+       ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    # selection
+    "clamp": Sample(lambda m: (m(2, 3), -1.0, 1.0), np.clip),
+    "clamp_min": Sample(lambda m: (m(2, 3), 0.5), np.maximum),
+    "clamp_max": Sample(lambda m: (m(2, 3), 0.5), np.minimum),
+    "where": Sample(lambda m: (m(2, 3) > 0, m(2, 3), m(1, 3)), np.where, variants=("overload", "function", "out")),
+    # reductions
+    "sum": _unary(np.sum), "mean": _unary(np.mean), "prod": Sample(lambda m: (m(2, 3),), np.prod, variants=("overload", "function", "method")), "amax": _unary(np.amax),
+    "amin": _unary(np.amin), "argmax": _unary(np.argmax), "argmin": _unary(np.argmin),
+    "_softmax": Sample(lambda m: (m(2, 3), 1, False), _softmax),
+    "_log_softmax": Sample(lambda m: (m(2, 3), 1, False), _log_softmax),
+    # matrix products
+    "mm": Sample(lambda m: (m(2, 3), m(3, 4)), np.matmul),
+    "bmm": Sample(lambda m: (m(2, 2, 3), m(2, 3, 4)), np.matmul),
+    "addmm": Sample(lambda m: (m(2, 4), m(2, 3), m(3, 4)), lambda a, b, c: a + b @ c),
+    "dot": Sample(lambda m: (m(3), m(3)), np.dot),
 }

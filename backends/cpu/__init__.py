@@ -4,19 +4,15 @@
 >>> openreg.ops.aten.abs.default(openreg.tensor([-1.5])).tolist()
 [1.5]
 """
-from openreg.aten.builtin import register_structured
 from openreg.library import Library
 from openreg.operators._loader import register_backend
 
-from . import compute, compute_math, kernels  # compute_math adds the math ops to compute.COMPUTE
+from . import kernels
 
 _lib = Library("aten", "IMPL", "CPU")
 _inductor = Library("inductor", "IMPL", "CPU")
-register_structured(_lib, "cpu", compute.COMPUTE, "CPU")
 register_backend("cpu", "CPU")  # the operator records' compute functions
 for _name, _fn in kernels.KERNELS.items():
-    _lib.impl(_name, _fn, "CPU")
-for _name, _fn in compute_math.cpu_kernels().items():
     _lib.impl(_name, _fn, "CPU")
 for _name, _fn in kernels.INDUCTOR_KERNELS.items():
     _inductor.impl(_name, _fn, "CPU")

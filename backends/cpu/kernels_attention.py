@@ -21,9 +21,9 @@ import numpy as np
 from openreg import dtypes as _dt
 from openreg._array_bridge import from_compute, to_compute, wrap_array
 from openreg.aten.attention_ops import check_sdpa_args, check_sdpa_backward_args, softmax_scale
+from openreg.operators._compute import xp_of
 from openreg.random import philox_seed_and_offset
 
-from .compute import xp_of
 from .kernels_random import numpy_values, words_for
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 from openreg import dtypes as _dt
 from openreg._array_bridge import to_compute, wrap_array
 from openreg.aten.quantized_ops import QRANGE, UNDERLYING, check_quantize_args, check_quantized
-
-from .compute import xp_of
+from openreg.operators._compute import xp_of
 
 
 def quantize_per_tensor(self, scale: float, zero_point: int, dtype):

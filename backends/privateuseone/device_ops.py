@@ -1,7 +1,9 @@
 """The PrivateUse1 kernels of the aten/inductor operators, registered through ``openreg.library``.
 
-* structured ops: the CPU backend's compute table (written against ``xp_of``, so it computes with the
-  driver's array module) through ``aten.register_structured``; ``abs`` uses the raw ``abs`` kernel;
+* operator records: their compute functions (written against the array module, so they compute with the
+  driver's) through the records' loader (``register_backend``); the records of ``abs``, ``mm``/``bmm`` and
+  ``addmm`` name this module's versions as their device overrides (the raw ``abs`` kernel, GEMMs into pool
+  outputs);
 * ``copy_`` (``copies.py``), ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm``: device kernels of their own;
 * every other CPU kernel that is device-agnostic (written against ``xp_of`` or marked
   ``_openreg_device_agnostic``) is registered for the device as well, wrapped so that mixing devices raises
@@ -23,7 +25,7 @@ from openreg._dispatch import dispatcher
 from openreg._dispatch.keys import DispatchKey
 from openreg.devices import PRIVATEUSE1
 from openreg.library import Library
-from openreg.scalar_conversion import check_scalar_fits
+from openreg.operators import linalg
 from openreg.operators._loader import declared_overloads, register_backend
 from openreg.tensor import Tensor
 
@@ -35,7 +37,6 @@ from .streams import current_stream
 
 _libs: list[Library] = []
 _generic: dict[str, str] = {}       # qualname -> "device" | "unported"
-_CPU_COMPUTE: dict = {}             # the CPU compute functions the device ones fall back to
 
 
 # -- devices of arguments ---------------------------------------------------------------------------------
@@ -86,16 +87,6 @@ def on_device(fn, op: str, *, check: bool = True):
     return kernel
 
 
-class _DeviceLib:
-    """A Library proxy whose ``impl`` wraps kernels with ``on_device`` (for ``register_structured``)."""
-
-    def __init__(self, lib: Library):
-        self._lib = lib
-
-    def impl(self, name, fn, key):
-        self._lib.impl(name, on_device(fn, f"aten::{name}", check=False), key)
-
-
 # -- kernels of their own ---------------------------------------------------------------------------------
 def abs_compute(spec, self):
     """``abs`` on the device: the raw kernel where it applies, the array module otherwise (into a pool
@@ -120,7 +111,7 @@ def _blas_operands(spec, *tensors) -> bool:
 def mm_compute(spec, self, mat2):
     """``mm``/``bmm`` on the device: the product is written straight into a pool output."""
     if not _blas_operands(spec, self, mat2):
-        return _CPU_COMPUTE["mm"](spec, self, mat2)
+        return linalg.mm_compute(spec, self, mat2)
     out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
     get_driver().array_module.matmul(self._array(), mat2._array(), out=out)
     return out
@@ -130,7 +121,7 @@ def addmm_compute(spec, self, mat1, mat2, *, beta=1, alpha=1):
     """``addmm`` on the device: ``alpha * mat1 @ mat2 + beta * self`` accumulated in a pool output, in
     the order of the CPU compute function (product, scaled by alpha, plus the scaled input)."""
     if not _blas_operands(spec, self, mat1, mat2):
-        return _CPU_COMPUTE["addmm"](spec, self, mat1, mat2, beta=beta, alpha=alpha)
+        return linalg.addmm_compute(spec, self, mat1, mat2, beta=beta, alpha=alpha)
     xp = get_driver().array_module
     out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
     xp.matmul(mat1._array(), mat2._array(), out=out)
@@ -248,18 +239,9 @@ def unported_ops() -> list[str]:
 
 def register_all() -> None:
     """Register every device kernel (called once by ``register()``)."""
-    from openreg.backends.cpu.compute import COMPUTE
-
-    from openreg.aten.builtin import register_structured
     aten = Library("aten", "IMPL")
     inductor = Library("inductor", "IMPL")
     _libs.extend([aten, inductor])
-    table = dict(COMPUTE)
-    _CPU_COMPUTE.update(COMPUTE)
-    table["abs"] = abs_compute
-    table["mm"] = table["bmm"] = mm_compute
-    table["addmm"] = addmm_compute
-    register_structured(_DeviceLib(aten), PRIVATEUSE1, table, "PrivateUse1")
     register_backend(PRIVATEUSE1, "PrivateUse1", lambda fn, name: on_device(fn, f"aten::{name}", check=False))
     for name, fn in KERNELS.items():
         aten.impl(name, fn, "PrivateUse1")

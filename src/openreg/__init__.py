@@ -35,8 +35,6 @@ from .aten.quantized_ops import quantize_per_tensor  # noqa: F401,E402
 from . import serialization  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from .dlpack import from_dlpack  # noqa: F401,E402  (also installs Tensor.__dlpack__)
-from . import _tensor_methods_math  # noqa: F401,E402  (math methods and operators)
-from .functions_math import *  # noqa: F401,F403  (openreg.add, openreg.matmul, ...)
 from . import _tensor_methods_views  # noqa: F401,E402  (views, indexing, copies, new_*)
 from .functions_tensor import *  # noqa: F401,F403,E402  (openreg.cat, openreg.arange, ...)
 from .memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E402,E501

@@ -1,9 +1,8 @@
 """Installing tensor methods and Python operators, each a thin call of an ``openreg.ops`` overload.
 
-The methods live in per-concept modules that call ``install({...})`` at import, after the operators are
-defined: ``_tensor_methods_math.py`` (arithmetic, comparisons, reductions, matrix products, operators)
-and ``_tensor_methods_views.py`` (views, copies, conversions). Overloads are looked up once in those
-modules so that a method call costs one Python call plus the dispatch.
+The methods of operator records are part of the Tensor class itself (``openreg/operators/``); the methods of
+operators that are not records yet live in per-concept modules that call ``install({...})`` at import:
+``_tensor_methods_views.py`` (views, copies, conversions) and a few others.
 
 >>> import openreg
 >>> (openreg.tensor([1.0, -2.0]) + 1).abs().tolist()

@@ -12,22 +12,17 @@ from .._dispatch.dispatcher import fallthrough_kernel
 from ..library import Library
 from . import factories, inductor, views
 from . import tensor_model
-from .math_ops import SCHEMAS as MATH_SCHEMAS, register_math_kernels
 from .schemas import ATEN, INDUCTOR
-from .structured import structured
-from .structured_ops import STRUCTURED
 
 aten_lib = Library("aten", "DEF")
 inductor_lib = Library("inductor", "DEF")
 _fallbacks = Library("_", "IMPL")
 _qualnames: list[str] = []
 
-for _lib, _table in ((aten_lib, ATEN + MATH_SCHEMAS + tensor_model.SCHEMAS), (inductor_lib, INDUCTOR)):
+for _lib, _table in ((aten_lib, ATEN + tensor_model.SCHEMAS), (inductor_lib, INDUCTOR)):
     for _schema, _tags in _table:
         _name = _lib.define(_schema, tags=_tags)
         _qualnames.append(f"{_lib.ns}::{_name}")
-
-register_math_kernels()
 
 # Layers every operator passes through unless it registers a kernel there.
 for _key in ("BackendSelect", "ADInplaceOrView", "AutogradOther", "PythonTLSSnapshot", "AutogradCPU",
@@ -36,20 +31,6 @@ for _key in ("BackendSelect", "ADInplaceOrView", "AutogradOther", "PythonTLSSnap
 
 
 # Library.define registers each op's ADInplaceOrView (mutable schemas) and BackendSelect (factories) kernels.
-
-
-def register_structured(lib: Library, device_type: str, compute_table: dict, dispatch_key: str) -> None:
-    """Register the functional/out/in-place kernels of every structured op with a compute function."""
-    for name, op in STRUCTURED.items():
-        compute = compute_table.get(name)
-        if compute is None and device_type != "meta":
-            continue
-        kernels = structured(name, op.meta, compute, device_type=device_type)
-        lib.impl(op.functional, kernels["functional"], dispatch_key)
-        if op.out:
-            lib.impl(op.out, kernels["out"], dispatch_key)
-        if op.inplace:
-            lib.impl(op.inplace, kernels["inplace"], dispatch_key)
 
 
 def _meta_mm_plus_mm(a, b, c, d, out):
@@ -66,7 +47,6 @@ for _q, _fn in inductor.KERNELS.items():
     _composite_inductor.impl(_q, _fn, "CompositeExplicitAutograd")
 
 _meta = Library("aten", "IMPL")
-register_structured(_meta, "meta", {}, "Meta")
 _meta.impl("fill_.Scalar", lambda self, value: self, "Meta")
 _meta.impl("zero_", lambda self: self, "Meta")
 _meta_inductor = Library("inductor", "IMPL")
@@ -79,9 +59,6 @@ _random_ops.register(aten_lib)  # rand/randn/randint/bernoulli/...: schemas, Met
 
 from . import loss_ops as _loss_ops  # noqa: E402
 _loss_ops.register(aten_lib)  # nll_loss_forward/backward, _log_softmax_backward_data: schemas, Meta and composite
-
-from . import foreach_ops as _foreach_ops  # noqa: E402
-_foreach_ops.register(aten_lib)  # _foreach_mul_.Scalar (the optimizers' multi-tensor update)
 
 from . import amp_ops as _amp_ops  # noqa: E402
 _amp_ops.register(aten_lib)  # _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_ (GradScaler's ops)

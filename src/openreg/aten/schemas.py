@@ -2,7 +2,7 @@
 
 Each entry is ``(schema, tags)``; ``openreg.aten`` defines them all through ``openreg.library`` at import.
 Add an operator by adding its schema here, its meta function in ``meta.py`` and its kernels in a backend.
-The math ops (pointwise, reductions, matrix products) live in ``math_ops.py`` and its modules.
+The math ops (pointwise, reductions, matrix products) are operator records (``openreg/operators/``).
 """
 from .._dispatch.tags import Tag
 

@@ -114,7 +114,7 @@ def _compute(name: str, compute, spec: Spec, args, kwargs):
         raise RuntimeError(f"{name}: can't allocate memory: the result needs {nbytes} bytes") from None
 
 
-def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool | None = None):
+def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False):
     """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
 
     ``device_type`` "meta" builds kernels that compute no data. ``elementwise`` results take TensorIterator's
@@ -122,8 +122,6 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     """
     is_meta = device_type == "meta"
     same_dtype_out = name in SAME_DTYPE_OUT
-    if elementwise is None:
-        elementwise = meta.__module__ == "openreg.aten.pointwise_ops"
 
     def functional(*args, **kwargs):
         spec: Spec = meta(*args, **kwargs)

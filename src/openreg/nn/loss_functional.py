@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..functions_math import where
+from ..operators.clamp import where
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",

@@ -75,7 +75,12 @@ def tensor_methods() -> dict:
         for name in _names(record.method, record.name):
             methods.update(make_methods(record, name))
         methods.update(record.extra_methods)
-    return methods
+    return _aliases(methods)
+
+
+def _aliases(table: dict) -> dict:
+    """Entries given as another entry's name (``{"negative": "neg"}``) become that entry."""
+    return {name: table[value] if isinstance(value, str) else value for name, value in table.items()}
 
 
 def functions() -> dict:
@@ -88,7 +93,7 @@ def functions() -> dict:
         for name in _names(record.function, record.name):
             fns[name] = make_function(record, name)
         fns.update(record.extra_functions)
-    return fns
+    return _aliases(fns)
 
 
 # -- kernels -------------------------------------------------------------------------------------------
@@ -106,22 +111,33 @@ def _impl_group(lib: Library, group: Group, kernels: dict, key: str, wrap=None) 
             lib.impl(name, wrap(fn, name) if wrap else fn, key)
 
 
+def _derivative_targets(record: Op) -> list[tuple[str, object, str]]:
+    """``(overload, entry, functional overload)``: an entry keyed by a functional overload also covers its
+    group's in-place overload, unless that one has an entry of its own."""
+    out = []
+    for group in record.groups:
+        for name in (group.functional, group.inplace):
+            if name is None:
+                continue
+            spec = record.derivatives.get(name)
+            if spec is None and name == group.inplace and group.functional is not None:
+                spec = record.derivatives.get(group.functional)
+            if spec is not None:
+                out.append((name, spec, group.functional or name))
+    return out
+
+
 def _register_derivatives(record: Op) -> list[str]:
     from ..aten.derivatives import defderiv, node_name, nondiff
     names = []
-    for group in record.groups:
-        spec = record.derivatives.get(group.functional)
-        if spec is None:
-            continue
-        ops = [f"{record.ns}::{n}" for n in (group.functional, group.inplace) if n]
+    for name, spec, functional in _derivative_targets(record):
+        op = f"{record.ns}::{name}"
         if spec == NONDIFF:
-            nondiff(*ops)
+            nondiff(op)
         else:
-            label = spec.name or node_name(ops[0], 0)
-            for op in ops:
-                defderiv(op, save=spec.save, name=label, pointwise=spec.pointwise, linear=spec.linear,
-                         jvp=spec.jvp, **spec.formulas)
-        names += ops
+            defderiv(op, save=spec.save, name=spec.name or node_name(f"{record.ns}::{functional}", 0),
+                     pointwise=spec.pointwise, linear=spec.linear, jvp=spec.jvp, **spec.formulas)
+        names.append(op)
     return names
 
 

@@ -80,6 +80,10 @@ def _compile(src: str, name: str, env: dict, doc: str, module: str):
     return fn
 
 
+def _not_a_tensor(name: str, value):
+    raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}")
+
+
 def _tensor_class():
     from ..tensor import TensorBase
     return TensorBase
@@ -94,8 +98,11 @@ def make_function(record: Op, name: str):
     has_out = any(g.out for g in groups)
     if has_out:
         params += (["out=None"] if star else ["*", "out=None"])
-    env = {"_Tensor": _tensor_class(), **defaults}
+    env = {"_Tensor": _tensor_class(), "_not_a_tensor": _not_a_tensor, **defaults}
     lines = [f"def {name}({', '.join(params)}):"]
+    if all(record.schema(g.functional).arguments[0].name == "self" and
+           record.schema(g.functional).arguments[0].type.kind == "Tensor" for g in groups):
+        lines.append(f"    if not isinstance(input, _Tensor):\n        _not_a_tensor({name!r}, input)")
     for i, (cond, g) in enumerate(choice):
         indent = "    "
         if cond:

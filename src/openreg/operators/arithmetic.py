@@ -1,14 +1,728 @@
-"""Arithmetic operators: ``hypot`` (more of the family joins as it migrates to records).
+"""Arithmetic operators: ``add``, ``sub``, ``rsub``, ``mul``, ``div``, ``floor_divide``, ``remainder``, ``pow``,
+``maximum``, ``minimum``, ``hypot``, and the Python operators ``+ - * / // % **`` (reflected and in-place).
+
+A Python number where PyTorch's function wants a tensor (``openreg.add(x, 2, out=o)``, ``openreg.div(1, x)``)
+is wrapped into a zero-dim tensor that promotes like the number (``_scalars.py``). Operators return
+``NotImplemented`` for operands that are neither tensors nor numbers, so Python raises its usual TypeError.
 
 >>> import openreg
->>> openreg.tensor([3.0, 5.0]).hypot(openreg.tensor([4.0, 12.0])).tolist()
-[5.0, 13.0]
+>>> x = openreg.tensor([7, -7])
+>>> (x // 2).tolist(), x.div(2, rounding_mode="trunc").tolist(), (2 ** openreg.tensor([0.5, 2.0])).tolist()
+([3, -4], [3, -3], [1.4142135381698608, 4.0])
 """
 from __future__ import annotations
 
+from .. import dtypes as _dt
+from .._dispatch.ops import A
+from ..aten.meta_rules import Spec, scalar_type_name
+from ..scalar_conversion import check_scalar_fits
+from ..tensor import TensorBase as Tensor
 from ._compute import pair, quiet, upcast
-from ._pointwise import float_spec
-from ._record import Deriv, Op, register
+from ._formulas import mask, scalar, zeros
+from ._pointwise import (
+    binary_spec,
+    check_tensor,
+    float_spec,
+    is_integral,
+    not_for_bool,
+    not_for_complex,
+    not_for_complex_kernel,
+)
+from ._record import NONDIFF, Deriv, Op, register
+from ._scalars import as_tensor_operand, check_input, is_number
+
+_BOOL = _dt.bool
+_NUMBER_TYPES = (int, float, bool)
+
+
+def _num(x) -> bool:
+    return type(x) in _NUMBER_TYPES or is_number(x)
+
+
+def _binary_call(op: str, input, other, tensor_ov, scalar_ov, out_ov, out, **kw):
+    """Pick the Tensor or Scalar overload (or ``out=``) for ``input <op> other``."""
+    if not isinstance(input, Tensor):
+        if isinstance(other, Tensor) and is_number(input):
+            input = as_tensor_operand(input, other)
+        else:
+            check_input(op, input)
+    if out is not None:
+        return out_ov(input, as_tensor_operand(other, input) if is_number(other) else other, out=out, **kw)
+    if isinstance(other, Tensor) or scalar_ov is None:
+        return tensor_ov(input, other, **kw)
+    return scalar_ov(input, other, **kw)
+
+
+def _operator(tensor_overload: str, scalar_overload: str):
+    """A Python operator over two overloads named as ``A`` attributes (looked up when first called)."""
+    def op(self, other):
+        if isinstance(other, Tensor):
+            return getattr(A, tensor_overload)(self, other)
+        return getattr(A, scalar_overload)(self, other) if _num(other) else NotImplemented
+    return op
+
+
+def _zero_division_check(xp, b, spec) -> None:
+    if spec.compute.category <= _dt.INTEGRAL and bool(xp.any(b == 0)):
+        raise RuntimeError("ZeroDivisionError")
+
+
+# -- add, sub, rsub ------------------------------------------------------------------------------------------
+
+def _alpha_check(spec: Spec, alpha) -> None:
+    d = spec.compute
+    if isinstance(alpha, complex) and not d.is_complex:
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    if isinstance(alpha, float) and not (d.is_floating_point or d.is_complex):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if isinstance(alpha, bool) and d is not _dt.bool:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    check_scalar_fits(alpha, spec.dtype)
+
+
+def _add_meta(self, other, alpha=1) -> Spec:
+    spec = binary_spec("add", self, other)
+    if alpha.__class__ is not int or alpha != 1:
+        _alpha_check(spec, alpha)
+    return spec
+
+
+def _sub_check(self, other) -> None:
+    other_bool = other._dtype is _dt.bool if isinstance(other, Tensor) else isinstance(other, bool)
+    if self._dtype is _dt.bool and other_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+                           "or `logical_xor()` operator instead.")
+    if self._dtype is _dt.bool or other_bool:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _sub_meta(self, other, alpha=1) -> Spec:
+    if self._dtype is _dt.bool or other.__class__ is bool or getattr(other, "_dtype", None) is _dt.bool:
+        _sub_check(self, other)
+    spec = binary_spec("sub", self, other)
+    if alpha.__class__ is not int or alpha != 1:
+        _alpha_check(spec, alpha)
+    return spec
+
+
+def _scaled(xp, b, alpha):
+    return b if alpha == 1 else b * xp.asarray(alpha).astype(b.dtype)
+
+
+def _add(spec, self, other, alpha=1):
+    xp, a, b = pair(spec, self, other)
+    if spec.compute_dtype is _BOOL:
+        return xp.logical_or(a, xp.logical_and(b, bool(alpha)))
+    if alpha != 1:
+        b = b * xp.asarray(alpha).astype(b.dtype)
+    return xp.add(a, b)
+
+
+def _sub(spec, self, other, alpha=1):
+    xp, a, b = pair(spec, self, other)
+    return xp.subtract(a, _scaled(xp, b, alpha))
+
+
+def _rsub(spec, self, other, alpha=1):
+    xp, a, b = pair(spec, self, other)
+    return xp.subtract(b, _scaled(xp, a, alpha))
+
+
+def add(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
+    """``input + alpha * other`` with broadcasting and type promotion.
+
+    >>> import openreg
+    >>> openreg.add(openreg.tensor([1, 2]), 1.5).tolist()
+    [2.5, 3.5]
+    """
+    return _binary_call("add", input, other, A.add__Tensor, A.add__Scalar, A.add__out, out, alpha=alpha)
+
+
+def sub(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
+    """``input - alpha * other``.
+
+    >>> import openreg
+    >>> openreg.sub(openreg.tensor([5, 7]), openreg.tensor([1, 2]), alpha=2).tolist()
+    [3, 3]
+    """
+    return _binary_call("sub", input, other, A.sub__Tensor, A.sub__Scalar, A.sub__out, out, alpha=alpha)
+
+
+def rsub(input: Tensor, other, *, alpha=1) -> Tensor:
+    """``other - alpha * input``.
+
+    >>> import openreg
+    >>> openreg.rsub(openreg.tensor([1.0, 2.0]), 10).tolist()
+    [9.0, 8.0]
+    """
+    check_input("rsub", input)
+    if isinstance(other, Tensor):
+        return A.rsub__Tensor(input, other, alpha=alpha)
+    return A.rsub__Scalar(input, other, alpha)
+
+
+def _add_method(self, other, *, alpha=1):
+    return A.add__Tensor(self, other, alpha=alpha) if isinstance(other, Tensor) else A.add__Scalar(self, other, alpha)
+
+
+def _add_method_(self, other, *, alpha=1):
+    if isinstance(other, Tensor):
+        return A.add___Tensor(self, other, alpha=alpha)
+    return A.add___Scalar(self, other, alpha)
+
+
+def _sub_method(self, other, *, alpha=1):
+    return A.sub__Tensor(self, other, alpha=alpha) if isinstance(other, Tensor) else A.sub__Scalar(self, other, alpha)
+
+
+def _sub_method_(self, other, *, alpha=1):
+    if isinstance(other, Tensor):
+        return A.sub___Tensor(self, other, alpha=alpha)
+    return A.sub___Scalar(self, other, alpha)
+
+
+def __add__(self, other):
+    if isinstance(other, Tensor):
+        return A.add__Tensor(self, other)
+    return A.add__Scalar(self, other, 1) if _num(other) else NotImplemented
+
+
+def __radd__(self, other):
+    return A.add__Scalar(self, other, 1) if _num(other) else NotImplemented
+
+
+def __iadd__(self, other):
+    if isinstance(other, Tensor):
+        return A.add___Tensor(self, other)
+    return A.add___Scalar(self, other, 1) if _num(other) else NotImplemented
+
+
+def __sub__(self, other):
+    if isinstance(other, Tensor):
+        return A.sub__Tensor(self, other)
+    return A.sub__Scalar(self, other, 1) if _num(other) else NotImplemented
+
+
+def __rsub__(self, other):
+    return A.rsub__Scalar(self, other, 1) if _num(other) else NotImplemented
+
+
+def __isub__(self, other):
+    if isinstance(other, Tensor):
+        return A.sub___Tensor(self, other)
+    return A.sub___Scalar(self, other, 1) if _num(other) else NotImplemented
+
+
+_ADD_SUB_SCHEMAS = """
+    {0}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor  [core, pointwise]
+    {0}_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)  [pointwise]
+    {0}.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    {0}.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  [core, pointwise]
+    {0}_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)  [pointwise]
+"""
+
+add_op = Op(
+    "add", _ADD_SUB_SCHEMAS.format("add"), meta=_add_meta, compute=_add, elementwise=True,
+    derivatives={"add.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
+                                     other=lambda g, a: g * a.alpha if scalar(a.alpha) != 1 else g),
+                 "add.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
+    function=add, method=_add_method,
+    extra_methods={"add_": _add_method_, "__add__": __add__, "__radd__": __radd__, "__iadd__": __iadd__})
+sub_op = Op(
+    "sub", _ADD_SUB_SCHEMAS.format("sub"), meta=_sub_meta, compute=_sub, elementwise=True,
+    derivatives={"sub.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
+                                     other=lambda g, a: -(g * a.alpha) if scalar(a.alpha) != 1 else -g),
+                 "sub.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
+    function=sub, method=_sub_method, extra_functions={"subtract": sub},
+    extra_methods={"sub_": _sub_method_, "subtract": _sub_method, "__sub__": __sub__, "__rsub__": __rsub__,
+                   "__isub__": __isub__})
+rsub_op = Op(
+    "rsub",
+    """
+    rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  [pointwise]
+    """,
+    meta=_sub_meta, compute=_rsub, elementwise=True,
+    derivatives={"rsub.Tensor": Deriv(pointwise=True, self=lambda g, a: -(g * a.alpha), other=lambda g, a: g),
+                 "rsub.Scalar": Deriv(pointwise=True, name="RsubBackward1", self=lambda g, a: -(g * a.alpha))},
+    function=rsub, method=rsub)
+
+
+# -- mul, div, floor_divide --------------------------------------------------------------------------------
+
+def _mul(spec, self, other):
+    xp, a, b = pair(spec, self, other)
+    if spec.compute_dtype is _BOOL:
+        return xp.logical_and(a, b)
+    return xp.multiply(a, b)
+
+
+def _div_meta(self, other) -> Spec:
+    spec = binary_spec("div", self, other)
+    if spec.compute.category <= _dt.INTEGRAL:
+        d = _dt.get_default_dtype()
+        return Spec(spec.size, d, spec.device, d)
+    return spec
+
+
+def _div_mode_meta(self, other, *, rounding_mode=None) -> Spec:
+    if rounding_mode is None:
+        return _div_meta(self, other)
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    spec = binary_spec("div", self, other)
+    not_for_bool("div", spec, f"div_{rounding_mode}_cpu")
+    if spec.compute.is_complex:
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for "
+                                  f"'{scalar_type_name(spec.compute)}'")
+    return spec
+
+
+def _trunc_int_div(xp, a, b):
+    q = xp.floor_divide(a, b)
+    fix = (xp.remainder(a, b) != 0) & ((a < 0) != (b < 0))
+    return q + fix.astype(q.dtype)
+
+
+def _div(spec, self, other, *, rounding_mode=None):
+    xp, a, b = pair(spec, self, other)
+    if rounding_mode is None:
+        with quiet():
+            return xp.true_divide(upcast(a, xp), upcast(b, xp))
+    _zero_division_check(xp, b, spec)
+    with quiet():
+        if rounding_mode == "floor":
+            return xp.floor_divide(a, b)
+        if spec.compute.category <= _dt.INTEGRAL:
+            return _trunc_int_div(xp, a, b)
+        return xp.trunc(xp.true_divide(upcast(a, xp), upcast(b, xp)))
+
+
+def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
+    """Elementwise product.
+
+    >>> import openreg
+    >>> openreg.mul(openreg.tensor([1, 2]), openreg.tensor([[3], [4]])).tolist()
+    [[3, 6], [4, 8]]
+    """
+    return _binary_call("mul", input, other, A.mul__Tensor, A.mul__Scalar, A.mul__out, out)
+
+
+def div(input: Tensor, other, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
+    """True division (integers give floats), or ``"trunc"``/``"floor"`` rounded division.
+
+    >>> import openreg
+    >>> openreg.div(openreg.tensor([7, -7]), 2).tolist()
+    [3.5, -3.5]
+    >>> openreg.div(openreg.tensor([7, -7]), 2, rounding_mode="floor").tolist()
+    [3, -4]
+    """
+    if rounding_mode is None:
+        return _binary_call("div", input, other, A.div__Tensor, A.div__Scalar, A.div__out, out)
+    return _binary_call("div", input, other, A.div__Tensor_mode, A.div__Scalar_mode, A.div__out_mode, out,
+                        rounding_mode=rounding_mode)
+
+
+def true_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
+    """Alias of ``div`` without rounding.
+
+    >>> import openreg
+    >>> openreg.true_divide(openreg.tensor([1]), 4).tolist()
+    [0.25]
+    """
+    return div(input, other, out=out)
+
+
+def floor_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
+    """Division rounded toward negative infinity (Python's ``//``).
+
+    >>> import openreg
+    >>> openreg.floor_divide(openreg.tensor([7, -7]), 2).tolist()
+    [3, -4]
+    """
+    return _binary_call("floor_divide", input, other, A.floor_divide, A.floor_divide__Scalar,
+                        A.floor_divide__out, out)
+
+
+def _mul_method(self, other):
+    return A.mul__Tensor(self, other) if isinstance(other, Tensor) else A.mul__Scalar(self, other)
+
+
+def _mul_method_(self, other):
+    return A.mul___Tensor(self, other) if isinstance(other, Tensor) else A.mul___Scalar(self, other)
+
+
+def _div_method(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return A.div__Tensor(self, other) if isinstance(other, Tensor) else A.div__Scalar(self, other)
+    if isinstance(other, Tensor):
+        return A.div__Tensor_mode(self, other, rounding_mode=rounding_mode)
+    return A.div__Scalar_mode(self, other, rounding_mode=rounding_mode)
+
+
+def _div_method_(self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return A.div___Tensor(self, other) if isinstance(other, Tensor) else A.div___Scalar(self, other)
+    if isinstance(other, Tensor):
+        return A.div___Tensor_mode(self, other, rounding_mode=rounding_mode)
+    return A.div___Scalar_mode(self, other, rounding_mode=rounding_mode)
+
+
+def _floor_divide_method(self, other):
+    return A.floor_divide(self, other) if isinstance(other, Tensor) else A.floor_divide__Scalar(self, other)
+
+
+def _floor_divide_method_(self, other):
+    if isinstance(other, Tensor):
+        return A.floor_divide___Tensor(self, other)
+    return A.floor_divide___Scalar(self, other)
+
+
+def __mul__(self, other):
+    if isinstance(other, Tensor):
+        return A.mul__Tensor(self, other)
+    return A.mul__Scalar(self, other) if _num(other) else NotImplemented
+
+
+def __rmul__(self, other):
+    return A.mul__Scalar(self, other) if _num(other) else NotImplemented
+
+
+def __imul__(self, other):
+    if isinstance(other, Tensor):
+        return A.mul___Tensor(self, other)
+    return A.mul___Scalar(self, other) if _num(other) else NotImplemented
+
+
+def __rtruediv__(self, other):
+    return A.div__Tensor(as_tensor_operand(other, self), self) if _num(other) else NotImplemented
+
+
+def __rfloordiv__(self, other):
+    return A.floor_divide(as_tensor_operand(other, self), self) if _num(other) else NotImplemented
+
+
+def _div_mode_self(g, a):
+    return g / a.other if a.rounding_mode is None else g * 0
+
+
+mul_op = Op(
+    "mul",
+    """
+    mul.Tensor(Tensor self, Tensor other) -> Tensor  [core, pointwise]
+    mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)  [pointwise]
+    mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    mul.Scalar(Tensor self, Scalar other) -> Tensor  [core, pointwise]
+    mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  [pointwise]
+    """,
+    meta=lambda self, other: binary_spec("mul", self, other), compute=_mul, elementwise=True,
+    derivatives={"mul.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g * a.other,
+                                     other=lambda g, a: g * a.self),
+                 "mul.Scalar": Deriv(pointwise=True, self=lambda g, a: g * a.other)},
+    function=mul, method=_mul_method, extra_functions={"multiply": mul},
+    extra_methods={"mul_": _mul_method_, "multiply": _mul_method, "__mul__": __mul__, "__rmul__": __rmul__,
+                   "__imul__": __imul__})
+div_op = Op(
+    "div",
+    """
+    div.Tensor(Tensor self, Tensor other) -> Tensor  [core, pointwise]
+    div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)  [pointwise]
+    div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    div.Scalar(Tensor self, Scalar other) -> Tensor  [core, pointwise]
+    div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  [pointwise]
+    div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor  [core, pointwise]
+    div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)  [pointwise]
+    div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor  [core, pointwise]
+    div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)  [pointwise]
+    """,
+    meta={"div.Tensor": _div_meta, "div.Scalar": _div_meta, "div.Tensor_mode": _div_mode_meta,
+          "div.Scalar_mode": _div_mode_meta},
+    compute=_div, elementwise=True,
+    derivatives={
+        "div.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g / a.other,
+                            other=lambda g, a: -(g * a.self) / (a.other * a.other)),
+        "div.Scalar": Deriv(pointwise=True, self=lambda g, a: g / a.other),
+        "div.Tensor_mode": Deriv(save="self other", pointwise=True, name="DivBackward2", self=_div_mode_self,
+                                 other=lambda g, a: -(g * a.self) / (a.other * a.other) if a.rounding_mode is None
+                                 else g * 0),
+        "div.Scalar_mode": Deriv(pointwise=True, name="DivBackward3", self=_div_mode_self)},
+    function=div, method=_div_method, extra_functions={"divide": div, "true_divide": true_divide},
+    extra_methods={"div_": _div_method_, "divide": _div_method, "true_divide": _div_method,
+                   "__truediv__": _operator("div__Tensor", "div__Scalar"), "__rtruediv__": __rtruediv__,
+                   "__itruediv__": _operator("div___Tensor", "div___Scalar")})
+floor_divide_op = Op(
+    "floor_divide",
+    """
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """,
+    meta=lambda self, other: _div_mode_meta(self, other, rounding_mode="floor"),
+    compute=lambda spec, self, other: _div(spec, self, other, rounding_mode="floor"), elementwise=True,
+    derivatives={"floor_divide": NONDIFF, "floor_divide.Scalar": NONDIFF},
+    function=floor_divide, method=_floor_divide_method,
+    extra_methods={"floor_divide_": _floor_divide_method_,
+                   "__floordiv__": _operator("floor_divide", "floor_divide__Scalar"),
+                   "__rfloordiv__": __rfloordiv__,
+                   "__ifloordiv__": _operator("floor_divide___Tensor", "floor_divide___Scalar")})
+
+
+# -- remainder, pow -------------------------------------------------------------------------------------------
+
+def _remainder_meta(self, other) -> Spec:
+    spec = binary_spec("remainder", self, other)
+    not_for_complex_kernel(spec, "remainder_cpu")
+    not_for_bool("remainder", spec, "remainder_cpu")
+    return spec
+
+
+def _remainder_scalar_tensor_meta(self, other) -> Spec:
+    check_tensor("remainder", "other", other)
+    spec = binary_spec("remainder", other, self)
+    not_for_complex_kernel(spec, "remainder_cpu")
+    not_for_bool("remainder", spec, "remainder_cpu")
+    return spec
+
+
+def _remainder(spec, self, other):
+    xp, a, b = pair(spec, self, other)
+    _zero_division_check(xp, b, spec)
+    with quiet():
+        return xp.remainder(a, b)
+
+
+def remainder(input, other, *, out: Tensor | None = None) -> Tensor:
+    """Python's ``%``: the result has the sign of the divisor.
+
+    >>> import openreg
+    >>> openreg.remainder(openreg.tensor([-3, 3]), 2).tolist()
+    [1, 1]
+    """
+    if not isinstance(input, Tensor) and out is None and isinstance(other, Tensor):
+        return A.remainder__Scalar_Tensor(input, other)
+    if out is not None and not isinstance(other, Tensor) and isinstance(input, Tensor):
+        return A.remainder__Scalar_out(input, other, out=out)
+    return _binary_call("remainder", input, other, A.remainder__Tensor, A.remainder__Scalar,
+                        A.remainder__Tensor_out, out)
+
+
+def _remainder_method(self, other):
+    return A.remainder__Tensor(self, other) if isinstance(other, Tensor) else A.remainder__Scalar(self, other)
+
+
+def _remainder_method_(self, other):
+    return A.remainder___Tensor(self, other) if isinstance(other, Tensor) else A.remainder___Scalar(self, other)
+
+
+def __rmod__(self, other):
+    return A.remainder__Scalar_Tensor(other, self) if _num(other) else NotImplemented
+
+
+def _remainder_other(g, a):
+    return -(g * A.div__Tensor_mode(a.self, a.other, rounding_mode="floor"))
+
+
+remainder_op = Op(
+    "remainder",
+    """
+    remainder.Tensor(Tensor self, Tensor other) -> Tensor  [core, pointwise]
+    remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)  [pointwise]
+    remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    remainder.Scalar(Tensor self, Scalar other) -> Tensor  [core, pointwise]
+    remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  [pointwise]
+    remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor  [pointwise]
+    """,
+    meta={"remainder.Tensor": _remainder_meta, "remainder.Scalar": _remainder_meta,
+          "remainder.Scalar_Tensor": _remainder_scalar_tensor_meta},
+    compute=_remainder, elementwise=True,
+    derivatives={
+        "remainder.Tensor": Deriv(save="self other", name="RemainderBackward1", pointwise=True,
+                                  self=lambda g, a: g, other=_remainder_other),
+        "remainder.Scalar": Deriv(name="RemainderBackward0", pointwise=True, self=lambda g, a: g),
+        "remainder.Scalar_Tensor": Deriv(save="other", pointwise=True, name="RemainderBackward2",
+                                         other=lambda g, a: -(g * A.div__Tensor_mode(
+                                             a.other * 0 + a.self, a.other, rounding_mode="floor")))},
+    function=remainder, method=_remainder_method,
+    extra_methods={"remainder_": _remainder_method_, "__mod__": _operator("remainder__Tensor", "remainder__Scalar"),
+                   "__rmod__": __rmod__,
+                   "__imod__": _operator("remainder___Tensor", "remainder___Scalar")})
+
+
+def _pow_meta(self, exponent) -> Spec:
+    spec = binary_spec("pow", self, exponent)
+    if isinstance(exponent, Tensor):
+        not_for_bool("pow", spec, "pow")
+    elif (is_integral(self._dtype) and isinstance(exponent, int) and not isinstance(exponent, bool)
+            and exponent < 0):
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+    elif not spec.dtype.is_complex and spec.dtype not in (_dt.float32, _dt.float64):
+        check_scalar_fits(exponent, spec.dtype)  # PyTorch's integral and half kernels convert the exponent
+    return spec
+
+
+def _pow_scalar_meta(self, exponent) -> Spec:
+    check_tensor("pow", "exponent", exponent)
+    spec = binary_spec("pow", exponent, self)
+    not_for_bool("pow", spec, "pow")
+    return spec
+
+
+def _int_pow(xp, a, e):
+    """Integer power with PyTorch's rule for negative exponents: 1 ** -n = 1, (-1) ** -n = +-1, else 0."""
+    neg = e < 0
+    if not bool(xp.any(neg)):
+        return xp.power(a, e)
+    r = xp.power(a, xp.where(neg, 0, e))
+    one = xp.ones((), dtype=r.dtype)
+    odd = (e % 2) != 0
+    special = xp.where(a == 1, one, xp.where(a == -1, xp.where(odd, -one, one), 0 * one))
+    return xp.where(neg, special, r)
+
+
+def _pow(spec, self, exponent):
+    xp, a, e = pair(spec, self, exponent)
+    if spec.compute_dtype is _BOOL:  # x ** True = x, x ** False = True
+        return xp.logical_or(a, xp.logical_not(e))
+    if spec.compute.category <= _dt.INTEGRAL:
+        return _int_pow(xp, a, e)
+    with quiet():
+        return xp.power(upcast(a, xp), upcast(e, xp))
+
+
+def pow(input, exponent, *, out: Tensor | None = None) -> Tensor:
+    """``input ** exponent``; either may be a Python scalar.
+
+    >>> import openreg
+    >>> openreg.pow(openreg.tensor([2, 3]), 2).tolist(), openreg.pow(2, openreg.tensor([0.5])).tolist()
+    ([4, 9], [1.4142135381698608])
+    """
+    if not isinstance(input, Tensor):
+        if not isinstance(exponent, Tensor):
+            raise TypeError(f"pow(): argument 'exponent' (position 2) must be Tensor, not "
+                            f"{type(exponent).__name__}")
+        return A.pow__Scalar(input, exponent) if out is None else A.pow__Scalar_out(input, exponent, out=out)
+    if isinstance(exponent, Tensor):
+        if out is None:
+            return A.pow__Tensor_Tensor(input, exponent)
+        return A.pow__Tensor_Tensor_out(input, exponent, out=out)
+    if out is None:
+        return A.pow__Tensor_Scalar(input, exponent)
+    return A.pow__Tensor_Scalar_out(input, exponent, out=out)
+
+
+def _pow_method(self, exponent):
+    if isinstance(exponent, Tensor):
+        return A.pow__Tensor_Tensor(self, exponent)
+    return A.pow__Tensor_Scalar(self, exponent)
+
+
+def _pow_method_(self, exponent):
+    return A.pow___Tensor(self, exponent) if isinstance(exponent, Tensor) else A.pow___Scalar(self, exponent)
+
+
+def __rpow__(self, other):
+    return A.pow__Scalar(other, self) if _num(other) else NotImplemented
+
+
+def _pow_scalar_grad(g, a):
+    e = scalar(a.exponent)
+    if e == 0:
+        return g * 0
+    return g * e * a.self.pow(e - 1)
+
+
+def _pow_tt_exp(g, a):
+    base, res = a.self, a.result
+    return g * res * A.where__self(base > 0, base, zeros((), base) + 1).log()
+
+
+def _log_scalar(x) -> float:
+    import math
+    return math.log(scalar(x))
+
+
+pow_op = Op(
+    "pow",
+    """
+    pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor  [core, pointwise]
+    pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)  [pointwise]
+    pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor  [core, pointwise]
+    pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)  [pointwise]
+    pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    pow.Scalar(Scalar self, Tensor exponent) -> Tensor  [core, pointwise]
+    pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    """,
+    meta={"pow.Tensor_Tensor": _pow_meta, "pow.Tensor_Scalar": _pow_meta, "pow.Scalar": _pow_scalar_meta},
+    compute=_pow, elementwise=True,
+    derivatives={
+        "pow.Tensor_Tensor": Deriv(save="self exponent result", pointwise=True, name="PowBackward1",
+                                   self=lambda g, a: g * a.exponent * a.self.pow(a.exponent - 1),
+                                   exponent=_pow_tt_exp),
+        "pow.Tensor_Scalar": Deriv(save="self", pointwise=True, name="PowBackward0", self=_pow_scalar_grad),
+        "pow.Scalar": Deriv(save="result", pointwise=True, name="PowBackward2",
+                            exponent=lambda g, a: g * a.result * _log_scalar(a.self))},
+    function=pow, method=_pow_method,
+    extra_methods={"pow_": _pow_method_, "__pow__": _operator("pow__Tensor_Tensor", "pow__Tensor_Scalar"),
+                   "__rpow__": __rpow__, "__ipow__": _operator("pow___Tensor", "pow___Scalar")})
+
+
+# -- maximum, minimum, hypot -------------------------------------------------------------------------------
+
+def _minmax_meta(op: str):
+    def meta(self, other) -> Spec:
+        check_tensor(op, "other", other)
+        spec = binary_spec(op, self, other)
+        not_for_complex(op, spec, " not implemented for complex tensors.")
+        return spec
+    return meta
+
+
+def _minmax_compute(name: str):
+    def compute(spec, self, other):
+        xp, a, b = pair(spec, self, other)
+        return getattr(xp, name)(a, b)
+    return compute
+
+
+def _minmax_grads(greater: bool):
+    def self_grad(g, a):
+        x, y = a.self, a.other
+        win = (x > y) if greater else (x < y)
+        return g * (mask(win, g) + mask(x == y, g) * 0.5)
+
+    def other_grad(g, a):
+        x, y = a.self, a.other
+        win = (y > x) if greater else (y < x)
+        return g * (mask(win, g) + mask(x == y, g) * 0.5)
+    return {"self": self_grad, "other": other_grad}
+
+
+def _minmax(name: str, greater: bool, example: str) -> Op:
+    return Op(
+        name,
+        f"""
+        {name}(Tensor self, Tensor other) -> Tensor  [core, pointwise]
+        {name}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+        """,
+        meta=_minmax_meta(name), compute=_minmax_compute(name), elementwise=True,
+        derivatives={name: Deriv(save="self other", pointwise=True, **_minmax_grads(greater))},
+        doc=f"""Elementwise {name} of two tensors (NaN propagates).
+
+        >>> import openreg
+        >>> openreg.{name}(openreg.tensor([1, 5]), openreg.tensor([3, 2])).tolist()
+        {example}
+        """)
+
+
+maximum = _minmax("maximum", True, "[3, 5]")
+minimum = _minmax("minimum", False, "[1, 2]")
 
 
 def _hypot_compute(spec, self, other):
@@ -38,4 +752,4 @@ hypot = Op(
     """,
 )
 
-register(hypot)
+register(add_op, sub_op, rsub_op, mul_op, div_op, floor_divide_op, remainder_op, pow_op, maximum, minimum, hypot)

@@ -1,0 +1,58 @@
+"""Python numbers where PyTorch's functions take tensors: ``openreg.add(x, 2, out=o)``, ``openreg.div(1, x)``.
+
+A number is wrapped into a zero-dim CPU tensor marked as a *wrapped number*, whose dtype follows PyTorch's rule
+for scalars, so type promotion is the same as with the number itself.
+
+>>> import openreg
+>>> t = wrap_scalar(2)
+>>> t.dtype, (openreg.ones(1, dtype=openreg.int8) + t).dtype
+(openreg.int64, openreg.int8)
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._array_bridge import from_compute, wrap_array
+from ..tensor import TensorBase
+
+_NUMBER_TYPES = (int, float, bool, complex)
+
+
+def is_number(x) -> bool:
+    """True for Python/NumPy scalars (what a ``Scalar`` argument accepts)."""
+    return type(x) in _NUMBER_TYPES or isinstance(x, (numbers.Number, np.generic))
+
+
+def wrap_scalar(value, like=None):
+    """A zero-dim CPU tensor holding the Python number ``value``, marked as a *wrapped number*.
+
+    Like PyTorch's wrapped numbers it promotes as the Python scalar would (``int8_tensor + wrapped(1)`` stays
+    int8) and holds the exact value (int64, the default float dtype, or complex). ``like`` is unused and kept
+    for call sites that pass the other operand.
+    """
+    if isinstance(value, np.generic):
+        value = value.item()
+    d = _dt.default_dtype_for_category(_dt.scalar_category(value))
+    if isinstance(value, complex) and _dt.get_default_dtype() is _dt.float64:
+        d = _dt.complex128
+    arr = np.asarray(value, dtype=np.float32 if d is _dt.bfloat16 else d.numpy)
+    t = wrap_array(from_compute(arr, d), d)
+    t._wrapped_number = True
+    return t
+
+
+def as_tensor_operand(value, like):
+    """``value`` itself when it is a tensor, else its wrapped number."""
+    return value if isinstance(value, TensorBase) else wrap_scalar(value, like)
+
+
+def check_input(op: str, value) -> None:
+    """PyTorch's error for a first argument that is not a tensor."""
+    if not isinstance(value, TensorBase):
+        raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}")
+
+
+__all__ = ["as_tensor_operand", "check_input", "is_number", "wrap_scalar"]

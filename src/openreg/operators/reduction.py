@@ -1,0 +1,499 @@
+"""Reductions and softmax: ``sum``, ``mean``, ``prod``, ``amax``, ``amin``, ``argmax``, ``argmin``,
+``_softmax``/``_log_softmax`` and their ``softmax.int``/``log_softmax.int`` decompositions.
+
+Integer and bool ``sum``/``prod`` accumulate in int64, ``mean`` needs a floating or complex dtype, and
+``dtype=`` converts the input before reducing, as in PyTorch. float16/bfloat16 accumulate in float32.
+
+>>> import openreg
+>>> x = openreg.tensor([[1, 2], [3, 4]])
+>>> x.sum().item(), x.sum(0).tolist(), x.float().mean(1).tolist(), x.argmax().item()
+(10, [4, 6], [1.5, 3.5], 3)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._array_bridge import to_compute
+from .._dispatch.ops import A, lookup
+from ..aten.meta_rules import Spec, normalize_dims, reduce_shape, scalar_type_name, wrap_dim
+from ._compute import as_compute, quiet, upcast, xp_of
+from ._formulas import mask
+from ._record import Deriv, Op, register
+
+_F32 = np.dtype(np.float32)
+
+
+def reduction_dtype(self_dtype, dtype):
+    """The result dtype of sum/prod: ``dtype`` if given, else int64 for bool/integers, else the input's.
+
+    >>> import openreg
+    >>> reduction_dtype(openreg.int32, None)
+    openreg.int64
+    """
+    if dtype is not None:
+        return dtype
+    return _dt.int64 if self_dtype.category <= _dt.INTEGRAL else self_dtype
+
+
+def _reduce_input(spec, self, dtype, xp):
+    """The input in the dtype to reduce in (``dtype=`` converts first) and the accumulation dtype."""
+    arr = as_compute(self, spec, xp) if dtype is not None else to_compute(self)
+    acc = _F32 if spec.compute is _dt.bfloat16 or spec.compute is _dt.float16 else spec.compute.numpy
+    return arr, acc
+
+
+# -- helpers of the formulas -----------------------------------------------------------------------------
+
+def _dims(dim, ndim: int) -> list:
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(ndim))
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    return sorted(d % ndim if ndim else 0 for d in dims)
+
+
+def unreduce(g, size, dim, keepdim: bool):
+    """Expand a reduction's gradient back to the input size."""
+    size = tuple(size)
+    if not keepdim and len(size):
+        for d in _dims(dim, len(size)):
+            g = g.unsqueeze(d)
+    return g.expand(size)
+
+
+def _numel(size, dims=None) -> int:
+    n = 1
+    for i, s in enumerate(size):
+        if dims is None or i in dims:
+            n *= s
+    return n
+
+
+# -- sum, mean, prod ------------------------------------------------------------------------------------
+
+def _sum_meta(self, dim, keepdim=False, *, dtype=None) -> Spec:
+    out = reduction_dtype(self._dtype, dtype)
+    return Spec(reduce_shape(self._size, dim, keepdim), out, self._storage.device, out)
+
+
+def _sum(spec, self, dim=None, keepdim=False, *, dtype=None):
+    xp = xp_of(self)
+    arr, acc = _reduce_input(spec, self, dtype, xp)
+    return xp.asarray(arr.sum(axis=normalize_dims(dim, self.dim()), dtype=acc, keepdims=keepdim))
+
+
+def _mean_meta(self, dim, keepdim=False, *, dtype=None) -> Spec:
+    d = dtype or self._dtype
+    if not (d.is_floating_point or d.is_complex):
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
+                           f"or complex dtype. Got: {scalar_type_name(d)}")
+    return Spec(reduce_shape(self._size, dim, keepdim), d, self._storage.device, d)
+
+
+def _mean(spec, self, dim=None, keepdim=False, *, dtype=None):
+    xp = xp_of(self)
+    arr, acc = _reduce_input(spec, self, dtype, xp)
+    axes = normalize_dims(dim, self.dim())
+    count = 1
+    for d in axes:
+        count *= arr.shape[d]
+    with quiet():  # an empty reduction is 0 / 0 = nan, without NumPy's "Mean of empty slice" warning
+        return xp.asarray(xp.sum(arr, axis=axes, keepdims=keepdim, dtype=acc) / xp.asarray(count, dtype=acc))
+
+
+def _prod_meta(self, dim, keepdim=False, *, dtype=None) -> Spec:
+    out = reduction_dtype(self._dtype, dtype)
+    wrap_dim(dim, self.dim())
+    return Spec(reduce_shape(self._size, (dim,), keepdim), out, self._storage.device, out)
+
+
+def _prod_all_meta(self, *, dtype=None) -> Spec:
+    out = reduction_dtype(self._dtype, dtype)
+    return Spec((), out, self._storage.device, out)
+
+
+def _prod(spec, self, dim, keepdim=False, *, dtype=None):
+    xp = xp_of(self)
+    arr, acc = _reduce_input(spec, self, dtype, xp)
+    with quiet():
+        return xp.asarray(arr.prod(axis=normalize_dims((dim,), self.dim()), dtype=acc, keepdims=keepdim))
+
+
+def _prod_all(spec, self, *, dtype=None):
+    xp = xp_of(self)
+    arr, acc = _reduce_input(spec, self, dtype, xp)
+    with quiet():
+        return xp.asarray(arr.prod(dtype=acc))
+
+
+def _prod_others(x, dim=None):
+    """d prod / dx_i = product of the other elements, also when ``x`` holds zeros (no division by zero)."""
+    z = mask(x == 0, x)
+    x_nz = x + z
+    if dim is None:
+        count, p = z.sum(), x_nz.prod()
+    else:
+        count, p = z.sum(dim, True), x_nz.prod(dim, True)
+    return mask(count == 0, x) * p / x_nz + mask(count == 1, x) * z * p
+
+
+def _prod_grad(g, a):
+    size = a.size_of("self")
+    if a.self.numel() == 0:
+        return g.expand(size)
+    return g.expand(size) * _prod_others(a.self)
+
+
+def _prod_dim_grad(g, a):
+    size = a.size_of("self")
+    if len(size) == 0:
+        return g
+    return unreduce(g, size, a.dim, a.keepdim) * _prod_others(a.self, a.dim)
+
+
+def _ones_like_result(a):
+    return a.result * 0 + 1
+
+
+def sum(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
+    """Sum over ``dim`` (int, list, or None for all); bool and integers accumulate in int64.
+
+    >>> import openreg
+    >>> openreg.sum(openreg.tensor([[1, 2], [3, 4]]), dim=0).tolist()
+    [4, 6]
+    """
+    if out is not None:
+        return A.sum__IntList_out(input, dim, keepdim, dtype=dtype, out=out)
+    if dim is None and not keepdim:
+        return A.sum(input, dtype=dtype)
+    return A.sum__dim_IntList(input, dim, keepdim, dtype=dtype)
+
+
+def mean(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
+    """Mean over ``dim``; needs a floating or complex dtype (``dtype=`` may supply one).
+
+    >>> import openreg
+    >>> openreg.mean(openreg.tensor([[1.0, 2.0], [3.0, 4.0]]), 1).tolist()
+    [1.5, 3.5]
+    """
+    if out is not None:
+        return A.mean__out(input, dim, keepdim, dtype=dtype, out=out)
+    if dim is None and not keepdim:
+        return A.mean(input, dtype=dtype)
+    return A.mean__dim(input, dim, keepdim, dtype=dtype)
+
+
+def prod(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
+    """Product of all elements, or over one ``dim``.
+
+    >>> import openreg
+    >>> openreg.prod(openreg.tensor([[1, 2], [3, 4]]), 1).tolist()
+    [2, 12]
+    """
+    if dim is None:
+        if out is not None:   # PyTorch has no out= for the full product
+            raise TypeError("prod() received an invalid combination of arguments - got (Tensor, out=Tensor), but "
+                            "expected one of:\n * (Tensor input, *, dtype = None)\n * (Tensor input, int dim, bool "
+                            "keepdim = False, *, dtype = None, Tensor out = None)")
+        return A.prod(input, dtype=dtype)
+    if out is not None:
+        return A.prod__int_out(input, dim, keepdim, dtype=dtype, out=out)
+    return A.prod__dim_int(input, dim, keepdim, dtype=dtype)
+
+
+sum_op = Op(
+    "sum",
+    """
+    sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  [core]
+    sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    """,
+    meta={"sum": lambda self, *, dtype=None: _sum_meta(self, None, False, dtype=dtype), "sum.dim_IntList": _sum_meta},
+    compute={"sum": lambda spec, self, *, dtype=None: _sum(spec, self, None, False, dtype=dtype),
+             "sum.dim_IntList": _sum},
+    derivatives={"sum": Deriv(linear=True, self=lambda g, a: g.expand(a.size_of("self"))),
+                 "sum.dim_IntList": Deriv(linear=True, name="SumBackward1",
+                                          self=lambda g, a: unreduce(g, a.size_of("self"), a.dim, a.keepdim))},
+    function=sum, method=lambda self, dim=None, keepdim=False, *, dtype=None: sum(self, dim, keepdim, dtype=dtype))
+mean_op = Op(
+    "mean",
+    """
+    mean(Tensor self, *, ScalarType? dtype=None) -> Tensor  [core]
+    mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  [core]
+    mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    """,
+    meta={"mean": lambda self, *, dtype=None: _mean_meta(self, None, False, dtype=dtype), "mean.dim": _mean_meta},
+    compute={"mean": lambda spec, self, *, dtype=None: _mean(spec, self, None, False, dtype=dtype),
+             "mean.dim": _mean},
+    derivatives={
+        "mean": Deriv(linear=True,
+                      self=lambda g, a: g.expand(a.size_of("self")) / max(_numel(a.size_of("self")), 1)),
+        "mean.dim": Deriv(linear=True, name="MeanBackward1",
+                          self=lambda g, a: unreduce(g, a.size_of("self"), a.dim, a.keepdim)
+                          / max(_numel(a.size_of("self"), _dims(a.dim, len(a.size_of("self")))), 1))},
+    function=mean, method=lambda self, dim=None, keepdim=False, *, dtype=None: mean(self, dim, keepdim, dtype=dtype))
+prod_op = Op(
+    "prod",
+    """
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor  [core]
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  [core]
+    prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    """,
+    meta={"prod": _prod_all_meta, "prod.dim_int": _prod_meta},
+    compute={"prod": _prod_all, "prod.dim_int": _prod},
+    derivatives={
+        "prod": Deriv(save="self result", self=_prod_grad,
+                      jvp={"self": lambda t, a: (t * _prod_grad(_ones_like_result(a), a)).sum()}),
+        "prod.dim_int": Deriv(save="self result", name="ProdBackward1", self=_prod_dim_grad,
+                              jvp={"self": lambda t, a: (t * _prod_dim_grad(_ones_like_result(a), a)).sum(
+                                  a.dim, a.keepdim)})},
+    function=prod, method=lambda self, dim=None, keepdim=False, *, dtype=None: prod(self, dim, keepdim, dtype=dtype))
+
+
+# -- amax, amin, argmax, argmin ----------------------------------------------------------------------------
+
+def _check_nonempty(op: str, self, dims) -> None:
+    if self.numel() != 0:
+        return
+    ndim = self.dim()
+    if not dims and ndim > 0:
+        raise RuntimeError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           f"reduction dim with the 'dim' argument.")
+    for d in normalize_dims(dims, ndim) if dims else ():
+        if self._size[d] == 0:
+            raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def _minmax_meta(op: str):
+    def meta(self, dim=(), keepdim=False) -> Spec:
+        if self._dtype.is_complex:
+            raise NotImplementedError(f"\"{'max' if op == 'amax' else 'min'}_values_cpu\" not implemented for "
+                                      f"'{scalar_type_name(self._dtype)}'")
+        _check_nonempty(op, self, dim)
+        normalize_dims(dim, self.dim())
+        return Spec(reduce_shape(self._size, dim, keepdim), self._dtype, self._storage.device)
+    return meta
+
+
+def _minmax_compute(fn_name: str):
+    def compute(spec, self, dim=(), keepdim=False):
+        xp = xp_of(self)
+        return xp.asarray(getattr(xp, fn_name)(to_compute(self), axis=normalize_dims(dim, self.dim()),
+                                               keepdims=keepdim))
+    return compute
+
+
+def _amax_grad(g, a):
+    size = a.size_of("self")
+    dims = _dims(a.dim, len(size))
+    res = unreduce(a.result, size, dims, a.keepdim)
+    hit = mask(a.self == res, a.self)
+    count = hit.sum(dims, True) if len(size) else hit
+    return unreduce(g, size, dims, a.keepdim) * hit / count
+
+
+def _amax_jvp(t, a):
+    size = a.size_of("self")
+    dims = _dims(a.dim, len(size))
+    res = unreduce(a.result, size, dims, a.keepdim)
+    hit = mask(a.self == res, a.self)
+    if not len(size):
+        return t
+    return (t * hit).sum(dims, a.keepdim) / hit.sum(dims, a.keepdim)
+
+
+def _minmax(name: str, example: str) -> Op:
+    return Op(
+        name,
+        f"""
+        {name}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor  [core]
+        {name}.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+        """,
+        meta=_minmax_meta(name), compute=_minmax_compute(name),
+        derivatives={name: Deriv(save="self result", self=_amax_grad, jvp={"self": _amax_jvp})},
+        doc=f"""The {name[1:]}imum over ``dim`` (all dims when empty); ties share the gradient.
+
+        >>> import openreg
+        >>> openreg.{name}(openreg.tensor([[1, 5], [7, 2]]), 1).tolist()
+        {example}
+        """)
+
+
+amax = _minmax("amax", "[5, 7]")
+amin = _minmax("amin", "[1, 2]")
+
+
+def _arg_meta(op: str):
+    def meta(self, dim=None, keepdim=False) -> Spec:
+        if self._dtype.is_complex:
+            raise RuntimeError(f"{op}(): does not support complex input")
+        if self._dtype is _dt.bool:
+            raise RuntimeError(f"{op}(): does not support bool input")
+        ndim = self.dim()
+        if dim is None:
+            if self.numel() == 0:
+                raise IndexError(f"{op}(): Expected reduction dim to be specified for input.numel() == 0.")
+            size = (1,) * ndim if keepdim else ()
+        else:
+            d = wrap_dim(dim, ndim)
+            if ndim and self._size[d] == 0:
+                raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+            size = reduce_shape(self._size, (d,), keepdim) if ndim else ()
+        return Spec(size, _dt.int64, self._storage.device, self._dtype)
+    return meta
+
+
+def _arg_compute(fn_name: str):
+    def compute(spec, self, dim=None, keepdim=False):
+        xp = xp_of(self)
+        arr = to_compute(self)
+        fn = getattr(xp, fn_name)
+        if dim is None or arr.ndim == 0:
+            return xp.asarray(fn(arr.reshape(-1))).reshape(spec.size)
+        return xp.asarray(fn(arr, axis=wrap_dim(dim, arr.ndim), keepdims=keepdim))
+    return compute
+
+
+def _arg(name: str, example: str) -> Op:
+    return Op(
+        name,
+        f"""
+        {name}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor  [core]
+        {name}.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+        """,
+        meta=_arg_meta(name), compute=_arg_compute(name),
+        doc=f"""Index of the {name[3:]}imum (of the flattened input when ``dim`` is None).
+
+        >>> import openreg
+        >>> openreg.{name}(openreg.tensor([[1, 5], [7, 2]]), 1).tolist()
+        {example}
+        """)
+
+
+argmax = _arg("argmax", "[1, 0]")
+argmin = _arg("argmin", "[0, 1]")
+
+
+# -- softmax ------------------------------------------------------------------------------------------------
+
+def _softmax_meta(op: str):
+    def meta(self, dim, half_to_float) -> Spec:
+        last = wrap_dim(dim, self.dim()) == max(self.dim() - 1, 0)
+        d = self._dtype
+        if half_to_float:
+            if d is not _dt.float16:
+                raise RuntimeError("conversion from Half to Float is only supported on CUDA")
+            d = _dt.float32
+        if not d.is_floating_point:
+            kernel = f"{op}_lastdim_kernel_impl" if last else f"{op}_kernel_impl"
+            raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(d)}'")
+        return Spec(self._size, d, self._storage.device, d)
+    return meta
+
+
+def _softmax_parts(spec, self, dim, xp):
+    x = upcast(as_compute(self, spec, xp), xp)
+    axis = wrap_dim(dim, x.ndim) if x.ndim else None
+    if x.size == 0:
+        return x, axis
+    return x - xp.max(x, axis=axis, keepdims=True), axis
+
+
+def _softmax(spec, self, dim, half_to_float):
+    xp = xp_of(self)
+    with quiet():
+        shifted, axis = _softmax_parts(spec, self, dim, xp)
+        e = xp.exp(shifted)
+        return e / xp.sum(e, axis=axis, keepdims=True)
+
+
+def _log_softmax(spec, self, dim, half_to_float):
+    xp = xp_of(self)
+    with quiet():
+        shifted, axis = _softmax_parts(spec, self, dim, xp)
+        return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+
+
+def _softmax_grad(g, a):
+    y = a.result
+    gy = g * y
+    return gy - y * gy.sum(a.dim, True)
+
+
+def _log_softmax_grad(g, a):
+    y = a.result
+    return lookup("aten::_log_softmax_backward_data")(g, y, a.dim, y.dtype)
+
+
+def _softmax_jvp(t, a):
+    return a.result * (t - (t * a.result).sum(a.dim, True))
+
+
+def _log_softmax_jvp(t, a):
+    return t - (t * a.result.exp()).sum(a.dim, True)
+
+
+def _softmax_int(self, dim: int, dtype=None):
+    """``_softmax`` after converting to ``dtype`` when given."""
+    return A._softmax(self if dtype is None else self.to(dtype), dim, False)
+
+
+def _log_softmax_int(self, dim: int, dtype=None):
+    """``_log_softmax`` after converting to ``dtype`` when given."""
+    return A._log_softmax(self if dtype is None else self.to(dtype), dim, False)
+
+
+def softmax(input, dim: int, dtype=None):
+    """``exp(x) / exp(x).sum(dim)``, computed stably (float16 in float32).
+
+    >>> import openreg
+    >>> openreg.softmax(openreg.tensor([0.0, 0.0]), 0).tolist()
+    [0.5, 0.5]
+    """
+    return A.softmax__int(input, dim, dtype)
+
+
+def log_softmax(input, dim: int, dtype=None):
+    """``x - log(exp(x).sum(dim))``, computed stably.
+
+    >>> import openreg
+    >>> round(openreg.log_softmax(openreg.tensor([0.0, 0.0]), 0)[0].item(), 4)
+    -0.6931
+    """
+    return A.log_softmax__int(input, dim, dtype)
+
+
+_softmax_op = Op(
+    "_softmax",
+    """
+    _softmax(Tensor self, int dim, bool half_to_float) -> Tensor  [core]
+    _softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)
+    """,
+    meta=_softmax_meta("softmax"), compute=_softmax, function=False, method=False,
+    derivatives={"_softmax": Deriv(save="result", name="SoftmaxBackward0", self=_softmax_grad,
+                                   jvp={"self": _softmax_jvp})})
+_log_softmax_op = Op(
+    "_log_softmax",
+    """
+    _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor  [core]
+    _log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)
+    """,
+    meta=_softmax_meta("log_softmax"), compute=_log_softmax, function=False, method=False,
+    derivatives={"_log_softmax": Deriv(save="result", name="LogSoftmaxBackward0", self=_log_softmax_grad,
+                                       jvp={"self": _log_softmax_jvp})})
+softmax_op = Op(
+    "softmax", "softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    kernels={"softmax.int": {"CompositeImplicitAutograd": _softmax_int}},
+    derivatives={"softmax.int": Deriv(save="result", name="SoftmaxBackward0", self=_softmax_grad,
+                                      jvp={"self": _softmax_jvp})},
+    function=softmax, method=lambda self, dim, dtype=None: A.softmax__int(self, dim, dtype))
+log_softmax_op = Op(
+    "log_softmax", "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+    kernels={"log_softmax.int": {"CompositeImplicitAutograd": _log_softmax_int}},
+    derivatives={"log_softmax.int": Deriv(save="result", name="LogSoftmaxBackward0", self=_log_softmax_grad,
+                                          jvp={"self": _log_softmax_jvp})},
+    function=log_softmax, method=lambda self, dim, dtype=None: A.log_softmax__int(self, dim, dtype))
+
+register(sum_op, mean_op, prod_op, amax, amin, argmax, argmin, _softmax_op, _log_softmax_op, softmax_op,
+         log_softmax_op)

@@ -1,0 +1,168 @@
+"""Elementwise unary operators: ``abs``, ``neg``, the float functions (``exp``, ``log``, ``sqrt``, ``rsqrt``,
+``sin``, ``cos``, ``tanh``, ``sigmoid``, ``reciprocal``), ``relu``, ``bitwise_not`` and ``logical_not``.
+
+Integer inputs of the float functions give the default float dtype; float16 is computed in float32.
+
+>>> import openreg
+>>> x = openreg.tensor([-1.0, 4.0])
+>>> x.abs().sqrt().tolist(), (-x).relu().tolist(), (~openreg.tensor([0, 5])).tolist()
+([1.0, 2.0], [1.0, 0.0], [-1, -6])
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._array_bridge import to_compute
+from .._dispatch.ops import A
+from ..aten.meta_rules import Spec, scalar_type_name
+from ._compute import as_compute, quiet, upcast, xp_of
+from ._formulas import sign
+from ._pointwise import is_integral
+from ._record import Deriv, Op, register
+
+
+def _schemas(name: str, out: bool = True, inplace_tags: str = "pointwise", out_tags: str = "pointwise") -> str:
+    return f"""
+    {name}(Tensor self) -> Tensor  [core, pointwise]
+    {name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  [{out_tags}]
+    {name}_(Tensor(a!) self) -> Tensor(a!)  [{inplace_tags}]
+    """
+
+
+def _doc(name: str, example_in: str, example_out: str) -> str:
+    return (f"Elementwise ``{name}`` (``aten::{name}``), optionally into ``out``.\n\n"
+            f">>> import openreg\n>>> openreg.{name}(openreg.tensor({example_in})).tolist()\n{example_out}\n")
+
+
+# -- abs and neg ---------------------------------------------------------------------------------------
+
+def _abs_meta(self) -> Spec:
+    d = self._dtype
+    if d is _dt.bool:
+        raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
+    return Spec(self._size, d.to_real() if d.is_complex else d, self._storage.device)
+
+
+def _abs(spec, self):
+    arr = to_compute(self) if self._dtype is _dt.bfloat16 else self._array()
+    return self._storage._backend.array_module.abs(arr)
+
+
+def _neg_meta(self) -> Spec:
+    if self._dtype is _dt.bool:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return Spec(self._size, self._dtype, self._storage.device)
+
+
+def _neg(spec, self):
+    arr = to_compute(self) if self._dtype is _dt.bfloat16 else self._array()
+    return self._storage._backend.array_module.negative(arr)
+
+
+def _pos(self):
+    if self._dtype is _dt.bool:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return self
+
+
+abs = Op("abs", _schemas("abs", inplace_tags=""), meta=_abs_meta, compute=_abs, elementwise=True,
+         overrides={"privateuseone": "openreg.backends.privateuseone.device_ops:abs_compute"},
+         derivatives={"abs": Deriv(save="self", pointwise=True, self=lambda g, a: g * sign(a.self))},
+         extra_methods={"__abs__": "abs"}, doc=_doc("abs", "[-1.5, 2.0]", "[1.5, 2.0]"))
+neg = Op("neg", _schemas("neg"), meta=_neg_meta, compute=_neg, elementwise=True,
+         derivatives={"neg": Deriv(pointwise=True, self=lambda g, a: -g)},
+         extra_methods={"negative": "neg", "__neg__": "neg", "__pos__": _pos}, extra_functions={"negative": "neg"},
+         doc=_doc("neg", "[-1.5, 2.0]", "[1.5, -2.0]"))
+
+
+# -- float functions -------------------------------------------------------------------------------------
+
+def _float_meta(self) -> Spec:
+    d = self._dtype
+    if d.category <= _dt.INTEGRAL:
+        return Spec(self._size, _dt.get_default_dtype(), self._storage.device)
+    return Spec(self._size, d, self._storage.device)
+
+
+def _float_compute(fn):
+    def compute(spec, self):
+        xp = xp_of(self)
+        x = upcast(as_compute(self, spec, xp), xp)
+        with quiet():
+            return fn(xp, x)
+    return compute
+
+
+def _float_op(name: str, fn, save: str, grad, example: tuple) -> Op:
+    return Op(name, _schemas(name), meta=_float_meta, compute=_float_compute(fn), elementwise=True,
+              derivatives={name: Deriv(save=save, pointwise=True, self=grad)}, doc=_doc(name, *example))
+
+
+exp = _float_op("exp", lambda xp, x: xp.exp(x), "result", lambda g, a: g * a.result, ("[0.0]", "[1.0]"))
+log = _float_op("log", lambda xp, x: xp.log(x), "self", lambda g, a: g / a.self, ("[1.0]", "[0.0]"))
+sqrt = _float_op("sqrt", lambda xp, x: xp.sqrt(x), "result", lambda g, a: g / (a.result * 2),
+                 ("[4.0, 9.0]", "[2.0, 3.0]"))
+rsqrt = _float_op("rsqrt", lambda xp, x: 1 / xp.sqrt(x), "result",
+                  lambda g, a: g * a.result * a.result * a.result * -0.5, ("[4.0, 0.25]", "[0.5, 2.0]"))
+sin = _float_op("sin", lambda xp, x: xp.sin(x), "self", lambda g, a: g * a.self.cos(), ("[0.0]", "[0.0]"))
+cos = _float_op("cos", lambda xp, x: xp.cos(x), "self", lambda g, a: -(g * a.self.sin()), ("[0.0]", "[1.0]"))
+tanh = _float_op("tanh", lambda xp, x: xp.tanh(x), "result", lambda g, a: g * (1 - a.result * a.result),
+                 ("[0.0]", "[0.0]"))
+sigmoid = _float_op("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), "result",
+                    lambda g, a: g * a.result * (1 - a.result), ("[0.0]", "[0.5]"))
+reciprocal = _float_op("reciprocal", lambda xp, x: 1 / x, "result", lambda g, a: -(g * a.result * a.result),
+                       ("[4.0]", "[0.25]"))
+
+
+# -- relu, bitwise_not, logical_not ----------------------------------------------------------------------
+
+def _relu_meta(self) -> Spec:
+    if self._dtype is _dt.bool:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if self._dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+    return Spec(self._size, self._dtype, self._storage.device)
+
+
+def _relu(spec, self):
+    xp = xp_of(self)
+    x = to_compute(self)
+    return xp.maximum(x, xp.zeros((), dtype=x.dtype))
+
+
+def _bitwise_not_meta(self) -> Spec:
+    if not is_integral(self._dtype):
+        raise NotImplementedError(f"\"bitwise_not_cpu\" not implemented for '{scalar_type_name(self._dtype)}'")
+    return Spec(self._size, self._dtype, self._storage.device)
+
+
+def _bitwise_not(spec, self):
+    xp = xp_of(self)
+    x = to_compute(self)
+    return xp.logical_not(x) if x.dtype == np.bool_ else xp.invert(x)
+
+
+def _invert(self):
+    if self._dtype.is_floating_point or self._dtype.is_complex:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return A.bitwise_not(self)
+
+
+def _logical_not(spec, self):
+    return xp_of(self).logical_not(to_compute(self))
+
+
+relu = Op("relu", _schemas("relu", out_tags=""), meta=_relu_meta, compute=_relu, elementwise=True,
+          # threshold_backward(g, result, 0): zero where result <= 0, so a NaN result passes its gradient
+          derivatives={"relu": Deriv(save="result", pointwise=True,
+                                     self=lambda g, a: A.where__ScalarSelf(a.result <= 0, 0, g))},
+          doc=_doc("relu", "[-1.0, 2.0]", "[0.0, 2.0]"))
+bitwise_not = Op("bitwise_not", _schemas("bitwise_not"), meta=_bitwise_not_meta, compute=_bitwise_not,
+                 elementwise=True, extra_methods={"__invert__": _invert}, doc=_doc("bitwise_not", "[0, 5]", "[-1, -6]"))
+logical_not = Op("logical_not", _schemas("logical_not"), compute=_logical_not, elementwise=True,
+                 meta=lambda self: Spec(self._size, _dt.bool, self._storage.device, self._dtype),
+                 doc=_doc("logical_not", "[0.0, 2.0]", "[True, False]"))
+
+register(abs, neg, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, reciprocal, relu, bitwise_not, logical_not)
