@@ -65,35 +65,29 @@ def _names(spec, default: str) -> list[str]:
     return []
 
 
-def tensor_methods() -> dict:
-    """Every record's Tensor methods (generated, or the callables the records give)."""
+def _variants(kind: str, generate) -> dict:
+    """``{name: callable}`` of every record's ``kind`` ("method" or "function"): the record's own callable,
+    or generated for each name it gives, plus its ``extra_<kind>s``; string entries are aliases."""
     define()
-    methods: dict = {}
+    table: dict = {}
     for record in _catalog().values():
-        if callable(record.method):
-            methods[record.name] = record.method
-        for name in _names(record.method, record.name):
-            methods.update(make_methods(record, name))
-        methods.update(record.extra_methods)
-    return _aliases(methods)
-
-
-def _aliases(table: dict) -> dict:
-    """Entries given as another entry's name (``{"negative": "neg"}``) become that entry."""
+        spec = getattr(record, kind)
+        if callable(spec):
+            table[record.name] = spec
+        for name in _names(spec, record.name):
+            table.update(generate(record, name))
+        table.update(getattr(record, f"extra_{kind}s"))
     return {name: table[value] if isinstance(value, str) else value for name, value in table.items()}
+
+
+def tensor_methods() -> dict:
+    """Every record's Tensor methods."""
+    return _variants("method", make_methods)
 
 
 def functions() -> dict:
     """Every record's ``openreg.<fn>`` functions."""
-    define()
-    fns: dict = {}
-    for record in _catalog().values():
-        if callable(record.function):
-            fns[record.name] = record.function
-        for name in _names(record.function, record.name):
-            fns[name] = make_function(record, name)
-        fns.update(record.extra_functions)
-    return _aliases(fns)
+    return _variants("function", lambda record, name: {name: make_function(record, name)})
 
 
 # -- kernels -------------------------------------------------------------------------------------------

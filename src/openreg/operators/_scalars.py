@@ -55,4 +55,25 @@ def check_input(op: str, value) -> None:
         raise TypeError(f"{op}(): argument 'input' (position 1) must be Tensor, not {type(value).__name__}")
 
 
-__all__ = ["as_tensor_operand", "check_input", "is_number", "wrap_scalar"]
+def binary_operator(tensor_overload: str, scalar_overload: str):
+    """A Python operator (``__add__``) over two overloads named as ``ops.A`` attributes (``"add__Tensor"``):
+    ``NotImplemented`` for operands that are neither tensors nor numbers, so Python raises its TypeError."""
+    from .._dispatch.ops import A
+
+    def op(self, other):
+        if isinstance(other, TensorBase):
+            return getattr(A, tensor_overload)(self, other)
+        return getattr(A, scalar_overload)(self, other) if is_number(other) else NotImplemented
+    return op
+
+
+def reflected_operator(scalar_overload: str):
+    """A reflected Python operator (``__radd__``: ``number + tensor``) through a Scalar overload."""
+    from .._dispatch.ops import A
+
+    def op(self, other):
+        return getattr(A, scalar_overload)(self, other) if is_number(other) else NotImplemented
+    return op
+
+
+__all__ = ["as_tensor_operand", "binary_operator", "check_input", "is_number", "reflected_operator", "wrap_scalar"]

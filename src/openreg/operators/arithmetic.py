@@ -29,16 +29,9 @@ from ._pointwise import (
     not_for_complex_kernel,
 )
 from ._record import NONDIFF, Deriv, Op, register
-from ._scalars import as_tensor_operand, check_input, is_number
+from ._scalars import as_tensor_operand, binary_operator, check_input, is_number, reflected_operator
 
 _BOOL = _dt.bool
-_NUMBER_TYPES = (int, float, bool)
-
-
-def _num(x) -> bool:
-    return type(x) in _NUMBER_TYPES or is_number(x)
-
-
 def _binary_call(op: str, input, other, tensor_ov, scalar_ov, out_ov, out, **kw):
     """Pick the Tensor or Scalar overload (or ``out=``) for ``input <op> other``."""
     if not isinstance(input, Tensor):
@@ -51,15 +44,6 @@ def _binary_call(op: str, input, other, tensor_ov, scalar_ov, out_ov, out, **kw)
     if isinstance(other, Tensor) or scalar_ov is None:
         return tensor_ov(input, other, **kw)
     return scalar_ov(input, other, **kw)
-
-
-def _operator(tensor_overload: str, scalar_overload: str):
-    """A Python operator over two overloads named as ``A`` attributes (looked up when first called)."""
-    def op(self, other):
-        if isinstance(other, Tensor):
-            return getattr(A, tensor_overload)(self, other)
-        return getattr(A, scalar_overload)(self, other) if _num(other) else NotImplemented
-    return op
 
 
 def _zero_division_check(xp, b, spec) -> None:
@@ -162,58 +146,6 @@ def rsub(input: Tensor, other, *, alpha=1) -> Tensor:
     return A.rsub__Scalar(input, other, alpha)
 
 
-def _add_method(self, other, *, alpha=1):
-    return A.add__Tensor(self, other, alpha=alpha) if isinstance(other, Tensor) else A.add__Scalar(self, other, alpha)
-
-
-def _add_method_(self, other, *, alpha=1):
-    if isinstance(other, Tensor):
-        return A.add___Tensor(self, other, alpha=alpha)
-    return A.add___Scalar(self, other, alpha)
-
-
-def _sub_method(self, other, *, alpha=1):
-    return A.sub__Tensor(self, other, alpha=alpha) if isinstance(other, Tensor) else A.sub__Scalar(self, other, alpha)
-
-
-def _sub_method_(self, other, *, alpha=1):
-    if isinstance(other, Tensor):
-        return A.sub___Tensor(self, other, alpha=alpha)
-    return A.sub___Scalar(self, other, alpha)
-
-
-def __add__(self, other):
-    if isinstance(other, Tensor):
-        return A.add__Tensor(self, other)
-    return A.add__Scalar(self, other, 1) if _num(other) else NotImplemented
-
-
-def __radd__(self, other):
-    return A.add__Scalar(self, other, 1) if _num(other) else NotImplemented
-
-
-def __iadd__(self, other):
-    if isinstance(other, Tensor):
-        return A.add___Tensor(self, other)
-    return A.add___Scalar(self, other, 1) if _num(other) else NotImplemented
-
-
-def __sub__(self, other):
-    if isinstance(other, Tensor):
-        return A.sub__Tensor(self, other)
-    return A.sub__Scalar(self, other, 1) if _num(other) else NotImplemented
-
-
-def __rsub__(self, other):
-    return A.rsub__Scalar(self, other, 1) if _num(other) else NotImplemented
-
-
-def __isub__(self, other):
-    if isinstance(other, Tensor):
-        return A.sub___Tensor(self, other)
-    return A.sub___Scalar(self, other, 1) if _num(other) else NotImplemented
-
-
 _ADD_SUB_SCHEMAS = """
     {0}.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor  [core, pointwise]
     {0}_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)  [pointwise]
@@ -227,16 +159,18 @@ add_op = Op(
     derivatives={"add.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: g * a.alpha if scalar(a.alpha) != 1 else g),
                  "add.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
-    function=add, method=_add_method,
-    extra_methods={"add_": _add_method_, "__add__": __add__, "__radd__": __radd__, "__iadd__": __iadd__})
+    function=add, extra_methods={"__add__": binary_operator("add__Tensor", "add__Scalar"),
+                                 "__radd__": reflected_operator("add__Scalar"),
+                                 "__iadd__": binary_operator("add___Tensor", "add___Scalar")})
 sub_op = Op(
     "sub", _ADD_SUB_SCHEMAS.format("sub"), meta=_sub_meta, compute=_sub, elementwise=True,
     derivatives={"sub.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: -(g * a.alpha) if scalar(a.alpha) != 1 else -g),
                  "sub.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
-    function=sub, method=_sub_method, extra_functions={"subtract": sub},
-    extra_methods={"sub_": _sub_method_, "subtract": _sub_method, "__sub__": __sub__, "__rsub__": __rsub__,
-                   "__isub__": __isub__})
+    function=sub, extra_functions={"subtract": sub},
+    extra_methods={"subtract": "sub", "__sub__": binary_operator("sub__Tensor", "sub__Scalar"),
+                   "__rsub__": reflected_operator("rsub__Scalar"),
+                   "__isub__": binary_operator("sub___Tensor", "sub___Scalar")})
 rsub_op = Op(
     "rsub",
     """
@@ -346,14 +280,6 @@ def floor_divide(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
                         A.floor_divide__out, out)
 
 
-def _mul_method(self, other):
-    return A.mul__Tensor(self, other) if isinstance(other, Tensor) else A.mul__Scalar(self, other)
-
-
-def _mul_method_(self, other):
-    return A.mul___Tensor(self, other) if isinstance(other, Tensor) else A.mul___Scalar(self, other)
-
-
 def _div_method(self, other, *, rounding_mode=None):
     if rounding_mode is None:
         return A.div__Tensor(self, other) if isinstance(other, Tensor) else A.div__Scalar(self, other)
@@ -370,38 +296,12 @@ def _div_method_(self, other, *, rounding_mode=None):
     return A.div___Scalar_mode(self, other, rounding_mode=rounding_mode)
 
 
-def _floor_divide_method(self, other):
-    return A.floor_divide(self, other) if isinstance(other, Tensor) else A.floor_divide__Scalar(self, other)
-
-
-def _floor_divide_method_(self, other):
-    if isinstance(other, Tensor):
-        return A.floor_divide___Tensor(self, other)
-    return A.floor_divide___Scalar(self, other)
-
-
-def __mul__(self, other):
-    if isinstance(other, Tensor):
-        return A.mul__Tensor(self, other)
-    return A.mul__Scalar(self, other) if _num(other) else NotImplemented
-
-
-def __rmul__(self, other):
-    return A.mul__Scalar(self, other) if _num(other) else NotImplemented
-
-
-def __imul__(self, other):
-    if isinstance(other, Tensor):
-        return A.mul___Tensor(self, other)
-    return A.mul___Scalar(self, other) if _num(other) else NotImplemented
-
-
 def __rtruediv__(self, other):
-    return A.div__Tensor(as_tensor_operand(other, self), self) if _num(other) else NotImplemented
+    return A.div__Tensor(as_tensor_operand(other, self), self) if is_number(other) else NotImplemented
 
 
 def __rfloordiv__(self, other):
-    return A.floor_divide(as_tensor_operand(other, self), self) if _num(other) else NotImplemented
+    return A.floor_divide(as_tensor_operand(other, self), self) if is_number(other) else NotImplemented
 
 
 def _div_mode_self(g, a):
@@ -421,9 +321,10 @@ mul_op = Op(
     derivatives={"mul.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g * a.other,
                                      other=lambda g, a: g * a.self),
                  "mul.Scalar": Deriv(pointwise=True, self=lambda g, a: g * a.other)},
-    function=mul, method=_mul_method, extra_functions={"multiply": mul},
-    extra_methods={"mul_": _mul_method_, "multiply": _mul_method, "__mul__": __mul__, "__rmul__": __rmul__,
-                   "__imul__": __imul__})
+    function=mul, extra_functions={"multiply": mul},
+    extra_methods={"multiply": "mul", "__mul__": binary_operator("mul__Tensor", "mul__Scalar"),
+                   "__rmul__": reflected_operator("mul__Scalar"),
+                   "__imul__": binary_operator("mul___Tensor", "mul___Scalar")})
 div_op = Op(
     "div",
     """
@@ -451,8 +352,8 @@ div_op = Op(
         "div.Scalar_mode": Deriv(pointwise=True, name="DivBackward3", self=_div_mode_self)},
     function=div, method=_div_method, extra_functions={"divide": div, "true_divide": true_divide},
     extra_methods={"div_": _div_method_, "divide": _div_method, "true_divide": _div_method,
-                   "__truediv__": _operator("div__Tensor", "div__Scalar"), "__rtruediv__": __rtruediv__,
-                   "__itruediv__": _operator("div___Tensor", "div___Scalar")})
+                   "__truediv__": binary_operator("div__Tensor", "div__Scalar"), "__rtruediv__": __rtruediv__,
+                   "__itruediv__": binary_operator("div___Tensor", "div___Scalar")})
 floor_divide_op = Op(
     "floor_divide",
     """
@@ -465,11 +366,10 @@ floor_divide_op = Op(
     meta=lambda self, other: _div_mode_meta(self, other, rounding_mode="floor"),
     compute=lambda spec, self, other: _div(spec, self, other, rounding_mode="floor"), elementwise=True,
     derivatives={"floor_divide": NONDIFF, "floor_divide.Scalar": NONDIFF},
-    function=floor_divide, method=_floor_divide_method,
-    extra_methods={"floor_divide_": _floor_divide_method_,
-                   "__floordiv__": _operator("floor_divide", "floor_divide__Scalar"),
+    function=floor_divide,
+    extra_methods={"__floordiv__": binary_operator("floor_divide", "floor_divide__Scalar"),
                    "__rfloordiv__": __rfloordiv__,
-                   "__ifloordiv__": _operator("floor_divide___Tensor", "floor_divide___Scalar")})
+                   "__ifloordiv__": binary_operator("floor_divide___Tensor", "floor_divide___Scalar")})
 
 
 # -- remainder, pow -------------------------------------------------------------------------------------------
@@ -511,16 +411,8 @@ def remainder(input, other, *, out: Tensor | None = None) -> Tensor:
                         A.remainder__Tensor_out, out)
 
 
-def _remainder_method(self, other):
-    return A.remainder__Tensor(self, other) if isinstance(other, Tensor) else A.remainder__Scalar(self, other)
-
-
-def _remainder_method_(self, other):
-    return A.remainder___Tensor(self, other) if isinstance(other, Tensor) else A.remainder___Scalar(self, other)
-
-
 def __rmod__(self, other):
-    return A.remainder__Scalar_Tensor(other, self) if _num(other) else NotImplemented
+    return A.remainder__Scalar_Tensor(other, self) if is_number(other) else NotImplemented
 
 
 def _remainder_other(g, a):
@@ -548,10 +440,10 @@ remainder_op = Op(
         "remainder.Scalar_Tensor": Deriv(save="other", pointwise=True, name="RemainderBackward2",
                                          other=lambda g, a: -(g * A.div__Tensor_mode(
                                              a.other * 0 + a.self, a.other, rounding_mode="floor")))},
-    function=remainder, method=_remainder_method,
-    extra_methods={"remainder_": _remainder_method_, "__mod__": _operator("remainder__Tensor", "remainder__Scalar"),
+    function=remainder,
+    extra_methods={"__mod__": binary_operator("remainder__Tensor", "remainder__Scalar"),
                    "__rmod__": __rmod__,
-                   "__imod__": _operator("remainder___Tensor", "remainder___Scalar")})
+                   "__imod__": binary_operator("remainder___Tensor", "remainder___Scalar")})
 
 
 def _pow_meta(self, exponent) -> Spec:
@@ -627,7 +519,7 @@ def _pow_method_(self, exponent):
 
 
 def __rpow__(self, other):
-    return A.pow__Scalar(other, self) if _num(other) else NotImplemented
+    return A.pow__Scalar(other, self) if is_number(other) else NotImplemented
 
 
 def _pow_scalar_grad(g, a):
@@ -669,8 +561,8 @@ pow_op = Op(
         "pow.Scalar": Deriv(save="result", pointwise=True, name="PowBackward2",
                             exponent=lambda g, a: g * a.result * _log_scalar(a.self))},
     function=pow, method=_pow_method,
-    extra_methods={"pow_": _pow_method_, "__pow__": _operator("pow__Tensor_Tensor", "pow__Tensor_Scalar"),
-                   "__rpow__": __rpow__, "__ipow__": _operator("pow___Tensor", "pow___Scalar")})
+    extra_methods={"pow_": _pow_method_, "__pow__": binary_operator("pow__Tensor_Tensor", "pow__Tensor_Scalar"),
+                   "__rpow__": __rpow__, "__ipow__": binary_operator("pow___Tensor", "pow___Scalar")})
 
 
 # -- maximum, minimum, hypot -------------------------------------------------------------------------------

@@ -9,15 +9,11 @@ logical (``logical_and/or/xor``) operators.
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
-from ..tensor import TensorBase
 from ._compute import pair
 from ._pointwise import binary_spec, check_tensor, is_integral
 from ._record import NONDIFF, Deriv, Op, register
-from ._scalars import is_number
-
-_NUMBER_TYPES = (int, float, bool)
+from ._scalars import binary_operator, reflected_operator
 
 
 def _ufunc(name: str):
@@ -26,22 +22,6 @@ def _ufunc(name: str):
         return getattr(xp, name)(a, b)
     compute.__name__ = name
     return compute
-
-
-def _operator(tensor_overload: str, scalar_overload: str):
-    def op(self, other):
-        if isinstance(other, TensorBase):
-            return getattr(A, tensor_overload)(self, other)
-        if type(other) in _NUMBER_TYPES or is_number(other):
-            return getattr(A, scalar_overload)(self, other)
-        return NotImplemented
-    return op
-
-
-def _reflected(scalar_overload: str):
-    def op(self, other):
-        return getattr(A, scalar_overload)(self, other) if is_number(other) else NotImplemented
-    return op
 
 
 def _tensor_scalar_schemas(name: str, inplace_tags: str) -> str:
@@ -81,7 +61,7 @@ def _compare(name: str, ufunc: str, operator: str, alias: str | None, result: st
         derivatives={f"{name}.Scalar": NONDIFF, f"{name}.Tensor": NONDIFF,
                      f"{name}_.Scalar": Deriv(name=f"{name.capitalize()}Backward0", self=lambda g, a: None, jvp={}),
                      f"{name}_.Tensor": Deriv(name=f"{name.capitalize()}Backward1", self=lambda g, a: None, jvp={})},
-        extra_functions=aliases, extra_methods={**aliases, operator: _operator(f"{name}__Tensor", f"{name}__Scalar")},
+        extra_functions=aliases, extra_methods={**aliases, operator: binary_operator(f"{name}__Tensor", f"{name}__Scalar")},
         doc=_doc(name, result))
 
 
@@ -108,9 +88,9 @@ def _bitwise(name: str, operator: str, result: str) -> Op:
     return Op(
         name, _tensor_scalar_schemas(name, "pointwise"), meta=_bitwise_meta(name), compute=_ufunc(name),
         elementwise=True,
-        extra_methods={f"__{operator}__": _operator(f"{name}__Tensor", f"{name}__Scalar"),
-                       f"__r{operator}__": _reflected(f"{name}__Scalar"),
-                       f"__i{operator}__": _operator(f"{name}___Tensor", f"{name}___Scalar")},
+        extra_methods={f"__{operator}__": binary_operator(f"{name}__Tensor", f"{name}__Scalar"),
+                       f"__r{operator}__": reflected_operator(f"{name}__Scalar"),
+                       f"__i{operator}__": binary_operator(f"{name}___Tensor", f"{name}___Scalar")},
         doc=_doc(name, result))
 
 
