@@ -252,11 +252,11 @@ class RNNBase(Module):
                 state = _gru_step(gi_steps[t], state, w_hh, b_hh)
                 outputs[t] = state
         else:
-            from ...functions_math import addmm
+            from ..._dispatch.ops import A
             w_hh_t = w_hh.t()
             h, c = state if self.mode == "LSTM" else (state, None)
             for t in order:
-                pre = addmm(gi_steps[t], h, w_hh_t)        # gi_t + h @ W_hh^T in one op
+                pre = A.addmm(gi_steps[t], h, w_hh_t)      # gi_t + h @ W_hh^T in one op
                 if c is not None:
                     h, c = _lstm_gates(pre, c)
                 else:
