@@ -19,7 +19,7 @@ import operator
 import numpy as np
 
 from . import dtypes as _dt
-from .aten.views import A
+from ._dispatch.ops import A
 from .scalar_conversion import as_tensor_scalar
 from .tensor import Tensor
 

@@ -1,6 +1,6 @@
 """Tensor methods of the tensor model: views, indexing, metadata mutation, copies, conversions, ``new_*``.
 
-Each is a thin call of an ``openreg.ops.aten`` overload (looked up once at import); installed on ``Tensor``
+Each is a thin call of an ``openreg.ops.aten`` overload (``ops.A``, looked up on first use); installed on ``Tensor``
 with ``_tensor_methods.install``.
 
 >>> import openreg
@@ -15,32 +15,10 @@ import numbers
 
 from . import _indexing, _tensor_methods
 from . import dtypes as _dt
-from ._dispatch.ops import ops
-from .aten.views import A
+from ._dispatch.ops import A
 from .devices import device as Device
 from .memory_format import normalize, preserve_format, strides_for
 from .tensor import Size, Tensor
-
-aten = ops.aten
-_view, _view_dtype, _reshape = aten.view.default, aten.view.dtype, aten.reshape.default
-_as_strided, _as_strided_ = aten.as_strided.default, aten.as_strided_.default
-_t, _transpose, _permute = aten.t.default, aten.transpose.int, aten.permute.default
-_expand, _squeeze, _squeeze_dim, _squeeze_dims = (aten.expand.default, aten.squeeze.default, aten.squeeze.dim,
-                                                  aten.squeeze.dims)
-_unsqueeze, _flatten, _unflatten = aten.unsqueeze.default, aten.flatten.using_ints, aten.unflatten.int
-_narrow, _select, _diagonal, _movedim = aten.narrow.default, aten.select.int, aten.diagonal.default, \
-    aten.movedim.int
-_unbind, _split, _split_sizes, _chunk = aten.unbind.int, aten.split.Tensor, aten.split_with_sizes.default, \
-    aten.chunk.default
-_detach, _alias = aten.detach.default, aten.alias.default
-_resize_, _resize_as_ = aten.resize_.default, aten.resize_as_.default
-_set_, _set_t, _set_s, _set_so = (aten.set_.default, aten.set_.source_Tensor, aten.set_.source_Storage,
-                                  aten.set_.source_Storage_storage_offset)
-_copy_, _fill_s, _fill_t, _zero_ = aten.copy_.default, aten.fill_.Scalar, aten.fill_.Tensor, aten.zero_.default
-_clone, _to_copy, _contiguous = aten.clone.default, aten._to_copy.default, aten.contiguous.default
-_new_empty, _new_empty_strided = aten.new_empty.default, aten.new_empty_strided.default
-_new_zeros, _new_ones, _new_full = aten.new_zeros.default, aten.new_ones.default, aten.new_full.default
-_index_put_, _index_put = aten.index_put_.default, aten.index_put.default
 
 
 def _size_args(size) -> tuple:
@@ -55,14 +33,14 @@ def view(self, *size, dtype=None):
     if dtype is not None:
         if size:
             raise TypeError("view() received an invalid combination of arguments - got both a size and a dtype")
-        return _view_dtype(self, dtype)
+        return A.view__dtype(self, dtype)
     if len(size) == 1:
         s = size[0]
         if isinstance(s, _dt.dtype):
-            return _view_dtype(self, s)
+            return A.view__dtype(self, s)
         if isinstance(s, (tuple, list)):
             size = s
-    return _view(self, size)
+    return A.view(self, size)
 
 
 def view_as(self, other):
@@ -70,50 +48,50 @@ def view_as(self, other):
 
 
 def reshape(self, *shape):
-    return _reshape(self, _size_args(shape))
+    return A.reshape(self, _size_args(shape))
 
 
 def reshape_as(self, other):
     if not isinstance(other, Tensor):
         raise TypeError(f"reshape_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
-    return _reshape(self, other._size)
+    return A.reshape(self, other._size)
 
 
 def as_strided(self, size, stride, storage_offset=None):
-    return _as_strided(self, size, stride, storage_offset)
+    return A.as_strided(self, size, stride, storage_offset)
 
 
 def as_strided_(self, size, stride, storage_offset=None):
-    return _as_strided_(self, size, stride, storage_offset)
+    return A.as_strided_(self, size, stride, storage_offset)
 
 
 def t(self):
-    return _t(self)
+    return A.t(self)
 
 
 def _T(self):
     from .aten.view_ops import T_warn
     T_warn(self)
     n = self.dim()
-    return _permute(self, tuple(range(n - 1, -1, -1)))
+    return A.permute(self, tuple(range(n - 1, -1, -1)))
 
 
 def _mT(self):
     from .aten.view_ops import mT_check
     mT_check(self)
-    return _transpose(self, -2, -1)
+    return A.transpose__int(self, -2, -1)
 
 
 def transpose(self, dim0, dim1):
-    return _transpose(self, dim0, dim1)
+    return A.transpose__int(self, dim0, dim1)
 
 
 def permute(self, *dims):
-    return _permute(self, _size_args(dims))
+    return A.permute(self, _size_args(dims))
 
 
 def expand(self, *size):
-    return _expand(self, _size_args(size))
+    return A.expand(self, _size_args(size))
 
 
 def expand_as(self, other):
@@ -122,14 +100,14 @@ def expand_as(self, other):
 
 def squeeze(self, dim=None):
     if dim is None:
-        return _squeeze(self)
+        return A.squeeze(self)
     if isinstance(dim, (tuple, list)):
-        return _squeeze_dims(self, dim)
-    return _squeeze_dim(self, dim)
+        return A.squeeze__dims(self, dim)
+    return A.squeeze__dim(self, dim)
 
 
 def unsqueeze(self, dim):
-    return _unsqueeze(self, dim)
+    return A.unsqueeze(self, dim)
 
 
 def t_(self):
@@ -153,23 +131,23 @@ def unsqueeze_(self, dim):
 
 
 def flatten(self, start_dim=0, end_dim=-1):
-    return _flatten(self, start_dim, end_dim)
+    return A.flatten__using_ints(self, start_dim, end_dim)
 
 
 def unflatten(self, dim, sizes):
-    return _unflatten(self, dim, sizes)
+    return A.unflatten__int(self, dim, sizes)
 
 
 def narrow(self, dim, start, length):
-    return _narrow(self, dim, start, length)
+    return A.narrow(self, dim, start, length)
 
 
 def select(self, dim, index):
-    return _select(self, dim, index)
+    return A.select__int(self, dim, index)
 
 
 def diagonal(self, offset=0, dim1=0, dim2=1):
-    return _diagonal(self, offset, dim1, dim2)
+    return A.diagonal(self, offset, dim1, dim2)
 
 
 def movedim(self, source, destination):
@@ -177,29 +155,29 @@ def movedim(self, source, destination):
         src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
         dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
         return A.movedim__intlist(self, src, dst)
-    return _movedim(self, source, destination)
+    return A.movedim__int(self, source, destination)
 
 
 def unbind(self, dim=0):
-    return tuple(_unbind(self, dim))
+    return tuple(A.unbind__int(self, dim))
 
 
 def split(self, split_size, dim=0):
     if isinstance(split_size, (tuple, list)):
-        return tuple(_split_sizes(self, split_size, dim))
-    return tuple(_split(self, split_size, dim))
+        return tuple(A.split_with_sizes(self, split_size, dim))
+    return tuple(A.split__Tensor(self, split_size, dim))
 
 
 def split_with_sizes(self, split_sizes, dim=0):
-    return tuple(_split_sizes(self, split_sizes, dim))
+    return tuple(A.split_with_sizes(self, split_sizes, dim))
 
 
 def chunk(self, chunks, dim=0):
-    return tuple(_chunk(self, chunks, dim))
+    return tuple(A.chunk(self, chunks, dim))
 
 
 def detach(self):
-    return _detach(self)
+    return A.detach(self)
 
 
 def is_contiguous(self, memory_format=None) -> bool:
@@ -216,55 +194,55 @@ def is_contiguous(self, memory_format=None) -> bool:
 def resize_(self, *size, memory_format=None):
     if self._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
-    return _resize_(self, _size_args(size), memory_format=memory_format)
+    return A.resize_(self, _size_args(size), memory_format=memory_format)
 
 
 def resize_as_(self, the_template, memory_format=None):
-    return _resize_as_(self, the_template, memory_format=memory_format)
+    return A.resize_as_(self, the_template, memory_format=memory_format)
 
 
 def set_(self, source=None, storage_offset=None, size=None, stride=None):
     """``set_()``, ``set_(tensor)``, ``set_(storage)``, ``set_(storage, offset, size, stride=())``."""
     if source is None:
-        return _set_(self)
+        return A.set_(self)
     if isinstance(source, Tensor):
         if storage_offset is None and size is None:
-            return _set_t(self, source)
+            return A.set___source_Tensor(self, source)
         return A.set___source_Tensor_storage_offset(self, source, storage_offset, size,
                                                       () if stride is None else stride)
     if storage_offset is None and size is None:
-        return _set_s(self, source)
+        return A.set___source_Storage(self, source)
     if storage_offset is None or size is None:
         raise TypeError("set_() received an invalid combination of arguments - expected (Storage source, int "
                         "storage_offset, tuple of ints size, tuple of ints stride = ())")
-    return _set_so(self, source, storage_offset, size, () if stride is None else stride)
+    return A.set___source_Storage_storage_offset(self, source, storage_offset, size, () if stride is None else stride)
 
 
 # -- copies ---------------------------------------------------------------------------------------------------
 def copy_(self, src, non_blocking=False):
-    return _copy_(self, src, non_blocking)
+    return A.copy_(self, src, non_blocking)
 
 
 def fill_(self, value):
     if isinstance(value, Tensor):
-        return _fill_t(self, value)
-    return _fill_s(self, value)
+        return A.fill___Tensor(self, value)
+    return A.fill___Scalar(self, value)
 
 
 def zero_(self):
-    return _zero_(self)
+    return A.zero_(self)
 
 
 def clone(self, *, memory_format=None):
-    return _clone(self, memory_format=memory_format)
+    return A.clone(self, memory_format=memory_format)
 
 
 def contiguous(self, memory_format=None):
     if memory_format is None:
         if Tensor._is_contiguous_default(self):
             return self
-        return _clone(self, memory_format="contiguous_format")
-    return _contiguous(self, memory_format=memory_format)
+        return A.clone(self, memory_format="contiguous_format")
+    return A.contiguous(self, memory_format=memory_format)
 
 
 def _parse_to(args, kwargs):
@@ -293,7 +271,7 @@ def to(self, *args, non_blocking=False, copy=False, memory_format=None, **kwargs
     same = (device is None or device == self.device) and (dtype is None or dtype is self._dtype)
     if same and not copy and memory_format is None:
         return self
-    return _to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking, memory_format=memory_format)
+    return A._to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking, memory_format=memory_format)
 
 
 def cpu(self, memory_format=None):
@@ -309,25 +287,25 @@ def _converter(dtype):
 
 # -- new_* ----------------------------------------------------------------------------------------------------
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(_new_empty(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+    return _finish(A.new_empty(self, _size_args(size), dtype=dtype, device=device), requires_grad)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
                       pin_memory=False):
-    return _finish(_new_empty_strided(self, size, stride, dtype=dtype, device=device), requires_grad)
+    return _finish(A.new_empty_strided(self, size, stride, dtype=dtype, device=device), requires_grad)
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(_new_zeros(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+    return _finish(A.new_zeros(self, _size_args(size), dtype=dtype, device=device), requires_grad)
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(_new_ones(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+    return _finish(A.new_ones(self, _size_args(size), dtype=dtype, device=device), requires_grad)
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
              pin_memory=False):
-    return _finish(_new_full(self, size, fill_value, dtype=dtype, device=device), requires_grad)
+    return _finish(A.new_full(self, size, fill_value, dtype=dtype, device=device), requires_grad)
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
@@ -373,11 +351,11 @@ def masked_fill_(self, mask, value):
 
 
 def index_put_(self, indices, values, accumulate=False):
-    return _index_put_(self, list(indices), values, accumulate)
+    return A.index_put_(self, list(indices), values, accumulate)
 
 
 def index_put(self, indices, values, accumulate=False):
-    return _index_put(self, list(indices), values, accumulate)
+    return A.index_put(self, list(indices), values, accumulate)
 
 
 def __getitem__(self, index):

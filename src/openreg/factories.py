@@ -12,7 +12,7 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._array_bridge import float32_to_bf16_bits, wrap_array
-from .aten.views import A
+from ._dispatch.ops import A
 from .devices import CPU
 from .devices import device as Device
 from .tensor import Size, Tensor

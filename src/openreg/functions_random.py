@@ -10,11 +10,9 @@
 from __future__ import annotations
 
 from . import _tensor_methods
-from ._dispatch.ops import ops
+from ._dispatch.ops import A
 from .factories import _finish, _into, _size_args
 from .tensor import Tensor
-
-_A = ops.aten
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
@@ -26,8 +24,8 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pi
     (openreg.Size([2, 3]), True)
     """
     if out is not None:  # the out= overload checks out's dtype before it resizes out
-        return _finish(_A.rand.generator_out(_size_args(size), generator=generator, out=out), requires_grad)
-    t = _A.rand.generator(_size_args(size), generator=generator, dtype=dtype, device=device,
+        return _finish(A.rand__generator_out(_size_args(size), generator=generator, out=out), requires_grad)
+    t = A.rand__generator(_size_args(size), generator=generator, dtype=dtype, device=device,
                           pin_memory=pin_memory or None)
     return _finish(t, requires_grad)
 
@@ -41,8 +39,8 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, p
     True
     """
     if out is not None:  # the out= overload checks out's dtype before it resizes out
-        return _finish(_A.randn.generator_out(_size_args(size), generator=generator, out=out), requires_grad)
-    t = _A.randn.generator(_size_args(size), generator=generator, dtype=dtype, device=device,
+        return _finish(A.randn__generator_out(_size_args(size), generator=generator, out=out), requires_grad)
+    t = A.randn__generator(_size_args(size), generator=generator, dtype=dtype, device=device,
                            pin_memory=pin_memory or None)
     return _finish(t, requires_grad)
 
@@ -61,7 +59,7 @@ def randint(low, high=None, size=None, *, generator=None, dtype=None, device=Non
             raise TypeError("randint() missing required argument 'size'")
         low, high, size = 0, low, high
     size = _size_args((size,) if isinstance(size, int) else tuple(size))
-    t = _A.randint.low_generator(low, high, size, generator=generator, dtype=dtype, device=device,
+    t = A.randint__low_generator(low, high, size, generator=generator, dtype=dtype, device=device,
                                  pin_memory=pin_memory or None)
     return _finish(_into(t, out), requires_grad)
 
@@ -75,8 +73,8 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad=F
     [0, 1, 2, 3, 4]
     """
     if out is not None:  # the out= overload checks out's dtype before it resizes out
-        return _finish(_A.randperm.generator_out(n, generator=generator, out=out), requires_grad)
-    t = _A.randperm.generator(n, generator=generator, dtype=dtype, device=device, pin_memory=pin_memory or None)
+        return _finish(A.randperm__generator_out(n, generator=generator, out=out), requires_grad)
+    t = A.randperm__generator(n, generator=generator, dtype=dtype, device=device, pin_memory=pin_memory or None)
     return _finish(t, requires_grad)
 
 
@@ -90,7 +88,7 @@ def rand_like(input: Tensor, *, generator=None, dtype=None, device=None, require
     ...     openreg.rand(3, generator=g.manual_seed(0)).tolist()
     True
     """
-    t = _A.rand_like.generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
+    t = A.rand_like__generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
     return _finish(t, requires_grad)
 
 
@@ -102,7 +100,7 @@ def randn_like(input: Tensor, *, generator=None, dtype=None, device=None, requir
     >>> openreg.randn_like(openreg.zeros(2, 3, dtype=openreg.float64)).dtype
     openreg.float64
     """
-    t = _A.randn_like.generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
+    t = A.randn_like__generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
     return _finish(t, requires_grad)
 
 
@@ -116,7 +114,7 @@ def randint_like(input: Tensor, low, high=None, *, generator=None, dtype=None, d
     """
     if high is None:
         low, high = 0, low
-    t = _A.randint_like.low_generator_dtype(input, low, high, generator=generator, dtype=dtype, device=device,
+    t = A.randint_like__low_generator_dtype(input, low, high, generator=generator, dtype=dtype, device=device,
                                             memory_format=memory_format)
     return _finish(t, requires_grad)
 
@@ -131,16 +129,16 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, de
     """
     m_t, s_t = isinstance(mean, Tensor), isinstance(std, Tensor)
     if m_t and s_t:
-        t = _A.normal.Tensor_Tensor(mean, std, generator=generator)
+        t = A.normal__Tensor_Tensor(mean, std, generator=generator)
     elif m_t:
-        t = _A.normal.Tensor_float(mean, std, generator=generator)
+        t = A.normal__Tensor_float(mean, std, generator=generator)
     elif s_t:
-        t = _A.normal.float_Tensor(mean, std, generator=generator)
+        t = A.normal__float_Tensor(mean, std, generator=generator)
     else:
         if size is None:
             raise TypeError("normal() received an invalid combination of arguments: (float mean, float std) "
                             "needs a size")
-        t = _A.normal.float_float(mean, std, _size_args((size,) if isinstance(size, int) else tuple(size)),
+        t = A.normal__float_float(mean, std, _size_args((size,) if isinstance(size, int) else tuple(size)),
                                   generator=generator, dtype=dtype, device=device, pin_memory=pin_memory or None)
     return _finish(_into(t, out), requires_grad)
 
@@ -153,9 +151,9 @@ def bernoulli(input: Tensor, p=None, *, generator=None, out=None) -> Tensor:
     [0.0, 1.0]
     """
     if p is None:
-        t = _A.bernoulli(input, generator=generator)
+        t = A.bernoulli(input, generator=generator)
     else:
-        t = _A.bernoulli.p(input, p, generator=generator)
+        t = A.bernoulli__p(input, p, generator=generator)
     return _into(t, out)
 
 
@@ -167,7 +165,7 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     >>> openreg.multinomial(openreg.tensor([0.0, 1.0, 0.0]), 2, True).tolist()
     [1, 1]
     """
-    return _into(_A.multinomial(input, num_samples, replacement, generator=generator), out)
+    return _into(A.multinomial(input, num_samples, replacement, generator=generator), out)
 
 
 def dropout(input: Tensor, p: float = 0.5, train: bool = True) -> Tensor:
@@ -177,7 +175,7 @@ def dropout(input: Tensor, p: float = 0.5, train: bool = True) -> Tensor:
     >>> sorted(set(openreg.dropout(openreg.ones(100), 0.5, True).tolist()))
     [0.0, 2.0]
     """
-    return _A.dropout(input, p, train)
+    return A.dropout(input, p, train)
 
 
 def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:
@@ -188,34 +186,34 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple:
     >>> out.tolist(), mask.tolist()
     ([1.0, 1.0, 1.0, 1.0], [True, True, True, True])
     """
-    return _A.native_dropout(input, p, train)
+    return A.native_dropout(input, p, train)
 
 
 # -- tensor methods ---------------------------------------------------------------------------------------------
 def _uniform_(self, from_=0.0, to=1.0, *, generator=None, **kw):
     if "from" in kw:
         from_ = kw.pop("from")
-    return _A.uniform_(self, from_, to, generator=generator)
+    return A.uniform_(self, from_, to, generator=generator)
 
 
 def _normal_(self, mean=0.0, std=1.0, *, generator=None):
-    return _A.normal_(self, mean, std, generator=generator)
+    return A.normal_(self, mean, std, generator=generator)
 
 
 def _random_(self, from_=None, to=None, *, generator=None, **kw):
     if "from" in kw:
         from_ = kw.pop("from")
     if from_ is None and to is None:
-        return _A.random_(self, generator=generator)
+        return A.random_(self, generator=generator)
     if to is None:
-        return _A.random_.to(self, from_, generator=generator)
-    return getattr(_A.random_, "from")(self, 0 if from_ is None else from_, to, generator=generator)
+        return A.random___to(self, from_, generator=generator)
+    return A.random___from(self, 0 if from_ is None else from_, to, generator=generator)
 
 
 def _bernoulli_(self, p=0.5, *, generator=None):
     if isinstance(p, Tensor):
-        return _A.bernoulli_.Tensor(self, p, generator=generator)
-    return _A.bernoulli_.float(self, p, generator=generator)
+        return A.bernoulli___Tensor(self, p, generator=generator)
+    return A.bernoulli___float(self, p, generator=generator)
 
 
 def _bernoulli(self, p=None, *, generator=None):
@@ -223,7 +221,7 @@ def _bernoulli(self, p=None, *, generator=None):
 
 
 def _multinomial(self, num_samples, replacement=False, *, generator=None):
-    return _A.multinomial(self, num_samples, replacement, generator=generator)
+    return A.multinomial(self, num_samples, replacement, generator=generator)
 
 
 _tensor_methods.install({"uniform_": _uniform_, "normal_": _normal_, "random_": _random_,

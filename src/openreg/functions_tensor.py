@@ -9,12 +9,8 @@ Thin calls of ``openreg.ops.aten`` overloads, exported from ``openreg``.
 """
 from __future__ import annotations
 
-from ._dispatch.ops import ops
-from .aten.views import A
+from ._dispatch.ops import A
 from .tensor import Tensor
-
-aten = ops.aten
-_cat, _cat_out, _stack, _stack_out = aten.cat.default, aten.cat.out, aten.stack.default, aten.stack.out
 
 
 def _finish(t: Tensor, requires_grad: bool) -> Tensor:
@@ -37,7 +33,7 @@ def cat(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
                         f"{type(tensors).__name__}")
     if len(tensors) == 0:  # no tensor, no key set: check before dispatching
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    return _cat(list(tensors), dim) if out is None else _cat_out(list(tensors), dim, out=out)
+    return A.cat(list(tensors), dim) if out is None else A.cat__out(list(tensors), dim, out=out)
 
 
 concat = concatenate = cat
@@ -55,7 +51,7 @@ def stack(tensors, dim: int = 0, *, out: Tensor | None = None) -> Tensor:
                         f"{type(tensors).__name__}")
     if len(tensors) == 0:
         raise RuntimeError("stack expects a non-empty TensorList")
-    return _stack(list(tensors), dim) if out is None else _stack_out(list(tensors), dim, out=out)
+    return A.stack(list(tensors), dim) if out is None else A.stack__out(list(tensors), dim, out=out)
 
 
 def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=None, device=None,

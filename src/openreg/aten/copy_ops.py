@@ -15,12 +15,13 @@ import warnings
 
 from .. import dtypes as _dt
 from .._dispatch.keys import AFTER_ADINPLACE_MASK
+from .._dispatch.ops import A
 from .._dispatch.tags import Tag
 from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import Tensor
 from .factories import empty_strided, resolve_device
 from .meta_rules import broadcast_shapes, fmt_shape
-from .views import A, below_inplace_or_view, fresh
+from .views import below_inplace_or_view, fresh
 
 C, P = Tag.core, Tag.pointwise
 

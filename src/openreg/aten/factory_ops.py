@@ -21,6 +21,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, wrap_array
 from .._dispatch.keys import AFTER_ADINPLACE_MASK
+from .._dispatch.ops import A
 from .._dispatch.tags import Tag
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
@@ -29,7 +30,7 @@ from ..storage_bounds import storage_nbytes
 from ..tensor import Tensor
 from .factories import empty_memory_format, empty_strided, resolve_device
 from .structured import resize_out
-from .views import A, below_inplace_or_view, fresh
+from .views import below_inplace_or_view, fresh
 
 C = Tag.core
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"

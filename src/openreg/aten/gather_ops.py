@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, host_array, wrap_array
+from .._dispatch.ops import A
 from ..scalar_conversion import check_scalar_fits
 from ..tensor import Tensor
 from .meta_rules import broadcast_shapes, fmt_shape, wrap_dim
 from .structured import empty_tensor
-from .views import A, fresh
+from .views import fresh
 
 SCHEMAS = [
     ("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", ()),

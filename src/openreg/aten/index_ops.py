@@ -19,10 +19,11 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, wrap_array
+from .._dispatch.ops import A
 from .._dispatch.tags import Tag
 from ..tensor import Tensor
 from .meta_rules import broadcast_shapes, fmt_shape, scalar_type_name
-from .views import A, fresh
+from .views import fresh
 
 SCHEMAS = [
     ("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", (Tag.core, Tag.dynamic_output_shape)),

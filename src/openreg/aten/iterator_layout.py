@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_bridge import _contiguous_cache
-from ..tensor import Tensor, contiguous_strides
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ..tensor import contiguous_strides
 
 _cached = _contiguous_cache.get
 

@@ -106,13 +106,7 @@ _kernels.impl("quantize_per_tensor", _meta_quantize, "Meta")
 _kernels.impl("dequantize.self", _meta_dequantize, "Meta")
 _kernels.impl("int_repr", _meta_int_repr, "Meta")
 
-from .._dispatch.ops import ops as _ops
-
-_quantize = _ops.aten.quantize_per_tensor.default
-_dequantize = _ops.aten.dequantize.self
-_int_repr = _ops.aten.int_repr.default
-_q_scale = _ops.aten.q_scale.default
-_q_zero_point = _ops.aten.q_zero_point.default
+from .._dispatch.ops import A
 
 
 def quantize_per_tensor(input, scale: float, zero_point: int, dtype):
@@ -123,27 +117,27 @@ def quantize_per_tensor(input, scale: float, zero_point: int, dtype):
     >>> q.dtype, q.int_repr().tolist()
     (openreg.qint8, [2, -2])
     """
-    return _quantize(input, scale, zero_point, dtype)
+    return A.quantize_per_tensor(input, scale, zero_point, dtype)
 
 
 def _dequantize_method(self):
     """The real values ``(q - zero_point) * scale`` as float32 (a float tensor is converted to float32)."""
-    return _dequantize(self)
+    return A.dequantize__self(self)
 
 
 def _int_repr_method(self):
     """The stored integers of a quantized tensor (int8, uint8 or int32)."""
-    return _int_repr(self)
+    return A.int_repr(self)
 
 
 def _q_scale_method(self) -> float:
     """The scale of a per-tensor quantized tensor."""
-    return _q_scale(self)
+    return A.q_scale(self)
 
 
 def _q_zero_point_method(self) -> int:
     """The zero point of a per-tensor quantized tensor."""
-    return _q_zero_point(self)
+    return A.q_zero_point(self)
 
 
 def _install_methods() -> None:

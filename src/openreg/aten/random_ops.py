@@ -17,8 +17,8 @@ RuntimeError: random_ expects 'from' to be less than 'to', but got from=5 >= to=
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from .._dispatch.ops import A
 from .._dispatch.tags import Tag
-from .views import A
 
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LONG = "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None"

@@ -13,11 +13,12 @@ The splits are views of the input. ``cat`` allocates the result and copies each 
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from .._dispatch.ops import A
 from .._dispatch.tags import Tag
 from ..tensor import Tensor
 from .factories import empty_memory_format
 from .meta_rules import fmt_shape, wrap_dim
-from .views import A, below_inplace_or_view, fresh
+from .views import below_inplace_or_view, fresh
 
 C = Tag.core
 

@@ -20,7 +20,8 @@ from ..devices import PRIVATEUSE1
 from ..devices import device as Device
 from ..storage import UntypedStorage, storage_backend
 from ..storage_bounds import INT64_MAX, storage_nbytes
-from ..tensor import Size, Tensor
+from ..tensor import Size
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
 from .iterator_layout import has_strided_operand, iterator_strides, relayout, tensor_operands
 from .meta_rules import Spec, can_cast, fmt_shape, scalar_type_name
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import warnings
 
+from .._dispatch.ops import A
 from .._dispatch.tags import Tag
 from ..tensor import Tensor, contiguous_strides
 from .meta_rules import fmt_shape, wrap_dim
-from .views import NOT_VIEWABLE, A, make_view
+from .views import NOT_VIEWABLE, make_view
 
 C, IV = Tag.core, Tag.inplace_view
 

@@ -12,23 +12,9 @@ from __future__ import annotations
 
 from ..storage_bounds import check_in_bounds as check_storage_bounds
 from ..storage_bounds import check_numel, check_view_args
-from ..tensor import Size, Tensor
+from ..tensor import Size
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
 from .meta_rules import fmt_shape
-
-
-class LazyAten:
-    """``A.view`` -> ``ops.aten.view.default``, ``A.slice__Tensor`` -> ``ops.aten.slice.Tensor``, resolved on
-    first use (kernels are defined before some of the operators they call) and cached."""
-
-    def __getattr__(self, name: str):
-        from .._dispatch.ops import ops
-        op, _, overload = name.rpartition("__") if "__" in name else (name, "", "default")
-        value = getattr(getattr(ops.aten, op), overload)
-        setattr(self, name, value)
-        return value
-
-
-A = LazyAten()
 
 
 def below_inplace_or_view():

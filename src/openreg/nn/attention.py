@@ -10,12 +10,11 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..aten.attention_ops import SDPBackend
 
 __all__ = ["SDPBackend", "scaled_dot_product_attention"]
 
-_sdpa = ops.aten.scaled_dot_product_attention.default
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
@@ -32,4 +31,4 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
     >>> scaled_dot_product_attention(x, x, x).shape
     openreg.Size([2, 3, 4])
     """
-    return _sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)
+    return A.scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa)

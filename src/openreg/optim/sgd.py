@@ -10,13 +10,9 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer, required
-
-_foreach_mul_ = ops.aten._foreach_mul_.Scalar
-_foreach_add_ = ops.aten._foreach_add_.List
-_foreach_add = ops.aten._foreach_add.List
 
 
 class SGD(Optimizer):
@@ -69,7 +65,7 @@ class SGD(Optimizer):
                     old_grads.append(g)
                 bufs.append(buf)
             if old_bufs:
-                _foreach_mul_(old_bufs, mom)
-                _foreach_add_(old_bufs, old_grads, alpha=1 - damp)
-            grads = _foreach_add(grads, bufs, alpha=mom) if nesterov else bufs
-        _foreach_add_(params, grads, alpha=-lr)
+                A._foreach_mul___Scalar(old_bufs, mom)
+                A._foreach_add___List(old_bufs, old_grads, alpha=1 - damp)
+            grads = A._foreach_add__List(grads, bufs, alpha=mom) if nesterov else bufs
+        A._foreach_add___List(params, grads, alpha=-lr)
