@@ -5,7 +5,7 @@
   ``addmm`` name this module's versions as their device overrides (the raw ``abs`` kernel, GEMMs into pool
   outputs);
 * ``copy_`` (``copies.py``), ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm``: device kernels of their own;
-* every other CPU kernel that is device-agnostic (written against ``xp_of`` or marked
+* every other CPU kernel that is device-agnostic (core ``openreg.aten`` code, or marked
   ``_openreg_device_agnostic``) is registered for the device as well, wrapped so that mixing devices raises
   and, on the cuda driver, the work runs on the tensors' device and current stream. ``register_generic``
   can be called again to pick up ops added later. Ops whose CPU kernel is NumPy-only are listed by
@@ -176,26 +176,14 @@ INDUCTOR_KERNELS = {"_mm_plus_mm": mm_plus_mm}
 
 
 # -- generic re-registration of device-agnostic CPU kernels --------------------------------------------------
-def _code_names(fn, depth: int = 0) -> set:
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return set()
-    names = set(code.co_names)
-    stack = [c for c in code.co_consts if hasattr(c, "co_names")]
-    while stack:
-        c = stack.pop()
-        names.update(c.co_names)
-        stack.extend(x for x in c.co_consts if hasattr(x, "co_names"))
-    return names
-
-
 def is_device_agnostic(fn) -> bool:
-    """Whether a CPU kernel also runs on the device: marked, written against ``xp_of``, or core code of
-    ``openreg.aten`` (composites that only call other operators)."""
+    """Whether a CPU kernel of an operator that is not a record yet also runs on the device: marked
+    ``_openreg_device_agnostic``, or core code of ``openreg.aten`` (composites that only call other operators
+    or the array module of their tensors). Records say it themselves (``Op(device=...)``)."""
     marked = getattr(fn, "_openreg_device_agnostic", None)
     if marked is not None:
         return bool(marked)
-    return "xp_of" in _code_names(fn) or getattr(fn, "__module__", "").startswith("openreg.aten.")
+    return getattr(fn, "__module__", "").startswith("openreg.aten.")
 
 
 def register_generic() -> list[str]:

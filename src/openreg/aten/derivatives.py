@@ -15,6 +15,7 @@ the op itself to the tangent (views, reductions, copies).
 """
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 
 from .._dispatch.ops import lookup
@@ -56,18 +57,29 @@ def defderiv(op: str, *, save: str = "", index: int = 0, name: str | None = None
     uses_self = "self" in save.split()
     DERIVATIVES[op] = Derivative(op, name or node_name(op, index), tuple(save.split()), bwd, jvp,
                                  jvp_uses_self=uses_self)
+    _autograd_kernel(op)
+
+
+def _autograd_kernel(op: str) -> None:
+    """Register ``op``'s Autograd kernel now when autograd is already plugged in (otherwise plugging it in
+    registers every entry of the table), so the order in which entries are added does not matter."""
+    registration = sys.modules.get("openreg.autograd._registration")
+    if registration is not None:
+        registration.register_op(op)
 
 
 def nondiff(*names: str) -> None:
     """Ops whose outputs never require grad (random/like factories, sign-like steps)."""
     for op in names:
         DERIVATIVES[op] = Derivative(op, node_name(op, 0), (), {}, {}, nondiff=True)
+        _autograd_kernel(op)
 
 
 def forbid(message: str, *names: str) -> None:
     """Ops that refuse to run on inputs requiring grad (PyTorch raises in their autograd kernel)."""
     for op in names:
         DERIVATIVES[op] = Derivative(op, node_name(op, 0), (), {}, None, error=message)
+        _autograd_kernel(op)
 
 
 def _linear_jvp(op: str, arg: str):

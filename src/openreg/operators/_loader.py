@@ -122,6 +122,7 @@ def _derivative_targets(record: Op) -> list[tuple[str, object, str]]:
 
 
 def _register_derivatives(record: Op) -> list[str]:
+    """The record's derivatives-table entries (their Autograd kernels follow from the table)."""
     from ..aten.derivatives import defderiv, node_name, nondiff
     names = []
     for name, spec, functional in _derivative_targets(record):
@@ -139,7 +140,6 @@ def load() -> None:
     """Register Meta/composite kernels and derivatives of every record not loaded yet, and its backend
     kernels for every backend registered so far."""
     define()
-    from ..autograd._registration import register_op
     for record in list(_catalog().values()):
         if record.name in _loaded:
             continue
@@ -153,8 +153,7 @@ def load() -> None:
             for key, fn in by_key.items():
                 if key != "Backend":
                     _lib(record.ns, key).impl(overload, fn, key)
-        for qualname in _register_derivatives(record):
-            register_op(qualname)
+        _register_derivatives(record)
     for device_type in list(_backends):
         _register_backend_kernels(device_type)
 
