@@ -76,4 +76,12 @@ def reflected_operator(scalar_overload: str):
     return op
 
 
-__all__ = ["as_tensor_operand", "binary_operator", "check_input", "is_number", "reflected_operator", "wrap_scalar"]
+def python_operators(symbol: str, overloads: tuple, inplace: tuple, reflected) -> dict:
+    """``__<symbol>__``, ``__i<symbol>__`` (each over a (Tensor, Scalar) pair of ``ops.A`` overload names) and
+    ``__r<symbol>__`` (``reflected``)."""
+    return {f"__{symbol}__": binary_operator(*overloads), f"__i{symbol}__": binary_operator(*inplace),
+            f"__r{symbol}__": reflected}
+
+
+__all__ = ["as_tensor_operand", "binary_operator", "check_input", "is_number", "python_operators",
+           "reflected_operator", "wrap_scalar"]

@@ -29,7 +29,7 @@ from ._pointwise import (
     not_for_complex_kernel,
 )
 from ._record import NONDIFF, Deriv, Op, register
-from ._scalars import as_tensor_operand, binary_operator, check_input, is_number, reflected_operator
+from ._scalars import as_tensor_operand, check_input, is_number, python_operators, reflected_operator
 
 _BOOL = _dt.bool
 def _binary_call(op: str, input, other, tensor_ov, scalar_ov, out_ov, out, **kw):
@@ -159,18 +159,18 @@ add_op = Op(
     derivatives={"add.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: g * a.alpha if scalar(a.alpha) != 1 else g),
                  "add.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
-    function=add, extra_methods={"__add__": binary_operator("add__Tensor", "add__Scalar"),
-                                 "__radd__": reflected_operator("add__Scalar"),
-                                 "__iadd__": binary_operator("add___Tensor", "add___Scalar")})
+    function=add,
+    extra_methods=python_operators("add", ("add__Tensor", "add__Scalar"), ("add___Tensor", "add___Scalar"),
+                                   reflected_operator("add__Scalar")))
 sub_op = Op(
     "sub", _ADD_SUB_SCHEMAS.format("sub"), meta=_sub_meta, compute=_sub, elementwise=True,
     derivatives={"sub.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: -(g * a.alpha) if scalar(a.alpha) != 1 else -g),
                  "sub.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
     function=sub, extra_functions={"subtract": sub},
-    extra_methods={"subtract": "sub", "__sub__": binary_operator("sub__Tensor", "sub__Scalar"),
-                   "__rsub__": reflected_operator("rsub__Scalar"),
-                   "__isub__": binary_operator("sub___Tensor", "sub___Scalar")})
+    extra_methods={"subtract": "sub",
+                   **python_operators("sub", ("sub__Tensor", "sub__Scalar"), ("sub___Tensor", "sub___Scalar"),
+                                      reflected_operator("rsub__Scalar"))})
 rsub_op = Op(
     "rsub",
     """
@@ -322,9 +322,9 @@ mul_op = Op(
                                      other=lambda g, a: g * a.self),
                  "mul.Scalar": Deriv(pointwise=True, self=lambda g, a: g * a.other)},
     function=mul, extra_functions={"multiply": mul},
-    extra_methods={"multiply": "mul", "__mul__": binary_operator("mul__Tensor", "mul__Scalar"),
-                   "__rmul__": reflected_operator("mul__Scalar"),
-                   "__imul__": binary_operator("mul___Tensor", "mul___Scalar")})
+    extra_methods={"multiply": "mul",
+                   **python_operators("mul", ("mul__Tensor", "mul__Scalar"), ("mul___Tensor", "mul___Scalar"),
+                                      reflected_operator("mul__Scalar"))})
 div_op = Op(
     "div",
     """
@@ -352,8 +352,8 @@ div_op = Op(
         "div.Scalar_mode": Deriv(pointwise=True, name="DivBackward3", self=_div_mode_self)},
     function=div, method=_div_method, extra_functions={"divide": div, "true_divide": true_divide},
     extra_methods={"div_": _div_method_, "divide": _div_method, "true_divide": _div_method,
-                   "__truediv__": binary_operator("div__Tensor", "div__Scalar"), "__rtruediv__": __rtruediv__,
-                   "__itruediv__": binary_operator("div___Tensor", "div___Scalar")})
+                   **python_operators("truediv", ("div__Tensor", "div__Scalar"),
+                                      ("div___Tensor", "div___Scalar"), __rtruediv__)})
 floor_divide_op = Op(
     "floor_divide",
     """
@@ -367,9 +367,8 @@ floor_divide_op = Op(
     compute=lambda spec, self, other: _div(spec, self, other, rounding_mode="floor"), elementwise=True,
     derivatives={"floor_divide": NONDIFF, "floor_divide.Scalar": NONDIFF},
     function=floor_divide,
-    extra_methods={"__floordiv__": binary_operator("floor_divide", "floor_divide__Scalar"),
-                   "__rfloordiv__": __rfloordiv__,
-                   "__ifloordiv__": binary_operator("floor_divide___Tensor", "floor_divide___Scalar")})
+    extra_methods={**python_operators("floordiv", ("floor_divide", "floor_divide__Scalar"),
+                                      ("floor_divide___Tensor", "floor_divide___Scalar"), __rfloordiv__)})
 
 
 # -- remainder, pow -------------------------------------------------------------------------------------------
@@ -441,9 +440,8 @@ remainder_op = Op(
                                          other=lambda g, a: -(g * A.div__Tensor_mode(
                                              a.other * 0 + a.self, a.other, rounding_mode="floor")))},
     function=remainder,
-    extra_methods={"__mod__": binary_operator("remainder__Tensor", "remainder__Scalar"),
-                   "__rmod__": __rmod__,
-                   "__imod__": binary_operator("remainder___Tensor", "remainder___Scalar")})
+    extra_methods={**python_operators("mod", ("remainder__Tensor", "remainder__Scalar"),
+                                      ("remainder___Tensor", "remainder___Scalar"), __rmod__)})
 
 
 def _pow_meta(self, exponent) -> Spec:
@@ -561,8 +559,8 @@ pow_op = Op(
         "pow.Scalar": Deriv(save="result", pointwise=True, name="PowBackward2",
                             exponent=lambda g, a: g * a.result * _log_scalar(a.self))},
     function=pow, method=_pow_method,
-    extra_methods={"pow_": _pow_method_, "__pow__": binary_operator("pow__Tensor_Tensor", "pow__Tensor_Scalar"),
-                   "__rpow__": __rpow__, "__ipow__": binary_operator("pow___Tensor", "pow___Scalar")})
+    extra_methods={"pow_": _pow_method_, **python_operators("pow", ("pow__Tensor_Tensor", "pow__Tensor_Scalar"),
+                                                            ("pow___Tensor", "pow___Scalar"), __rpow__)})
 
 
 # -- maximum, minimum, hypot -------------------------------------------------------------------------------

@@ -61,7 +61,8 @@ def _compare(name: str, ufunc: str, operator: str, alias: str | None, result: st
         derivatives={f"{name}.Scalar": NONDIFF, f"{name}.Tensor": NONDIFF,
                      f"{name}_.Scalar": Deriv(name=f"{name.capitalize()}Backward0", self=lambda g, a: None, jvp={}),
                      f"{name}_.Tensor": Deriv(name=f"{name.capitalize()}Backward1", self=lambda g, a: None, jvp={})},
-        extra_functions=aliases, extra_methods={**aliases, operator: binary_operator(f"{name}__Tensor", f"{name}__Scalar")},
+        extra_functions=aliases,
+        extra_methods={**aliases, operator: binary_operator(f"{name}__Tensor", f"{name}__Scalar")},
         doc=_doc(name, result))
 
 

@@ -156,32 +156,33 @@ def _ones_like_result(a):
     return a.result * 0 + 1
 
 
-def sum(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
-    """Sum over ``dim`` (int, list, or None for all); bool and integers accumulate in int64.
+def _dim_reduction(name: str, all_overload: str, dim_overload: str, out_overload: str, doc: str):
+    """``openreg.sum``/``mean``: the all-elements overload, the ``dim`` overload, or ``out=``."""
+    def fn(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
+        if out is not None:
+            return getattr(A, out_overload)(input, dim, keepdim, dtype=dtype, out=out)
+        if dim is None and not keepdim:
+            return getattr(A, all_overload)(input, dtype=dtype)
+        return getattr(A, dim_overload)(input, dim, keepdim, dtype=dtype)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
+sum = _dim_reduction("sum", "sum", "sum__dim_IntList", "sum__IntList_out", """Sum over ``dim`` (int, list, or None
+    for all); bool and integers accumulate in int64.
 
     >>> import openreg
     >>> openreg.sum(openreg.tensor([[1, 2], [3, 4]]), dim=0).tolist()
     [4, 6]
-    """
-    if out is not None:
-        return A.sum__IntList_out(input, dim, keepdim, dtype=dtype, out=out)
-    if dim is None and not keepdim:
-        return A.sum(input, dtype=dtype)
-    return A.sum__dim_IntList(input, dim, keepdim, dtype=dtype)
-
-
-def mean(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
-    """Mean over ``dim``; needs a floating or complex dtype (``dtype=`` may supply one).
+    """)
+mean = _dim_reduction("mean", "mean", "mean__dim", "mean__out", """Mean over ``dim``; needs a floating or complex
+    dtype (``dtype=`` may supply one).
 
     >>> import openreg
     >>> openreg.mean(openreg.tensor([[1.0, 2.0], [3.0, 4.0]]), 1).tolist()
     [1.5, 3.5]
-    """
-    if out is not None:
-        return A.mean__out(input, dim, keepdim, dtype=dtype, out=out)
-    if dim is None and not keepdim:
-        return A.mean(input, dtype=dtype)
-    return A.mean__dim(input, dim, keepdim, dtype=dtype)
+    """)
 
 
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
@@ -207,7 +208,8 @@ sum_op = Op(
     """
     sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
     sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor  [core]
-    sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) \
+        -> Tensor(a!)
     """,
     meta={"sum": lambda self, *, dtype=None: _sum_meta(self, None, False, dtype=dtype), "sum.dim_IntList": _sum_meta},
     compute={"sum": lambda spec, self, *, dtype=None: _sum(spec, self, None, False, dtype=dtype),
