@@ -57,8 +57,5 @@ tensor_model.register(_tensor_model)
 from . import random_ops as _random_ops  # noqa: E402
 _random_ops.register(aten_lib)  # rand/randn/randint/bernoulli/...: schemas, Meta and composite kernels
 
-from . import loss_ops as _loss_ops  # noqa: E402
-_loss_ops.register(aten_lib)  # nll_loss_forward/backward, _log_softmax_backward_data: schemas, Meta and composite
-
 from . import amp_ops as _amp_ops  # noqa: E402
 _amp_ops.register(aten_lib)  # _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_ (GradScaler's ops)

@@ -292,37 +292,6 @@ defderiv("aten::gather", save="index", self=_gather_grad,
          jvp={"self": lambda t, a: lookup("aten::gather")(t, a.dim, a.index)})
 
 
-# -- losses (aten/loss_ops.py) ------------------------------------------------------------------------------
-
-def _nll_loss_grad(g, a):
-    if g[0] is None:
-        return None
-    return lookup("aten::nll_loss_backward")(g[0], a.self, a.target, a.weight, a.reduction, a.ignore_index, a.result[1])
-
-
-def _nll_loss_jvp(t, a):
-    return [lookup("aten::nll_loss_forward")(t, a.target, a.weight, a.reduction, a.ignore_index)[0], None]
-
-
-defderiv("aten::nll_loss_forward", save="self target weight result", name="NllLossBackward0", self=_nll_loss_grad,
-         jvp={"self": _nll_loss_jvp})
-defderiv("aten::nll_loss_backward", save="target weight", name="NllLossBackwardBackward0",
-         grad_output=lambda g, a: lookup("aten::nll_loss_forward")(g, a.target, a.weight, a.reduction, a.ignore_index)[0],
-         jvp={"grad_output": lambda t, a: lookup("aten::nll_loss_backward")(t, a.self, a.target, a.weight, a.reduction,
-                                                                  a.ignore_index, a.total_weight)})
-
-
-def _lsbd_output_grad(g, a):
-    """``y = go - exp(out) * go.sum(dim)``: ``dL/dout = -g * exp(out) * go.sum(dim)``."""
-    return -(g * a.output.exp() * a.grad_output.sum(a.dim, True))
-
-
-defderiv("aten::_log_softmax_backward_data", save="grad_output output", name="LogSoftmaxBackwardDataBackward0",
-         grad_output=lambda g, a: g - (g * a.output.exp()).sum(a.dim, True), output=_lsbd_output_grad,
-         jvp={"grad_output": lambda t, a: lookup("aten::_log_softmax_backward_data")(t, a.output, a.dim, a.input_dtype),
-              "output": _lsbd_output_grad})
-
-
 # -- factories and other ops without formulas ---------------------------------------------------------
 
 nondiff("aten::new_empty", "aten::new_empty_strided", "aten::new_full",

@@ -16,19 +16,11 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, host_array, wrap_array
-from ..tensor import Tensor
-from .meta_rules import fmt_shape, wrap_dim
-from .structured import empty_tensor
-
-SCHEMAS = [
-    (("nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
-      "(Tensor output, Tensor total_weight)"), ()),
-    (("nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
-      "SymInt ignore_index, Tensor total_weight) -> Tensor"), ()),
-    ("_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor", ()),
-]
-
-_libs: list = []
+from .._dispatch.ops import A
+from ..aten.meta_rules import fmt_shape, wrap_dim
+from ..aten.structured import empty_tensor
+from ..tensor import TensorBase as Tensor
+from ._record import Deriv, Op, register
 
 
 def _xp(t: Tensor):
@@ -157,20 +149,52 @@ def meta_log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int
     return empty_tensor(tuple(output._size), output._dtype, output.device)
 
 
-EXPLICIT = {"nll_loss_forward": nll_loss_forward, "nll_loss_backward": nll_loss_backward,
-            "_log_softmax_backward_data": log_softmax_backward_data}
-META = {"nll_loss_forward": meta_nll_loss_forward, "nll_loss_backward": meta_nll_loss_backward,
-        "_log_softmax_backward_data": meta_log_softmax_backward_data}
+# -- derivatives --------------------------------------------------------------------------------------------
+
+def _nll_loss_grad(g, a):
+    if g[0] is None:
+        return None
+    return A.nll_loss_backward(g[0], a.self, a.target, a.weight, a.reduction, a.ignore_index, a.result[1])
 
 
-def register(aten_lib) -> None:
-    """Define the schemas on ``aten_lib`` and register the composite and Meta kernels (``aten/__init__``)."""
-    from ..library import Library
-    for schema, tags in SCHEMAS:
-        aten_lib.define(schema, tags=tags)
-    lib = Library("aten", "IMPL")
-    for name, fn in EXPLICIT.items():
-        lib.impl(name, fn, "CompositeExplicitAutograd")
-    for name, fn in META.items():
-        lib.impl(name, fn, "Meta")
-    _libs.append(lib)
+def _nll_loss_jvp(t, a):
+    return [A.nll_loss_forward(t, a.target, a.weight, a.reduction, a.ignore_index)[0], None]
+
+
+def _lsbd_output_grad(g, a):
+    """``y = go - exp(out) * go.sum(dim)``: ``dL/dout = -g * exp(out) * go.sum(dim)``."""
+    return -(g * a.output.exp() * a.grad_output.sum(a.dim, True))
+
+
+nll_loss_forward_op = Op(
+    "nll_loss_forward",
+    "nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
+    "(Tensor output, Tensor total_weight)",
+    kernels={"nll_loss_forward": {"CompositeExplicitAutograd": nll_loss_forward, "Meta": meta_nll_loss_forward}},
+    derivatives={"nll_loss_forward": Deriv(save="self target weight result", name="NllLossBackward0",
+                                           self=_nll_loss_grad, jvp={"self": _nll_loss_jvp})},
+    function=False, method=False)
+nll_loss_backward_op = Op(
+    "nll_loss_backward",
+    "nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, "
+    "SymInt ignore_index, Tensor total_weight) -> Tensor",
+    kernels={"nll_loss_backward": {"CompositeExplicitAutograd": nll_loss_backward, "Meta": meta_nll_loss_backward}},
+    derivatives={"nll_loss_backward": Deriv(
+        save="target weight", name="NllLossBackwardBackward0",
+        grad_output=lambda g, a: A.nll_loss_forward(g, a.target, a.weight, a.reduction, a.ignore_index)[0],
+        jvp={"grad_output": lambda t, a: A.nll_loss_backward(t, a.self, a.target, a.weight, a.reduction,
+                                                             a.ignore_index, a.total_weight)})},
+    function=False, method=False)
+log_softmax_backward_data_op = Op(
+    "_log_softmax_backward_data",
+    "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+    kernels={"_log_softmax_backward_data": {"CompositeExplicitAutograd": log_softmax_backward_data,
+                                            "Meta": meta_log_softmax_backward_data}},
+    derivatives={"_log_softmax_backward_data": Deriv(
+        save="grad_output output", name="LogSoftmaxBackwardDataBackward0",
+        grad_output=lambda g, a: g - (g * a.output.exp()).sum(a.dim, True), output=_lsbd_output_grad,
+        jvp={"grad_output": lambda t, a: A._log_softmax_backward_data(t, a.output, a.dim, a.input_dtype),
+             "output": _lsbd_output_grad})},
+    function=False, method=False)
+
+register(nll_loss_forward_op, nll_loss_backward_op, log_softmax_backward_data_op)
