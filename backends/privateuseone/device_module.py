@@ -23,7 +23,7 @@ from openreg.devices import privateuse1_name
 
 from . import state
 from .allocator import OutOfMemoryError, get_allocator
-from .driver_select import available, driver_name, get_driver
+from .driver_select import available, get_driver
 from .streams import Event, Stream, current_stream, default_stream, set_stream, stream
 
 

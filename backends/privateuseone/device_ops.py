@@ -27,6 +27,7 @@ from openreg.devices import PRIVATEUSE1
 from openreg.library import Library
 from openreg.operators import linalg
 from openreg.operators._loader import declared_overloads, register_backend
+from openreg.scalar_conversion import check_scalar_fits
 from openreg.tensor import Tensor
 
 from . import raw_kernels
