@@ -1,0 +1,275 @@
+"""Activation functions: ``gelu`` (+ ``gelu_backward``), ``silu``, ``softplus``, ``leaky_relu``, ``elu``.
+
+>>> import openreg
+>>> [round(v, 4) for v in openreg.ops.aten.gelu(openreg.tensor([-1.0, 0.0, 1.0])).tolist()]
+[-0.1587, 0.0, 0.8413]
+"""
+from __future__ import annotations
+
+import math
+
+from .._dispatch.ops import ops
+from ..aten.meta_rules import Spec, broadcast_shapes, fmt_shape
+from ._compute import operand, quiet, upcast, xp_of
+from ._record import Deriv, Op, register
+from .special_functions import erf_array
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_TANH_COEF = 0.044715
+
+
+def _float_only(op: str):
+    def meta(self, *args, **kwargs) -> Spec:
+        d = self._dtype
+        if not d.is_floating_point:
+            raise NotImplementedError(f"\"{op}\" not implemented for '{_name(d)}'")
+        return Spec(self._size, d, self._storage.device, d)
+    return meta
+
+
+def _name(d) -> str:
+    from ..aten.meta_rules import scalar_type_name
+    return scalar_type_name(d)
+
+
+def _x(spec, t):
+    xp = xp_of(t)
+    return xp, upcast(operand(t, spec, xp), xp)
+
+
+def _check_approximate(approximate: str) -> None:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+
+
+# -- gelu ----------------------------------------------------------------------------------------------
+
+def _gelu_meta(self, *, approximate: str = "none") -> Spec:
+    _check_approximate(approximate)
+    return _float_only("GeluKernelImpl")(self)
+
+
+def _gelu_compute(spec, self, *, approximate: str = "none"):
+    xp, x = _x(spec, self)
+    with quiet():
+        if approximate == "tanh":
+            return 0.5 * x * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (x + _TANH_COEF * x * x * x)))
+        return 0.5 * x * (1.0 + erf_array(xp, x * _INV_SQRT_2))
+
+
+def _gelu_backward_meta(grad_output, self, *, approximate: str = "none") -> Spec:
+    _check_approximate(approximate)
+    spec = _float_only("GeluBackwardKernelImpl")(self)
+    if tuple(grad_output._size) != tuple(self._size):
+        size = broadcast_shapes(grad_output._size, self._size)
+        if tuple(size) != tuple(self._size):
+            raise RuntimeError(f"gelu_backward: grad_output size {fmt_shape(grad_output._size)} does not match "
+                               f"input size {fmt_shape(self._size)}")
+    return spec
+
+
+def _gelu_backward_compute(spec, grad_output, self, *, approximate: str = "none"):
+    xp, x = _x(spec, self)
+    g = upcast(operand(grad_output, spec, xp), xp)
+    with quiet():
+        if approximate == "tanh":
+            x2 = x * x
+            inner = _SQRT_2_OVER_PI * (x + _TANH_COEF * x2 * x)
+            t = xp.tanh(inner)
+            dinner = _SQRT_2_OVER_PI * (1.0 + 3.0 * _TANH_COEF * x2)
+            return g * (0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * dinner)
+        cdf = 0.5 * (1.0 + erf_array(xp, x * _INV_SQRT_2))
+        pdf = xp.exp(-0.5 * x * x) * _INV_SQRT_2PI
+        return g * (cdf + x * pdf)
+
+
+def _gelu_grad(g, a):
+    return ops.aten.gelu_backward.default(g, a.self, approximate=a.approximate)
+
+
+def _gelu_backward_grads():
+    """Second derivative of gelu (for double backward): d/dx [g * gelu'(x)] = g * gelu''(x)."""
+    def self_grad(gg, a):
+        x = a.self
+        if a.approximate == "tanh":
+            x2 = x * x
+            inner = (x + _TANH_COEF * x2 * x) * _SQRT_2_OVER_PI
+            t = inner.tanh()
+            sech2 = 1 - t * t
+            dinner = (1 + 3 * _TANH_COEF * x2) * _SQRT_2_OVER_PI
+            d2inner = x * (6 * _TANH_COEF * _SQRT_2_OVER_PI)
+            second = sech2 * dinner + 0.5 * x * (sech2 * d2inner - 2 * t * sech2 * dinner * dinner)
+        else:
+            pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
+            second = pdf * (2 - x * x)
+        return gg * a.grad_output * second
+    return {"grad_output": lambda gg, a: ops.aten.gelu_backward.default(gg, a.self, approximate=a.approximate),
+            "self": self_grad}
+
+
+gelu = Op(
+    "gelu",
+    """
+    gelu(Tensor self, *, str approximate='none') -> Tensor  [core, pointwise]
+    gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)  [pointwise]
+    """,
+    meta=_gelu_meta, compute=_gelu_compute, elementwise=True,
+    derivatives={"gelu": Deriv(save="self approximate", pointwise=True, self=_gelu_grad)},
+    doc="""Gaussian error linear unit ``x * Phi(x)``; ``approximate="tanh"`` uses
+    ``0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))``.
+
+    >>> import openreg
+    >>> round(openreg.ops.aten.gelu(openreg.tensor([1.0]), approximate="tanh").item(), 4)
+    0.8412
+    """,
+)
+
+gelu_backward = Op(
+    "gelu_backward",
+    """
+    gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor  [pointwise]
+    gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate='none', Tensor(a!) grad_input) -> Tensor(a!)  [pointwise]
+    """,
+    meta=_gelu_backward_meta, compute=_gelu_backward_compute, elementwise=True,
+    derivatives={"gelu_backward": Deriv(save="grad_output self approximate", pointwise=True,
+                                        **_gelu_backward_grads())},
+    function=False, method=False,
+    doc="""``grad_output * gelu'(self)``: the gradient of ``gelu``.
+
+    >>> import openreg
+    >>> openreg.ops.aten.gelu_backward(openreg.ones(1), openreg.zeros(1)).tolist()
+    [0.5]
+    """,
+)
+
+
+# -- silu, softplus ----------------------------------------------------------------------------------------
+
+def _silu_compute(spec, self):
+    xp, x = _x(spec, self)
+    with quiet():
+        return x / (1.0 + xp.exp(-x))
+
+
+def _silu_grad(g, a):
+    s = a.self.sigmoid()
+    return g * s * (1 + a.self * (1 - s))
+
+
+silu = Op(
+    "silu",
+    """
+    silu(Tensor self) -> Tensor  [core, pointwise]
+    silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    silu_(Tensor(a!) self) -> Tensor(a!)  [pointwise]
+    """,
+    meta=_float_only("silu"), compute=_silu_compute, elementwise=True,
+    derivatives={"silu": Deriv(save="self", pointwise=True, self=_silu_grad)},
+    function=False, method=False,
+    doc="""``x * sigmoid(x)`` (swish).
+
+    >>> import openreg
+    >>> openreg.ops.aten.silu(openreg.zeros(2)).tolist()
+    [0.0, 0.0]
+    """,
+)
+
+
+def _softplus_compute(spec, self, beta=1, threshold=20):
+    xp, x = _x(spec, self)
+    with quiet():
+        bx = x * beta
+        return xp.where(bx > threshold, x, xp.log1p(xp.exp(xp.minimum(bx, threshold))) / beta)
+
+
+def _softplus_grad(g, a):
+    from ..functions_math import where
+    bx = a.self * a.beta
+    return g * where(bx > a.threshold, 1.0, bx.sigmoid())
+
+
+softplus = Op(
+    "softplus",
+    """
+    softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor  [pointwise]
+    softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    """,
+    meta=_float_only("softplus"), compute=_softplus_compute, elementwise=True,
+    derivatives={"softplus": Deriv(save="self beta threshold", pointwise=True, self=_softplus_grad)},
+    function=False, method=False,
+    doc="""``log(1 + exp(beta * x)) / beta``, linear where ``beta * x > threshold``.
+
+    >>> import openreg
+    >>> openreg.ops.aten.softplus(openreg.tensor([30.0]), 1, 20).tolist()
+    [30.0]
+    """,
+)
+
+
+# -- leaky_relu, elu: their gradients read the result, so the in-place variants keep working -----------------
+
+def _leaky_relu_compute(spec, self, negative_slope=0.01):
+    xp, x = _x(spec, self)
+    return xp.where(x > 0, x, x * negative_slope)
+
+
+
+leaky_relu = Op(
+    "leaky_relu",
+    """
+    leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor  [core, pointwise]
+    leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)  [pointwise]
+    """,
+    meta=_float_only("leaky_relu"), compute=_leaky_relu_compute, elementwise=True,
+    derivatives={"leaky_relu": Deriv(save="result negative_slope", pointwise=True,
+                                     self=lambda g, a: g * _slope_mask(a))},
+    function=False, method=False,
+    doc="""``x`` where positive, ``negative_slope * x`` elsewhere.
+
+    >>> import openreg
+    >>> openreg.ops.aten.leaky_relu(openreg.tensor([-2.0, 1.0]), 0.5).tolist()
+    [-1.0, 1.0]
+    """,
+)
+
+
+def _slope_mask(a):
+    from ..functions_math import where
+    return where(a.result > 0, 1.0, float(a.negative_slope))
+
+
+def _elu_compute(spec, self, alpha=1, scale=1, input_scale=1):
+    xp, x = _x(spec, self)
+    with quiet():
+        return xp.where(x > 0, x * scale, xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale))
+
+
+def _elu_grad(g, a):
+    from ..functions_math import where
+    neg = (a.result + float(a.alpha) * float(a.scale)) * float(a.input_scale)
+    return g * where(a.result > 0, float(a.scale), neg)
+
+
+elu = Op(
+    "elu",
+    """
+    elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor  [core, pointwise]
+    elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)  [pointwise]
+    """,
+    meta=_float_only("elu"), compute=_elu_compute, elementwise=True,
+    derivatives={"elu": Deriv(save="result alpha scale input_scale", pointwise=True, self=_elu_grad)},
+    function=False, method=False,
+    doc="""``scale * x`` where positive, ``alpha * scale * (exp(input_scale * x) - 1)`` elsewhere.
+
+    >>> import openreg
+    >>> openreg.ops.aten.elu(openreg.tensor([0.0, 2.0])).tolist()
+    [0.0, 2.0]
+    """,
+)
+
+register(gelu, gelu_backward, silu, softplus, leaky_relu, elu)
