@@ -1,0 +1,313 @@
+"""Convolution: ``convolution`` and ``convolution_backward`` (1-d and 2-d, any stride, padding, dilation and
+groups), and the composites ``conv1d`` / ``conv2d`` (also with ``padding="same"/"valid"``).
+
+Forward is im2col + GEMM: the zero-padded input viewed as ``(N, C, *kernel, *out)`` windows through a strided
+view (no copy), reshaped once into the column matrix, and one batched matmul over the groups. The input
+gradient multiplies by the transposed weight and folds the columns back with one strided add per kernel offset
+(never a loop over pixels); the weight gradient is one batched matmul with the columns.
+
+>>> import openreg
+>>> x = openreg.arange(9.0).reshape(1, 1, 3, 3)
+>>> openreg.ops.aten.conv2d(x, openreg.ones(1, 1, 2, 2)).flatten().tolist()
+[8.0, 12.0, 20.0, 24.0]
+"""
+from __future__ import annotations
+
+from .._dispatch.ops import ops
+from ..aten.meta_rules import fmt_shape
+from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
+from ._record import Deriv, Op, register
+
+
+def _prod(values_) -> int:
+    p = 1
+    for v in values_:
+        p *= v
+    return p
+
+
+def _expand(name: str, value, nd: int) -> tuple:
+    value = tuple(value)
+    if len(value) == 1:
+        return value * nd
+    if len(value) != nd:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {nd} values to match the "
+                           f"convolution dimensions, but got {name}={list(value)}")
+    return value
+
+
+def _out_size(size: int, k: int, s: int, p: int, d: int) -> int:
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def check_convolution(input, weight, bias, stride, padding, dilation, transposed, groups):
+    """PyTorch's argument checks; returns (nd, stride, padding, dilation, output spatial size)."""
+    if transposed:
+        raise NotImplementedError("openreg: transposed convolution (conv_transpose*) is not implemented yet")
+    nd = weight.dim() - 2
+    if nd not in (1, 2):
+        raise NotImplementedError(f"openreg: convolution supports 1-d and 2-d kernels, got a weight of size "
+                                  f"{fmt_shape(weight._size)}")
+    stride, padding, dilation = (_expand(n, v, nd) for n, v in (("stride", stride), ("padding", padding),
+                                                                 ("dilation", dilation)))
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError("dilation should be greater than zero")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if input.dim() != nd + 2:
+        raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
+                           f"input of size: {list(input._size)}")
+    w = list(weight._size)
+    if w[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{w}] instead")
+    if input._size[1] != w[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {w}, expected input{list(input._size)} to have "
+                           f"{w[1] * groups} channels, but got {input._size[1]} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias._size[0] != w[0]):
+        raise RuntimeError(f"Given weight of size {w}, expected bias to be 1-dimensional with {w[0]} elements, but "
+                           f"got bias of size {list(bias._size)} instead")
+    padded = [input._size[2 + i] + 2 * padding[i] for i in range(nd)]
+    eff = [dilation[i] * (w[2 + i] - 1) + 1 for i in range(nd)]
+    if any(padded[i] < eff[i] for i in range(nd)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input size")
+    if input._dtype is not weight._dtype:
+        raise RuntimeError(f"expected scalar type {_scalar(input)} but found {_scalar(weight)}")
+    out = tuple(_out_size(input._size[2 + i], w[2 + i], stride[i], padding[i], dilation[i]) for i in range(nd))
+    return nd, stride, padding, dilation, out
+
+
+def _scalar(t) -> str:
+    from ..aten.meta_rules import scalar_type_name
+    return scalar_type_name(t._dtype)
+
+
+def _im2col(xp, x, device, kernel, stride, padding, dilation, out):
+    """``(N, C, *kernel, *out)`` window view of the zero-padded ``x``."""
+    nd = len(kernel)
+    if any(padding):
+        x = xp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    x = xp.ascontiguousarray(x)
+    strides = [1] * x.ndim
+    for i in range(x.ndim - 2, -1, -1):
+        strides[i] = strides[i + 1] * x.shape[i + 1]
+    shape = x.shape[:2] + tuple(kernel) + tuple(out)
+    elem = (strides[0], strides[1]) + tuple(strides[2 + i] * dilation[i] for i in range(nd)) + \
+        tuple(strides[2 + i] * stride[i] for i in range(nd))
+    return windows(x, device, shape, elem)
+
+
+def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    nd, stride, padding, dilation, out = check_convolution(input, weight, bias, stride, padding, dilation,
+                                                           transposed, groups)
+    same_float_dtype("convolution", input, weight, bias)
+    xp = xp_of(input)
+    x, w = values(input), values(weight, input)
+    n, c, o = x.shape[0], x.shape[1], w.shape[0]
+    k = (c // groups) * _prod(w.shape[2:])
+    cols = _im2col(xp, x, input.device, w.shape[2:], stride, padding, dilation, out).reshape(n, groups, k, _prod(out))
+    y = xp.matmul(w.reshape(groups, o // groups, k)[None], cols).reshape((n, o) + out)
+    if bias is not None:
+        y = y + values(bias, input).reshape((1, o) + (1,) * nd)
+    return store(y, input._dtype, input.device)
+
+
+def _meta_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    _, _, _, _, out = check_convolution(input, weight, bias, stride, padding, dilation, transposed, groups)
+    same_float_dtype("convolution", input, weight, bias)
+    return like(input, (input._size[0], weight._size[0]) + out)
+
+
+def _convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                          output_padding, groups, output_mask):
+    nd, stride, padding, dilation, out = check_convolution(input, weight, None, stride, padding, dilation,
+                                                           transposed, groups)
+    xp = xp_of(input)
+    g, w = values(grad_output, input), values(weight, input)
+    n, c, o = input._size[0], input._size[1], weight._size[0]
+    kernel = tuple(weight._size[2:])
+    k = (c // groups) * _prod(kernel)
+    gm = g.reshape(n, groups, o // groups, _prod(out))
+    gi = gw = gb = None
+    if output_mask[0]:
+        gcols = xp.matmul(xp.swapaxes(w.reshape(groups, o // groups, k), 1, 2)[None], gm)
+        gcols = gcols.reshape((n, c) + kernel + out)
+        gpad = xp.zeros((n, c) + tuple(input._size[2 + i] + 2 * padding[i] for i in range(nd)), dtype=gcols.dtype)
+        for offset in _offsets(kernel):    # col2im: one strided add per kernel offset
+            window = tuple(slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (out[i] - 1) + 1,
+                                 stride[i]) for i in range(nd))
+            gpad[(slice(None), slice(None)) + window] += gcols[(slice(None), slice(None)) + offset]
+        inner = tuple(slice(padding[i], padding[i] + input._size[2 + i]) for i in range(nd))
+        gi = store(gpad[(slice(None), slice(None)) + inner], input._dtype, input.device)
+    if output_mask[1]:
+        cols = _im2col(xp, values(input), input.device, kernel, stride, padding, dilation, out)
+        cols = cols.reshape(n, groups, k, _prod(out))
+        gw = store(xp.matmul(gm, xp.swapaxes(cols, 2, 3)).sum(axis=0).reshape(tuple(weight._size)),
+                   weight._dtype, weight.device)
+    if output_mask[2]:
+        gb = store(g.sum(axis=(0,) + tuple(range(2, 2 + nd))), grad_output._dtype, grad_output.device)
+    return gi, gw, gb
+
+
+def _offsets(kernel: tuple):
+    if not kernel:
+        yield ()
+        return
+    for i in range(kernel[0]):
+        for rest in _offsets(kernel[1:]):
+            yield (i, *rest)
+
+
+def _meta_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                               output_padding, groups, output_mask):
+    check_convolution(input, weight, None, stride, padding, dilation, transposed, groups)
+    return (like(input, input._size) if output_mask[0] else None,
+            like(weight, weight._size) if output_mask[1] else None,
+            like(grad_output, (weight._size[0],)) if output_mask[2] else None)
+
+
+def _conv_grad(which: int):
+    """The gradient of one input (0 input, 1 weight): each formula asks convolution_backward for its part only."""
+    def grad(g, a):
+        return ops.aten.convolution_backward.default(
+            g, a.input, a.weight, None, a.stride, a.padding, a.dilation, a.transposed, a.output_padding, a.groups,
+            [which == 0, which == 1, False])[which]
+    return grad
+
+
+def _conv(a, input, weight, bias):
+    return ops.aten.convolution.default(input, weight, bias, a.stride, a.padding, a.dilation, a.transposed,
+                                        a.output_padding, a.groups)
+
+
+convolution = Op(
+    "convolution",
+    """
+    convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor  [core]
+    """,
+    kernels={"convolution": {"CompositeExplicitAutograd": _convolution, "Meta": _meta_convolution}},
+    derivatives={"convolution": Deriv(
+        save="input weight stride padding dilation transposed output_padding groups",
+        input=_conv_grad(0), weight=_conv_grad(1),
+        bias=lambda g, a: g.sum([0] + list(range(2, g.dim()))),
+        jvp={"input": lambda t, a: _conv(a, t, a.weight, None), "weight": lambda t, a: _conv(a, a.input, t, None),
+             "bias": lambda t, a: t.reshape([1, -1] + [1] * (a.weight.dim() - 2))})},
+    function=False, method=False,
+    doc="""N-d convolution of ``input`` ``(N, C, *spatial)`` with ``weight`` ``(O, C/groups, *kernel)``.
+
+    >>> import openreg
+    >>> openreg.ops.aten.convolution(openreg.ones(1, 2, 3), openreg.ones(2, 1, 2), None, [1], [0], [1], False, [0],
+    ...                              2).tolist()
+    [[[2.0, 2.0], [2.0, 2.0]]]
+    """,
+)
+
+convolution_backward = Op(
+    "convolution_backward",
+    """
+    convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)  [core]
+    """,
+    kernels={"convolution_backward": {"CompositeExplicitAutograd": _convolution_backward,
+                                      "Meta": _meta_convolution_backward}},
+    function=False, method=False,
+    doc="""``(grad_input, grad_weight, grad_bias)`` of ``convolution`` for the entries of ``output_mask``.
+
+    >>> import openreg
+    >>> gi, gw, gb = openreg.ops.aten.convolution_backward(openreg.ones(1, 1, 2), openreg.ones(1, 1, 3),
+    ...     openreg.ones(1, 1, 2), [1], [1], [0], [1], False, [0], 1, [True, True, True])
+    >>> gi.tolist(), gw.tolist(), gb.tolist()
+    ([[[1.0, 2.0, 1.0]]], [[[2.0, 2.0]]], [2.0])
+    """,
+)
+
+
+# -- conv1d / conv2d: CompositeImplicitAutograd over convolution ----------------------------------------------
+
+def _same_padding(input, weight, stride, dilation):
+    """Symmetric padding for ``padding="same"`` and the extra right padding an even total needs."""
+    nd = weight.dim() - 2
+    if any(s != 1 for s in stride):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    pads, extra = [], []
+    for i in range(nd):
+        total = dilation[i] * (weight._size[2 + i] - 1)
+        pads.append(total // 2)
+        extra.append(total - 2 * (total // 2))
+    return pads, extra
+
+
+def _convnd(nd: int):
+    def conv(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+        unbatched = input.dim() == nd + 1
+        if input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
+                               f"input of size: {list(input._size)}")
+        if unbatched:
+            input = input.unsqueeze(0)
+        stride, dilation = _expand("stride", stride, nd), _expand("dilation", dilation, nd)
+        if isinstance(padding, str):
+            if padding == "valid":
+                padding = (0,) * nd
+            elif padding == "same":
+                padding, extra = _same_padding(input, weight, stride, dilation)
+                if any(extra):
+                    pad = []
+                    for e in reversed(extra):
+                        pad += [0, e]
+                    input = ops.aten.constant_pad_nd.default(input, pad, 0.0)
+            else:
+                raise RuntimeError(f"Invalid padding string: '{padding}'")
+        out = ops.aten.convolution.default(input, weight, bias, list(stride), list(_expand("padding", padding, nd)),
+                                           list(dilation), False, [0] * nd, groups)
+        return out.squeeze(0) if unbatched else out
+    return conv
+
+
+def _conv_padding_variant(nd: int):
+    base = _convnd(nd)
+
+    def conv(input, weight, bias=None, stride=(1,), padding="valid", dilation=(1,), groups=1):
+        return base(input, weight, bias, stride, padding, dilation, groups)
+    return conv
+
+
+conv1d = Op(
+    "conv1d",
+    """
+    conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    """,
+    kernels={"conv1d": {"CompositeImplicitAutograd": _convnd(1)},
+             "conv1d.padding": {"CompositeImplicitAutograd": _conv_padding_variant(1)}},
+    function=False, method=False,
+    doc="""1-d convolution of ``(N, C, L)`` or ``(C, L)`` inputs.
+
+    >>> import openreg
+    >>> openreg.ops.aten.conv1d(openreg.ones(1, 4), openreg.ones(1, 1, 2)).tolist()
+    [[2.0, 2.0, 2.0]]
+    """,
+)
+
+conv2d = Op(
+    "conv2d",
+    """
+    conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    """,
+    kernels={"conv2d": {"CompositeImplicitAutograd": _convnd(2)},
+             "conv2d.padding": {"CompositeImplicitAutograd": _conv_padding_variant(2)}},
+    function=False, method=False,
+    doc="""2-d convolution of ``(N, C, H, W)`` or ``(C, H, W)`` inputs.
+
+    >>> import openreg
+    >>> openreg.ops.aten.conv2d.padding(openreg.ones(1, 2, 2), openreg.ones(1, 1, 3, 3), padding="same").tolist()
+    [[[4.0, 4.0], [4.0, 4.0]]]
+    """,
+)
+
+register(convolution, convolution_backward, conv1d, conv2d)
