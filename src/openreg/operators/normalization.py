@@ -1,0 +1,587 @@
+"""Normalization: ``native_layer_norm``, ``native_group_norm``, ``native_batch_norm`` (each with its backward)
+and the composites ``layer_norm``, ``group_norm``, ``batch_norm``.
+
+Statistics are computed in float32 at least (float16/bfloat16 inputs), biased variance for normalizing; batch
+norm updates the running statistics in place with the unbiased variance, as PyTorch. The backward kernels use the
+saved mean and inverse standard deviation and return only the gradients ``output_mask`` asks for.
+
+>>> import openreg
+>>> x = openreg.tensor([[1.0, 3.0], [2.0, 6.0]])
+>>> out, mean, rstd = openreg.ops.aten.native_layer_norm(x, [2], None, None, 0.0)
+>>> out.tolist(), mean.flatten().tolist()
+([[-1.0, 1.0], [-1.0, 1.0]], [2.0, 4.0])
+"""
+from __future__ import annotations
+
+from .._dispatch.ops import ops
+from ._nn_arrays import like, same_float_dtype, store, values, xp_of
+from ._record import Deriv, Op, register
+
+
+def _stat_dtype(t):
+    from .. import dtypes as _dt
+    return _dt.float32 if t._dtype in (_dt.float16, _dt.bfloat16) else t._dtype
+
+
+# -- layer norm ----------------------------------------------------------------------------------------------
+
+def _check_layer_norm(input, normalized_shape, weight, bias):
+    shape = tuple(normalized_shape)
+    if len(shape) < 1:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           f"element, but got normalized_shape = {list(shape)}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t._size) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{list(t._size)} and normalized_shape = {list(shape)}")
+    if input.dim() < len(shape) or tuple(input._size[input.dim() - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{list(input._size)}")
+    same_float_dtype("native_layer_norm", input, weight, bias)
+    return len(shape)
+
+
+def _native_layer_norm(input, normalized_shape, weight, bias, eps):
+    k = _check_layer_norm(input, normalized_shape, weight, bias)
+    xp = xp_of(input)
+    x = values(input)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    xc = x - mean
+    rstd = 1.0 / xp.sqrt((xc * xc).mean(axis=axes, keepdims=True) + eps)
+    y = xc * rstd
+    if weight is not None:
+        y = y * values(weight, input)
+    if bias is not None:
+        y = y + values(bias, input)
+    sd = _stat_dtype(input)
+    return store(y, input._dtype, input.device), store(mean, sd, input.device), store(rstd, sd, input.device)
+
+
+def _meta_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    k = _check_layer_norm(input, normalized_shape, weight, bias)
+    stat = tuple(input._size[:input.dim() - k]) + (1,) * k
+    sd = _stat_dtype(input)
+    return like(input, input._size), like(input, stat, sd), like(input, stat, sd)
+
+
+def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    k = len(tuple(normalized_shape))
+    x = values(input)
+    g = values(grad_out, input)
+    axes = tuple(range(x.ndim - k, x.ndim))
+    batch = tuple(range(x.ndim - k))
+    m, r = values(mean, input), values(rstd, input)
+    xhat = (x - m) * r
+    gi = gw = gb = None
+    if output_mask[0]:
+        gx = g * values(weight, input) if weight is not None else g
+        gi = r * (gx - gx.mean(axis=axes, keepdims=True) - xhat * (gx * xhat).mean(axis=axes, keepdims=True))
+        gi = store(gi, input._dtype, input.device)
+    if output_mask[1] and weight is not None:
+        gw = store((g * xhat).sum(axis=batch), weight._dtype, weight.device)
+    if output_mask[2] and bias is not None:
+        gb = store(g.sum(axis=batch), bias._dtype, bias.device)
+    return gi, gw, gb
+
+
+def _meta_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    return (like(input, input._size) if output_mask[0] else None,
+            like(weight, weight._size) if output_mask[1] and weight is not None else None,
+            like(bias, bias._size) if output_mask[2] and bias is not None else None)
+
+
+def _stats_grad(x, mean, rstd, g_mean, g_rstd, n: int):
+    """The input gradient through the returned statistics themselves (mean = sum(x)/n,
+    rstd = (var + eps)^-1/2, so d rstd/dx = -rstd^3 (x - mean) / n); None when neither has a gradient."""
+    extra = None
+    if g_mean is not None:
+        extra = (g_mean / n).expand(tuple(x.shape))
+    if g_rstd is not None:
+        term = g_rstd * -(rstd * rstd * rstd) * (x - mean) / n
+        extra = term if extra is None else extra + term
+    return extra
+
+
+def _plus(a, b):
+    if a is None:
+        return b
+    return a if b is None else a + b
+
+
+def _ln_grad(which: int):
+    def grad(g, a):
+        out = None
+        if g[0] is not None:
+            mask = [i == which for i in range(3)]
+            out = ops.aten.native_layer_norm_backward.default(g[0], a.input, a.normalized_shape, a.result[1],
+                                                              a.result[2], a.weight, a.bias, mask)[which]
+        if which == 0:
+            k = len(a.normalized_shape)
+            n = 1
+            for s in a.input.shape[a.input.dim() - k:]:
+                n *= s
+            out = _plus(out, _stats_grad(a.input, a.result[1], a.result[2], g[1], g[2], n))
+        return out
+    return grad
+
+
+def _ln_jvp_input(t, a):
+    k = len(a.normalized_shape)
+    dims = list(range(-k, 0))
+    mean, rstd = a.result[1], a.result[2]
+    xhat = (a.input - mean) * rstd
+    dx = (t - t.mean(dims, True) - xhat * (t * xhat).mean(dims, True)) * rstd
+    t_rstd = -(rstd * rstd) * (xhat * t).mean(dims, True)
+    return [dx * a.weight if a.weight is not None else dx, t.mean(dims, True), t_rstd]
+
+
+def _ln_jvp_weight(t, a):
+    return [(a.input - a.result[1]) * a.result[2] * t, None, None]
+
+
+native_layer_norm = Op(
+    "native_layer_norm",
+    """
+    native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)  [core]
+    """,
+    kernels={"native_layer_norm": {"CompositeExplicitAutograd": _native_layer_norm, "Meta": _meta_native_layer_norm}},
+    derivatives={"native_layer_norm": Deriv(
+        save="input normalized_shape weight bias result", input=_ln_grad(0), weight=_ln_grad(1), bias=_ln_grad(2),
+        jvp={"input": _ln_jvp_input, "weight": _ln_jvp_weight, "bias": lambda t, a: [t, None, None]})},
+    function=False, method=False,
+    doc="""Layer normalization over the trailing ``normalized_shape`` dims: ``(out, mean, rstd)``.
+
+    >>> import openreg
+    >>> out, mean, rstd = openreg.ops.aten.native_layer_norm(openreg.tensor([[1.0, 3.0]]), [2], None, None, 0.0)
+    >>> out.tolist(), mean.tolist(), rstd.tolist()
+    ([[-1.0, 1.0]], [[2.0]], [[1.0]])
+    """,
+)
+
+native_layer_norm_backward = Op(
+    "native_layer_norm_backward",
+    """
+    native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)  [core]
+    """,
+    kernels={"native_layer_norm_backward": {"CompositeExplicitAutograd": _native_layer_norm_backward,
+                                            "Meta": _meta_native_layer_norm_backward}},
+    function=False, method=False,
+    doc="""``(grad_input, grad_weight, grad_bias)`` of ``native_layer_norm`` per ``output_mask``.
+
+    >>> import openreg
+    >>> x = openreg.tensor([[1.0, 3.0]])
+    >>> _, m, r = openreg.ops.aten.native_layer_norm(x, [2], None, None, 0.0)
+    >>> gi, gw, gb = openreg.ops.aten.native_layer_norm_backward(openreg.ones(1, 2), x, [2], m, r, None, None,
+    ...                                                         [True, False, False])
+    >>> gi.tolist(), gw is None
+    ([[0.0, 0.0]], True)
+    """,
+)
+
+
+def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return ops.aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps)[0]
+
+
+layer_norm = Op(
+    "layer_norm",
+    """
+    layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+    """,
+    kernels={"layer_norm": {"CompositeImplicitAutograd": _layer_norm}},
+    function=False, method=False,
+    doc="""Layer normalization (the output of ``native_layer_norm``).
+
+    >>> import openreg
+    >>> openreg.ops.aten.layer_norm(openreg.tensor([[1.0, 3.0]]), [2], eps=0.0).tolist()
+    [[-1.0, 1.0]]
+    """,
+)
+
+
+# -- group norm ----------------------------------------------------------------------------------------------
+
+def _check_group_norm(input, weight, bias, n, c, hxw, group):
+    if group <= 0 or c % group:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input._size)} and num_groups={group}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != c):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, but "
+                               f"got {name} of shape {list(t._size)} and input of shape {list(input._size)}")
+    if input.numel() != n * c * hxw:
+        raise RuntimeError(f"Expected the input of {list(input._size)} to hold N * C * HxW = {n} * {c} * {hxw} "
+                           f"elements")
+    same_float_dtype("native_group_norm", input, weight, bias)
+
+
+def _native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    _check_group_norm(input, weight, bias, N, C, HxW, group)
+    xp = xp_of(input)
+    xg = values(input).reshape(N, group, -1)
+    mean = xg.mean(axis=2)
+    xc = xg - mean[..., None]
+    rstd = 1.0 / xp.sqrt((xc * xc).mean(axis=2) + eps)
+    y = (xc * rstd[..., None]).reshape(N, C, -1)
+    if weight is not None:
+        y = y * values(weight, input).reshape(1, C, 1)
+    if bias is not None:
+        y = y + values(bias, input).reshape(1, C, 1)
+    sd = _stat_dtype(input)
+    return (store(y.reshape(tuple(input._size)), input._dtype, input.device), store(mean, sd, input.device),
+            store(rstd, sd, input.device))
+
+
+def _meta_native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    _check_group_norm(input, weight, bias, N, C, HxW, group)
+    sd = _stat_dtype(input)
+    return like(input, input._size), like(input, (N, group), sd), like(input, (N, group), sd)
+
+
+def _native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    xg = values(input).reshape(N, group, -1)
+    m, r = values(mean, input), values(rstd, input)
+    xhat = (xg - m[..., None]) * r[..., None]
+    g3 = values(grad_out, input).reshape(N, C, -1)
+    gi = gw = gb = None
+    if output_mask[0]:
+        gx = (g3 * values(weight, input).reshape(1, C, 1) if weight is not None else g3).reshape(N, group, -1)
+        gi = r[..., None] * (gx - gx.mean(axis=2, keepdims=True) - xhat * (gx * xhat).mean(axis=2, keepdims=True))
+        gi = store(gi.reshape(tuple(input._size)), input._dtype, input.device)
+    if output_mask[1] and weight is not None:
+        gw = store((g3 * xhat.reshape(N, C, -1)).sum(axis=(0, 2)), weight._dtype, weight.device)
+    if output_mask[2]:
+        gb = store(g3.sum(axis=(0, 2)), input._dtype, input.device)
+    return gi, gw, gb
+
+
+def _meta_native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    return (like(input, input._size) if output_mask[0] else None,
+            like(input, (C,)) if output_mask[1] and weight is not None else None,
+            like(input, (C,)) if output_mask[2] else None)
+
+
+def _gn_grad(which: int):
+    def grad(g, a):
+        out = None
+        if g[0] is not None:
+            mask = [i == which for i in range(3)]
+            out = ops.aten.native_group_norm_backward.default(g[0], a.input, a.result[1], a.result[2], a.weight,
+                                                              a.N, a.C, a.HxW, a.group, mask)[which]
+        if which == 0 and (g[1] is not None or g[2] is not None):
+            xg = a.input.reshape(a.N, a.group, -1)
+            extra = _stats_grad(xg, a.result[1].unsqueeze(-1), a.result[2].unsqueeze(-1),
+                                None if g[1] is None else g[1].unsqueeze(-1),
+                                None if g[2] is None else g[2].unsqueeze(-1), xg.shape[-1])
+            out = _plus(out, extra.reshape(tuple(a.input.shape)))
+        return out
+    return grad
+
+
+def _gn_xhat(a):
+    x = a.input.reshape(a.N, a.group, -1)
+    return x, (x - a.result[1].unsqueeze(-1)) * a.result[2].unsqueeze(-1)
+
+
+def _gn_jvp_input(t, a):
+    _, xhat = _gn_xhat(a)
+    tg = t.reshape(a.N, a.group, -1)
+    dx = ((tg - tg.mean(-1, True) - xhat * (tg * xhat).mean(-1, True)) * a.result[2].unsqueeze(-1))
+    t_mean = tg.mean(-1)
+    t_rstd = -(a.result[2] * a.result[2]) * (xhat * tg).mean(-1)
+    dx = dx.reshape(a.N, a.C, -1)
+    if a.weight is not None:
+        dx = dx * a.weight.reshape(1, a.C, 1)
+    return [dx.reshape(tuple(a.input.shape)), t_mean, t_rstd]
+
+
+def _gn_jvp_weight(t, a):
+    _, xhat = _gn_xhat(a)
+    return [(xhat.reshape(a.N, a.C, -1) * t.reshape(1, a.C, 1)).reshape(tuple(a.input.shape)), None, None]
+
+
+def _gn_jvp_bias(t, a):
+    shape = tuple(a.input.shape)
+    return [t.reshape([1, a.C] + [1] * (len(shape) - 2)).expand(shape), None, None]
+
+
+native_group_norm = Op(
+    "native_group_norm",
+    """
+    native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)  [core]
+    """,
+    kernels={"native_group_norm": {"CompositeExplicitAutograd": _native_group_norm, "Meta": _meta_native_group_norm}},
+    derivatives={"native_group_norm": Deriv(
+        save="input weight N C HxW group result", input=_gn_grad(0), weight=_gn_grad(1), bias=_gn_grad(2),
+        jvp={"input": _gn_jvp_input, "weight": _gn_jvp_weight, "bias": _gn_jvp_bias})},
+    function=False, method=False,
+    doc="""Group normalization of ``(N, C, *)`` inputs over ``group`` channel groups: ``(out, mean, rstd)``.
+
+    >>> import openreg
+    >>> out, mean, rstd = openreg.ops.aten.native_group_norm(openreg.tensor([[[1.0], [3.0]]]), None, None, 1, 2, 1, 1, 0.0)
+    >>> out.flatten().tolist(), mean.tolist()
+    ([-1.0, 1.0], [[2.0]])
+    """,
+)
+
+native_group_norm_backward = Op(
+    "native_group_norm_backward",
+    """
+    native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)  [core]
+    """,
+    kernels={"native_group_norm_backward": {"CompositeExplicitAutograd": _native_group_norm_backward,
+                                            "Meta": _meta_native_group_norm_backward}},
+    function=False, method=False,
+    doc="""``(grad_input, grad_weight, grad_bias)`` of ``native_group_norm`` per ``output_mask``.
+
+    >>> import openreg
+    >>> x = openreg.tensor([[[1.0], [3.0]]])
+    >>> _, m, r = openreg.ops.aten.native_group_norm(x, None, None, 1, 2, 1, 1, 0.0)
+    >>> openreg.ops.aten.native_group_norm_backward(openreg.ones(1, 2, 1), x, m, r, None, 1, 2, 1, 1,
+    ...                                             [False, False, True])[2].tolist()
+    [1.0, 1.0]
+    """,
+)
+
+
+def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    n, c = input._size[0], input._size[1]
+    if c % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input._size)} and num_groups={num_groups}")
+    hxw = 1
+    for s in input._size[2:]:
+        hxw *= s
+    return ops.aten.native_group_norm.default(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+
+
+group_norm = Op(
+    "group_norm",
+    """
+    group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+    """,
+    kernels={"group_norm": {"CompositeImplicitAutograd": _group_norm}},
+    function=False, method=False,
+    doc="""Group normalization (the output of ``native_group_norm``).
+
+    >>> import openreg
+    >>> openreg.ops.aten.group_norm(openreg.tensor([[[1.0], [3.0]]]), 1, eps=0.0).flatten().tolist()
+    [-1.0, 1.0]
+    """,
+)
+
+
+# -- batch norm ----------------------------------------------------------------------------------------------
+
+def _check_batch_norm(input, weight, bias, running_mean, running_var, training):
+    if input.dim() < 2:
+        raise RuntimeError(f"batch_norm: expected input with at least 2 dimensions, got {list(input._size)}")
+    c = input._size[1]
+    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean), ("running_var", running_var)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"{name} should contain {c} elements not {t.numel()}")
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    same_float_dtype("native_batch_norm", input, weight, bias)
+    return c
+
+
+def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    c = _check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    xp = xp_of(input)
+    x = values(input)
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    sd = _stat_dtype(input)
+    if training:
+        mean = x.mean(axis=axes)
+        xc = x - mean.reshape(bshape)
+        var = (xc * xc).mean(axis=axes)
+        invstd = 1.0 / xp.sqrt(var + eps)
+        count = x.size // c if c else 0
+        with _no_autograd():
+            if running_mean is not None:
+                new = (1 - momentum) * values(running_mean, input) + momentum * mean
+                running_mean.copy_(store(new, running_mean._dtype, running_mean.device))
+            if running_var is not None:
+                unbiased = var * (count / max(count - 1, 1))
+                new = (1 - momentum) * values(running_var, input) + momentum * unbiased
+                running_var.copy_(store(new, running_var._dtype, running_var.device))
+        y = xc * invstd.reshape(bshape)
+        save_mean, save_invstd = store(mean, sd, input.device), store(invstd, sd, input.device)
+    else:
+        mean = values(running_mean, input)
+        invstd = 1.0 / xp.sqrt(values(running_var, input) + eps)
+        y = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
+        save_mean, save_invstd = like(input, (0,), sd), like(input, (0,), sd)
+    if weight is not None:
+        y = y * values(weight, input).reshape(bshape)
+    if bias is not None:
+        y = y + values(bias, input).reshape(bshape)
+    return store(y, input._dtype, input.device), save_mean, save_invstd
+
+
+def _no_autograd():
+    from ..autograd.grad_mode import no_grad
+    return no_grad()
+
+
+def _meta_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    c = _check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    sd = _stat_dtype(input)
+    n = c if training else 0
+    return like(input, input._size), like(input, (n,), sd), like(input, (n,), sd)
+
+
+def _native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train,
+                                eps, output_mask):
+    xp = xp_of(input)
+    x = values(input)
+    g = values(grad_out, input)
+    c = input._size[1]
+    axes = (0,) + tuple(range(2, x.ndim))
+    bshape = (1, c) + (1,) * (x.ndim - 2)
+    if train:
+        mean, invstd = values(save_mean, input), values(save_invstd, input)
+    else:
+        mean, invstd = values(running_mean, input), 1.0 / xp.sqrt(values(running_var, input) + eps)
+    xhat = (x - mean.reshape(bshape)) * invstd.reshape(bshape)
+    gi = gw = gb = None
+    if output_mask[0]:
+        scale = invstd.reshape(bshape)
+        if weight is not None:
+            scale = scale * values(weight, input).reshape(bshape)
+        if train:
+            gi = (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True)) * scale
+        else:
+            gi = g * scale
+        gi = store(gi, input._dtype, input.device)
+    if output_mask[1]:
+        gw = store((g * xhat).sum(axis=axes), input._dtype if weight is None else weight._dtype, input.device)
+    if output_mask[2]:
+        gb = store(g.sum(axis=axes), input._dtype if weight is None else weight._dtype, input.device)
+    return gi, gw, gb
+
+
+def _meta_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd,
+                                     train, eps, output_mask):
+    c = input._size[1]
+    return (like(input, input._size) if output_mask[0] else None, like(input, (c,)) if output_mask[1] else None,
+            like(input, (c,)) if output_mask[2] else None)
+
+
+def _bn_grad(which: int):
+    def grad(g, a):
+        out = None
+        if g[0] is not None:
+            mask = [i == which for i in range(3)]
+            out = ops.aten.native_batch_norm_backward.default(
+                g[0], a.input, a.weight, a.running_mean, a.running_var, a.result[1], a.result[2], a.training, a.eps,
+                mask)[which]
+        if which == 0 and a.training and (g[1] is not None or g[2] is not None):
+            shape = [1, a.input.shape[1]] + [1] * (a.input.dim() - 2)
+            n = a.input.numel() // max(a.input.shape[1], 1)
+            out = _plus(out, _stats_grad(a.input, a.result[1].reshape(shape), a.result[2].reshape(shape),
+                                         None if g[1] is None else g[1].reshape(shape),
+                                         None if g[2] is None else g[2].reshape(shape), n))
+        return out
+    return grad
+
+
+def _bn_stats(a):
+    c = a.input.shape[1]
+    shape = [1, c] + [1] * (a.input.dim() - 2)
+    if a.training:
+        return a.result[1].reshape(shape), a.result[2].reshape(shape), shape
+    return a.running_mean.reshape(shape), (a.running_var + a.eps).rsqrt().reshape(shape), shape
+
+
+def _bn_jvp_input(t, a):
+    mean, invstd, shape = _bn_stats(a)
+    t_mean = t_invstd = None
+    if a.training:
+        dims = [0] + list(range(2, a.input.dim()))
+        xhat = (a.input - mean) * invstd
+        dx = (t - t.mean(dims, True) - xhat * (t * xhat).mean(dims, True)) * invstd
+        t_mean = t.mean(dims)
+        t_invstd = -(invstd * invstd * (xhat * t).mean(dims, True)).reshape(-1)
+    else:
+        dx = t * invstd
+    return [dx * a.weight.reshape(shape) if a.weight is not None else dx, t_mean, t_invstd]
+
+
+def _bn_jvp_weight(t, a):
+    mean, invstd, shape = _bn_stats(a)
+    return [(a.input - mean) * invstd * t.reshape(shape), None, None]
+
+
+native_batch_norm = Op(
+    "native_batch_norm",
+    """
+    native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)  [core]
+    """,
+    kernels={"native_batch_norm": {"CompositeExplicitAutograd": _native_batch_norm, "Meta": _meta_native_batch_norm}},
+    derivatives={"native_batch_norm": Deriv(
+        save="input weight running_mean running_var training eps result", input=_bn_grad(0), weight=_bn_grad(1),
+        bias=_bn_grad(2),
+        jvp={"input": _bn_jvp_input, "weight": _bn_jvp_weight,
+             "bias": lambda t, a: [t.reshape([1, -1] + [1] * (a.input.dim() - 2)), None, None]})},
+    function=False, method=False,
+    doc="""Batch normalization over every dim but 1: ``(out, save_mean, save_invstd)``; in training the running
+    statistics are updated in place (unbiased variance).
+
+    >>> import openreg
+    >>> rm, rv = openreg.zeros(1), openreg.ones(1)
+    >>> out, mean, invstd = openreg.ops.aten.native_batch_norm(openreg.tensor([[1.0], [3.0]]), None, None, rm, rv,
+    ...                                                       True, 0.5, 0.0)
+    >>> out.flatten().tolist(), mean.tolist(), rm.tolist(), rv.tolist()
+    ([-1.0, 1.0], [2.0], [1.0], [1.5])
+    """,
+)
+
+native_batch_norm_backward = Op(
+    "native_batch_norm_backward",
+    """
+    native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)  [core]
+    """,
+    kernels={"native_batch_norm_backward": {"CompositeExplicitAutograd": _native_batch_norm_backward,
+                                            "Meta": _meta_native_batch_norm_backward}},
+    function=False, method=False,
+    doc="""``(grad_input, grad_weight, grad_bias)`` of ``native_batch_norm`` per ``output_mask``.
+
+    >>> import openreg
+    >>> x = openreg.tensor([[1.0], [3.0]])
+    >>> _, m, s = openreg.ops.aten.native_batch_norm(x, None, None, None, None, True, 0.1, 0.0)
+    >>> openreg.ops.aten.native_batch_norm_backward(openreg.ones(2, 1), x, None, None, None, m, s, True, 0.0,
+    ...                                             [True, True, True])[2].tolist()
+    [2.0]
+    """,
+)
+
+
+def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return ops.aten.native_batch_norm.default(input, weight, bias, running_mean, running_var, training, momentum,
+                                              eps)[0]
+
+
+batch_norm = Op(
+    "batch_norm",
+    """
+    batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
+    """,
+    kernels={"batch_norm": {"CompositeImplicitAutograd": _batch_norm}},
+    function=False, method=False,
+    doc="""Batch normalization (the output of ``native_batch_norm``).
+
+    >>> import openreg
+    >>> x = openreg.tensor([[1.0], [3.0]])
+    >>> [round(v, 3) for v in openreg.ops.aten.batch_norm(x, None, None, None, None, True, 0.1, 0.0, False).flatten().tolist()]
+    [-1.0, 1.0]
+    """,
+)
+
+register(native_layer_norm, native_layer_norm_backward, layer_norm, native_group_norm, native_group_norm_backward,
+         group_norm, native_batch_norm, native_batch_norm_backward, batch_norm)
