@@ -84,3 +84,11 @@ SAMPLES = {
     "addmm": Sample(lambda m: (m(2, 4), m(2, 3), m(3, 4)), lambda a, b, c: a + b @ c),
     "dot": Sample(lambda m: (m(3), m(3)), np.dot),
 }
+
+
+def _merge_family_samples() -> None:
+    from record_samples_nn import NN_SAMPLES
+    SAMPLES.update(NN_SAMPLES)
+
+
+_merge_family_samples()
