@@ -9,8 +9,9 @@ True
 """
 from __future__ import annotations
 
-from .activation_functional import sigmoid, softmin, tanh  # noqa: F401
+from .activation_functional import elu, gelu, leaky_relu, sigmoid, silu, softmin, softplus, tanh  # noqa: F401
 from .attention import scaled_dot_product_attention  # noqa: F401
+from .conv_functional import conv1d, conv2d  # noqa: F401
 from .dropout_functional import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
 from .functional_core import (  # noqa: F401
     cross_entropy,
@@ -29,3 +30,14 @@ from .loss_functional import (  # noqa: F401
     l1_loss,
     smooth_l1_loss,
 )
+from .normalization_functional import batch_norm, group_norm, layer_norm, normalize  # noqa: F401
+from .padding_functional import pad  # noqa: F401
+from .pooling_functional import (  # noqa: F401
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool2d,
+)
+from .sparse_functional import embedding, one_hot  # noqa: F401

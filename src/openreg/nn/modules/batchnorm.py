@@ -1,4 +1,93 @@
-"""Batch normalization modules (``BatchNorm1d``, ``BatchNorm2d``):
-PyTorch's module path; the classes land here with their operators (issue #12)."""
+"""Batch normalization modules: ``BatchNorm1d``, ``BatchNorm2d`` (running statistics, ``momentum`` or the
+cumulative average with ``momentum=None``, ``num_batches_tracked``, ``track_running_stats``, train/eval).
 
-__all__: list[str] = []
+>>> import openreg
+>>> bn = openreg.nn.BatchNorm2d(3)
+>>> _ = bn(openreg.randn(4, 3, 2, 2))
+>>> sorted(bn.state_dict()), bn.num_batches_tracked.item()
+(['bias', 'num_batches_tracked', 'running_mean', 'running_var', 'weight'], 1)
+"""
+from __future__ import annotations
+
+from ... import dtypes as _dt
+from ...tensor import Tensor
+from .. import functional as F
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _BatchNorm(Module):
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        from ...factories import empty, ones, tensor, zeros
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
+            self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, device=device, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=_dt.int64, device=device))
+        else:
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1.0)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        from ...autograd.grad_mode import no_grad
+        self.reset_running_stats()
+        if self.affine:
+            with no_grad():
+                self.weight.fill_(1.0)
+                self.bias.zero_()
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        raise NotImplementedError
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:       # cumulative moving average
+                factor = 1.0 / float(self.num_batches_tracked.item())
+        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
+        return F.batch_norm(input,
+                            self.running_mean if not self.training or self.track_running_stats else None,
+                            self.running_var if not self.training or self.track_running_stats else None,
+                            self.weight, self.bias, use_batch_stats, factor, self.eps)
+
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalization of ``(N, C)`` or ``(N, C, L)`` inputs."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalization of ``(N, C, H, W)`` inputs."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

@@ -1,4 +1,121 @@
-"""Convolution modules (``Conv1d``, ``Conv2d``):
-PyTorch's module path; the classes land here with their operators (issue #12)."""
+"""Convolution modules: ``Conv1d`` and ``Conv2d`` (PyTorch's parameters ``weight``/``bias``, init and
+``padding_mode`` zeros/reflect/replicate/circular).
 
-__all__: list[str] = []
+>>> import openreg
+>>> conv = openreg.nn.Conv2d(3, 8, 3, padding=1)
+>>> conv(openreg.ones(2, 3, 5, 5)).shape, sorted(conv.state_dict())
+(openreg.Size([2, 8, 5, 5]), ['bias', 'weight'])
+"""
+from __future__ import annotations
+
+import math
+
+from ...tensor import Tensor
+from .. import functional as F
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Conv1d", "Conv2d"]
+
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def _tuple(v, n: int) -> tuple:
+    return (v,) * n if isinstance(v, int) else tuple(v)
+
+
+class _ConvNd(Module):
+    _nd = 0
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__()
+        nd = self._nd
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups != 0:
+            raise ValueError("out_channels must be divisible by groups")
+        if isinstance(padding, str):
+            if padding not in ("same", "valid"):
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            if padding == "same" and any(s != 1 for s in _tuple(stride, nd)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
+        if padding_mode not in _PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {set(_PADDING_MODES)}, but got padding_mode='{padding_mode}'")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size = _tuple(kernel_size, nd)
+        self.stride = _tuple(stride, nd)
+        self.padding = padding if isinstance(padding, str) else _tuple(padding, nd)
+        self.dilation = _tuple(dilation, nd)
+        self.transposed = False
+        self.output_padding = (0,) * nd
+        self.groups = groups
+        self.padding_mode = padding_mode
+        if isinstance(self.padding, str):
+            total = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size)]
+            pads = [0, 0] * nd
+            if padding == "same":
+                for d, t in zip(range(nd - 1, -1, -1), total):
+                    left = t // 2
+                    pads[2 * d], pads[2 * d + 1] = left, t - left
+            self._reversed_padding_repeated_twice = pads
+        else:
+            self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
+        from ...factories import empty
+        self.weight = Parameter(empty(out_channels, in_channels // groups, *self.kernel_size, device=device,
+                                      dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """PyTorch's init: ``kaiming_uniform_(weight, a=sqrt(5))`` and the bias uniform in ``±1/sqrt(fan_in)``
+        (both bounds are ``1/sqrt(fan_in)``)."""
+        from ...autograd.grad_mode import no_grad
+        fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
+        bound = 1.0 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+        with no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        conv = F.conv1d if self._nd == 1 else F.conv2d
+        if self.padding_mode != "zeros":
+            mode = {"reflect": "reflect", "replicate": "replicate", "circular": "circular"}[self.padding_mode]
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=mode)
+            return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding != (0,) * self._nd:
+            s += f", padding={self.padding!r}" if isinstance(self.padding, str) else f", padding={self.padding}"
+        if self.dilation != (1,) * self._nd:
+            s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        if self.bias is None:
+            s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
+        return s
+
+
+class Conv1d(_ConvNd):
+    """1-d convolution over ``(N, C_in, L)`` inputs: weight ``(C_out, C_in/groups, K)``."""
+
+    _nd = 1
+
+
+class Conv2d(_ConvNd):
+    """2-d convolution over ``(N, C_in, H, W)`` inputs: weight ``(C_out, C_in/groups, kH, kW)``."""
+
+    _nd = 2

@@ -1,4 +1,84 @@
-"""Normalization modules (``LayerNorm``, ``GroupNorm``):
-PyTorch's module path; the classes land here with their operators (issue #12)."""
+"""Normalization modules: ``LayerNorm`` and ``GroupNorm``.
 
-__all__: list[str] = []
+>>> import openreg
+>>> ln = openreg.nn.LayerNorm(4)
+>>> ln(openreg.ones(2, 4)).shape, sorted(ln.state_dict())
+(openreg.Size([2, 4]), ['bias', 'weight'])
+"""
+from __future__ import annotations
+
+from ...tensor import Tensor
+from .. import functional as F
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["GroupNorm", "LayerNorm"]
+
+
+class LayerNorm(Module):
+    """Normalize over the trailing ``normalized_shape`` dims; ``elementwise_affine`` adds ``weight`` (ones) and
+    ``bias`` (zeros, unless ``bias=False``)."""
+
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        from ...factories import empty
+        if elementwise_affine:
+            self.weight = Parameter(empty(*self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(*self.normalized_shape, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        from ...autograd.grad_mode import no_grad
+        with no_grad():
+            if self.weight is not None:
+                self.weight.fill_(1.0)
+            if self.bias is not None:
+                self.bias.zero_()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class GroupNorm(Module):
+    """Normalize ``num_groups`` groups of channels of ``(N, C, *)`` inputs; ``affine`` adds per-channel ``weight``
+    (ones) and ``bias`` (zeros)."""
+
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError("num_channels must be divisible by num_groups")
+        self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
+        from ...factories import empty
+        if affine:
+            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
+            self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        from ...autograd.grad_mode import no_grad
+        if self.affine:
+            with no_grad():
+                self.weight.fill_(1.0)
+                self.bias.zero_()
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"

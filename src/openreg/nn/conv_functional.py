@@ -1,0 +1,48 @@
+"""Convolutions of ``nn.functional``: ``conv1d`` and ``conv2d`` (``aten::conv1d``/``conv2d`` over
+``aten::convolution``: im2col + one GEMM per group).
+
+>>> import openreg
+>>> import openreg.nn.functional as F
+>>> F.conv2d(openreg.ones(1, 2, 4, 4), openreg.ones(3, 2, 3, 3), padding="same").shape
+openreg.Size([1, 3, 4, 4])
+"""
+from __future__ import annotations
+
+from .._dispatch.ops import ops
+from ..tensor import Tensor
+
+__all__ = ["conv1d", "conv2d"]
+
+
+def _list(v, n: int) -> list:
+    return [v] * n if isinstance(v, int) else list(v)
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """1-d convolution of ``(N, C, L)`` or ``(C, L)`` inputs with ``weight`` ``(O, C/groups, K)``;
+    ``padding`` may be an int, a 1-tuple, ``"valid"`` or ``"same"``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.conv1d(openreg.ones(1, 1, 5), openreg.ones(1, 1, 3)).tolist()
+    [[[3.0, 3.0, 3.0]]]
+    """
+    if isinstance(padding, str):
+        return ops.aten.conv1d.padding(input, weight, bias, _list(stride, 1), padding, _list(dilation, 1), groups)
+    return ops.aten.conv1d.default(input, weight, bias, _list(stride, 1), _list(padding, 1), _list(dilation, 1),
+                                   groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    """2-d convolution of ``(N, C, H, W)`` or ``(C, H, W)`` inputs with ``weight`` ``(O, C/groups, kH, kW)``;
+    ``padding`` may be an int, a pair, ``"valid"`` or ``"same"``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.conv2d(openreg.ones(1, 1, 3, 3), openreg.ones(1, 1, 2, 2), stride=2).tolist()
+    [[[[4.0]]]]
+    """
+    if isinstance(padding, str):
+        return ops.aten.conv2d.padding(input, weight, bias, _list(stride, 2), padding, _list(dilation, 2), groups)
+    return ops.aten.conv2d.default(input, weight, bias, _list(stride, 2), _list(padding, 2), _list(dilation, 2),
+                                   groups)
