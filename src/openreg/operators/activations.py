@@ -217,6 +217,11 @@ def _leaky_relu_compute(spec, self, negative_slope=0.01):
 
 
 
+def _leaky_relu_grad(g, a):
+    from ..functions_math import where
+    return where(a.result > 0, g, g * float(a.negative_slope))
+
+
 leaky_relu = Op(
     "leaky_relu",
     """
@@ -226,7 +231,7 @@ leaky_relu = Op(
     """,
     meta=_float_only("leaky_relu"), compute=_leaky_relu_compute, elementwise=True,
     derivatives={"leaky_relu": Deriv(save="result negative_slope", pointwise=True,
-                                     self=lambda g, a: g * _slope_mask(a))},
+                                     self=_leaky_relu_grad)},
     function=False, method=False,
     doc="""``x`` where positive, ``negative_slope * x`` elsewhere.
 
@@ -235,11 +240,6 @@ leaky_relu = Op(
     [-1.0, 1.0]
     """,
 )
-
-
-def _slope_mask(a):
-    from ..functions_math import where
-    return where(a.result > 0, 1.0, float(a.negative_slope))
 
 
 def _elu_compute(spec, self, alpha=1, scale=1, input_scale=1):

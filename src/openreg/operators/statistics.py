@@ -212,13 +212,12 @@ def _vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
         return (a != 0).to(a.dtype).sum(dims, keepdim)
     if ord == 1:
         return a.sum(dims, keepdim)
-    if ord == 2:
-        # sqrt(sum(x^2)) with a zero gradient at the zero vector (as PyTorch): the sqrt sees a safe value there
-        sq = (self * self).sum(dims, keepdim)
-        zero = sq == 0
-        safe = ops.aten.masked_fill.Scalar(sq, zero, 1.0)
-        return ops.aten.masked_fill.Scalar(safe.sqrt(), zero, 0.0)
-    return a.pow(ord).sum(dims, keepdim).pow(1.0 / ord)
+    # (sum |x|^p)^(1/p) with a zero gradient at the zero vector (as PyTorch): the root sees a safe value there
+    total = (self * self).sum(dims, keepdim) if ord == 2 else a.pow(ord).sum(dims, keepdim)
+    zero = total == 0
+    safe = ops.aten.masked_fill.Scalar(total, zero, 1.0)
+    root = safe.sqrt() if ord == 2 else safe.pow(1.0 / ord)
+    return ops.aten.masked_fill.Scalar(root, zero, 0.0)
 
 
 def _dt_name(d) -> str:

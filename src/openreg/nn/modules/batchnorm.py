@@ -20,14 +20,17 @@ __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 class _BatchNorm(Module):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device=None, dtype=None) -> None:
+                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
         from ...factories import empty, ones, tensor, zeros
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:
             self.weight = Parameter(empty(num_features, device=device, dtype=dtype))
-            self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(num_features, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
@@ -50,9 +53,10 @@ class _BatchNorm(Module):
     def reset_parameters(self) -> None:
         from ...autograd.grad_mode import no_grad
         self.reset_running_stats()
-        if self.affine:
-            with no_grad():
+        with no_grad():
+            if self.weight is not None:
                 self.weight.fill_(1.0)
+            if self.bias is not None:
                 self.bias.zero_()
 
     def _check_input_dim(self, input: Tensor) -> None:
@@ -74,7 +78,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):
