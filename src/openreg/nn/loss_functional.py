@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..operators.clamp import where
+from .._dispatch.ops import ops
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",
@@ -87,7 +87,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     d = (input - target).abs()
     if beta == 0.0:
         return reduce_loss(d, reduction)
-    loss = where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    loss = ops.aten.where.self(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
     return reduce_loss(loss, reduction)
 
 
@@ -103,7 +103,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_size(input, target)
     d = (input - target).abs()
-    loss = where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    loss = ops.aten.where.self(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
     return reduce_loss(_weighted(loss, weight), reduction)
 
 
@@ -172,8 +172,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     else:
         # 0 * log(0) is 0 (xlogy), so zero probabilities contribute nothing
         pos = target > 0
-        safe = where(pos, target, 1.0)
-        loss = where(pos, target * (safe.log() - input), 0.0 * input)
+        safe = ops.aten.where.ScalarOther(pos, target, 1.0)
+        loss = ops.aten.where.self(pos, target * (safe.log() - input), 0.0 * input)
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.dim() else 1)
     return reduce_loss(loss, reduction)

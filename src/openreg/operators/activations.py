@@ -186,9 +186,8 @@ def _softplus_compute(spec, self, beta=1, threshold=20):
 
 
 def _softplus_grad(g, a):
-    from ..functions_math import where
     bx = a.self * a.beta
-    return g * where(bx > a.threshold, 1.0, bx.sigmoid())
+    return g * ops.aten.where.ScalarSelf(bx > a.threshold, 1.0, bx.sigmoid())
 
 
 softplus = Op(
@@ -218,8 +217,7 @@ def _leaky_relu_compute(spec, self, negative_slope=0.01):
 
 
 def _leaky_relu_grad(g, a):
-    from ..functions_math import where
-    return where(a.result > 0, g, g * float(a.negative_slope))
+    return ops.aten.where.self(a.result > 0, g, g * float(a.negative_slope))
 
 
 leaky_relu = Op(
@@ -249,9 +247,8 @@ def _elu_compute(spec, self, alpha=1, scale=1, input_scale=1):
 
 
 def _elu_grad(g, a):
-    from ..functions_math import where
     neg = (a.result + float(a.alpha) * float(a.scale)) * float(a.input_scale)
-    return g * where(a.result > 0, float(a.scale), neg)
+    return g * ops.aten.where.ScalarSelf(a.result > 0, float(a.scale), neg)
 
 
 elu = Op(
