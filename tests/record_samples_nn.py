@@ -15,16 +15,25 @@ from record_samples import Sample
 
 import openreg
 
-_erf = np.vectorize(math.erf, otypes=[float])
-_erfc = np.vectorize(math.erfc, otypes=[float])
+_erf_f64 = np.vectorize(math.erf, otypes=[float])
+_erfc_f64 = np.vectorize(math.erfc, otypes=[float])
+
+
+def _erf(x):
+    return _erf_f64(x).astype(x.dtype)
+
+
+def _erfc(x):
+    return _erfc_f64(x).astype(x.dtype)
 
 
 def _gelu(x, approximate="none"):
-    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+    return (0.5 * x * (1 + _erf_f64(x / math.sqrt(2)))).astype(x.dtype)
 
 
 def _gelu_backward(g, x, approximate="none"):
-    return g * (0.5 * (1 + _erf(x / math.sqrt(2))) + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))
+    cdf = 0.5 * (1 + _erf_f64(x / math.sqrt(2)))
+    return (g * (cdf + x * np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi))).astype(x.dtype)
 
 
 def _pool_input(make):
