@@ -293,3 +293,30 @@ def test_sort_nan_order(devices):
         theirs = torch.tensor(x).sort(descending=desc, stable=True)
         np.testing.assert_array_equal(np.asarray(ours.values.cpu()), theirs.values.numpy())
         np.testing.assert_array_equal(np.asarray(ours.indices.cpu()), theirs.indices.numpy())
+
+
+META_CALLS = [
+    lambda x, w: F.conv2d(x, w, stride=2, padding=1),
+    lambda x, w: F.max_pool2d(x, 3, 2, 1, ceil_mode=True),
+    lambda x, w: F.max_pool2d(x, 2, return_indices=True)[1],
+    lambda x, w: F.avg_pool2d(x, 3, 2, 1),
+    lambda x, w: F.adaptive_avg_pool2d(x, (3, 2)),
+    lambda x, w: F.layer_norm(x, (8,)),
+    lambda x, w: F.group_norm(x, 2),
+    lambda x, w: F.batch_norm(x, None, None, training=True),
+    lambda x, w: F.gelu(x), lambda x, w: F.silu(x), lambda x, w: F.softplus(x), lambda x, w: F.elu(x),
+    lambda x, w: F.leaky_relu(x), lambda x, w: openreg.erf(x), lambda x, w: x.cumsum(2), lambda x, w: x.tril(),
+    lambda x, w: x.sort(1).values, lambda x, w: x.topk(2).indices, lambda x, w: F.pad(x, (1, 2, 0, 1), "reflect"),
+    lambda x, w: x.logsumexp(1), lambda x, w: x.std(1), lambda x, w: x.norm(), lambda x, w: x.max(1).indices,
+    lambda x, w: x.repeat(1, 2, 1, 1), lambda x, w: x.flip(3), lambda x, w: x.roll(1, 2),
+    lambda x, w: openreg.einsum("nchw,chw->n", x, x[0]),
+]
+
+
+@pytest.mark.parametrize("call", META_CALLS)
+def test_meta_shapes_and_dtypes_match_cpu(call):
+    x, w = openreg.randn(2, 4, 8, 8), openreg.randn(6, 4, 3, 3)
+    cpu = call(x, w)
+    meta = call(x.to("meta"), w.to("meta"))
+    assert meta.device.type == "meta"
+    assert (tuple(meta.shape), meta.dtype) == (tuple(cpu.shape), cpu.dtype)
