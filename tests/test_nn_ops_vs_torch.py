@@ -320,3 +320,15 @@ def test_meta_shapes_and_dtypes_match_cpu(call):
     meta = call(x.to("meta"), w.to("meta"))
     assert meta.device.type == "meta"
     assert (tuple(meta.shape), meta.dtype) == (tuple(cpu.shape), cpu.dtype)
+
+
+@pytest.mark.parametrize("ours,theirs", [
+    (lambda x: openreg.linalg.vector_norm(x), lambda x: torch.linalg.vector_norm(x)),
+    (lambda x: openreg.linalg.vector_norm(x, 3, dim=1, keepdim=True),
+     lambda x: torch.linalg.vector_norm(x, 3, dim=1, keepdim=True)),
+    (lambda x: openreg.linalg.vector_norm(x, 0.5, dim=(0, 1)), lambda x: torch.linalg.vector_norm(x, 0.5, dim=(0, 1))),
+    (lambda x: openreg.linalg.norm(x, dim=0), lambda x: torch.linalg.norm(x, dim=0)),
+    (lambda x: openreg.linalg.matrix_norm(x), lambda x: torch.linalg.matrix_norm(x)),
+])
+def test_linalg_norms_match_torch(devices, ours, theirs):
+    compare(ours, theirs, (rand(4, 5),), devices, grad=(0,), rtol=1e-9, atol=1e-10)

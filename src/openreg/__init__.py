@@ -70,7 +70,7 @@ from .autograd.grad_mode import (  # noqa: F401,E402
 )
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
 from . import _tensor_methods_autograd  # noqa: F401,E402
-from . import nn, optim  # noqa: F401,E402
+from . import linalg, nn, optim  # noqa: F401,E402
 from . import accelerator, amp, cuda_name as _cuda_name  # noqa: F401,E402
 from .amp import autocast  # noqa: F401,E402
 from .amp.state import (  # noqa: F401,E402
