@@ -257,6 +257,16 @@ def _samples(lib, dt):
         "reciprocal": lambda: lib.reciprocal(t(3, dtype="b")),
         "rsqrt": lambda: lib.rsqrt(t(3, dtype="b").abs()),
         "mean": lambda: lib.mean(t(3, dtype="b")),
+        "conv1d": lambda: lib.nn.functional.conv1d(t(1, 2, 5), t(3, 2, 2, dtype="b")),
+        "conv1d.padding": lambda: lib.nn.functional.conv1d(t(1, 2, 5), t(3, 2, 2, dtype="b"), padding="same"),
+        "conv2d": lambda: lib.nn.functional.conv2d(t(1, 2, 4, 4), t(3, 2, 2, 2, dtype="b")),
+        "conv2d.padding": lambda: lib.nn.functional.conv2d(t(1, 2, 4, 4), t(3, 2, 2, 2, dtype="b"), padding="same"),
+        "baddbmm": lambda: lib.baddbmm(t(2, 3, 5), t(2, 3, 4), t(2, 4, 5, dtype="b")),
+        "reflection_pad1d": lambda: lib.nn.functional.pad(t(1, 2, 4, dtype="b"), (1, 1), mode="reflect"),
+        "reflection_pad2d": lambda: lib.nn.functional.pad(t(1, 2, 4, 4, dtype="b"), (1, 1, 1, 1), mode="reflect"),
+        "replication_pad1d": lambda: lib.nn.functional.pad(t(1, 2, 4, dtype="b"), (1, 1), mode="replicate"),
+        "replication_pad2d": lambda: lib.nn.functional.pad(t(1, 2, 4, 4, dtype="b"), (1, 2, 1, 0),
+                                                           mode="replicate"),
     }
 
 
