@@ -249,23 +249,26 @@ class Library:
         qualname = self._qualname(op_name)
         key = self._resolve_key(dispatch_key)
         name = qualname.split("::", 1)[1]
-        existing = dispatcher.has_kernel(qualname, key)
-        if existing and not allow_override:
-            raise RuntimeError(f"This is not allowed since there's already a kernel registered from python "
-                               f"overriding {name}'s behavior for {key.name} dispatch key and {self.ns} namespace.")
-        if key == DispatchKey.Meta and dispatcher.has_kernel(qualname, DispatchKey.CompositeImplicitAutograd):
-            raise RuntimeError(f"We should not register a meta kernel directly to the operator '{name}', because "
-                               f"it has a CompositeImplicitAutograd kernel in core. Instead we should let the "
-                               f"operator decompose, and ensure that we have meta kernels for the base ops that "
-                               f"it decomposes into.")
         site = _utils.caller_site()
-        if existing:
-            entry = dispatcher._operators[qualname]
-            warnings.warn(f"Overriding a previously registered kernel for the same operator and the same "
-                          f"dispatch key\n  operator: {qualname}\n  dispatch key: {key.name}\n  previous kernel: "
-                          f"{entry.active(key).debug or 'unknown'}\n       new kernel: {site}", UserWarning,
-                          stacklevel=2)
-        self._register_internal(qualname, fn, key, site, with_keyset=with_keyset)
+        # Checks and registration are one step: another thread may register or remove kernels meanwhile.
+        with dispatcher._lock:
+            previous = dispatcher._operators.get(qualname)
+            previous = previous.active(key) if previous is not None else None
+            if previous is not None and not allow_override:
+                raise RuntimeError(f"This is not allowed since there's already a kernel registered from python "
+                                   f"overriding {name}'s behavior for {key.name} dispatch key and {self.ns} "
+                                   f"namespace.")
+            if key == DispatchKey.Meta and dispatcher.has_kernel(qualname, DispatchKey.CompositeImplicitAutograd):
+                raise RuntimeError(f"We should not register a meta kernel directly to the operator '{name}', "
+                                   f"because it has a CompositeImplicitAutograd kernel in core. Instead we should "
+                                   f"let the operator decompose, and ensure that we have meta kernels for the base "
+                                   f"ops that it decomposes into.")
+            if previous is not None:
+                warnings.warn(f"Overriding a previously registered kernel for the same operator and the same "
+                              f"dispatch key\n  operator: {qualname}\n  dispatch key: {key.name}\n  previous "
+                              f"kernel: {previous.debug or 'unknown'}\n       new kernel: {site}", UserWarning,
+                              stacklevel=2)
+            self._register_internal(qualname, fn, key, site, with_keyset=with_keyset)
 
     def _register_internal(self, qualname: str, fn: Callable, key: DispatchKey, site: str,
                            with_keyset: bool = False) -> None:

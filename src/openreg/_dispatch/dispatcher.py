@@ -130,7 +130,8 @@ _overloads_by_base: dict[str, dict[str, None]] = {}
 def overload_names(base: str) -> list[str]:
     """Defined overload names of ``ns::name`` (``"default"`` for the unnamed one), in definition order."""
     names = _overloads_by_base.get(base)
-    return [] if not names else ["default" if n == "" else n for n in names]
+    # list(dict) copies in one step: other threads may define or remove overloads meanwhile.
+    return [] if not names else ["default" if n == "" else n for n in list(names)]
 
 
 def _base_and_overload(qualname: str) -> tuple[str, str]:
@@ -312,8 +313,22 @@ def resolve(entry: OperatorEntry, ks: int):
 
 def _boxed_adapter(entry: OperatorEntry, kernel: KernelEntry):
     def call_boxed(ks, *args, **kwargs):
-        return kernel.fn(entry.overload, ks, args, kwargs)
+        op = entry.overload
+        if op is None:    # called through an OpOverload made before the op was (re)defined
+            op = overload_of(entry)
+        return kernel.fn(op, ks, args, kwargs)
     return call_boxed
+
+
+def overload_of(entry: OperatorEntry):
+    """The OpOverload of a defined operator (made on first use); NotImplementedError once it is undefined."""
+    op = entry.overload
+    if op is None:
+        if entry.schema is None:
+            raise_missing(entry, None)
+        from .ops import lookup_overload
+        op = lookup_overload(entry.qualname)
+    return op
 
 
 def backends_with_kernels(entry: OperatorEntry) -> list[str]:

@@ -70,7 +70,7 @@ class OpOverload:
         return id(self)
 
     def __reduce__(self):
-        return (_lookup_overload, (self._entry.qualname,))
+        return (lookup_overload, (self._entry.qualname,))
 
 
 class _BoundCaller:
@@ -85,11 +85,15 @@ class _BoundCaller:
         return self.fn
 
 
-def _lookup_overload(qualname: str) -> OpOverload:
+def lookup_overload(qualname: str) -> OpOverload:
+    """The OpOverload of ``"ns::name.overload"`` (``"ns::name"`` for the default overload)."""
     name, _, overload = qualname.partition(".")
     ns, _, op = name.partition("::")
     packet = getattr(getattr(ops, ns), op)
     return getattr(packet, overload or "default")
+
+
+_lookup_overload = lookup_overload   # the name pickles made before it was public refer to
 
 
 class OpOverloadPacket:
@@ -123,6 +127,9 @@ class OpOverloadPacket:
 
     def __call__(self, *args, **kwargs):
         names = self.overloads()
+        if not names:
+            raise RuntimeError(f"{self._qualified_op_name}: the operator has no overloads any more (its library "
+                               f"was destroyed)")
         names.sort(key=lambda n: n != "default")
         errors = []
         for name in names:

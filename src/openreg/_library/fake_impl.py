@@ -133,9 +133,10 @@ def construct_meta_kernel(qualname: str, entry) -> Callable:
     """The Meta kernel serving the active fake impl of ``entry`` (``entry.fake_impls[-1]``)."""
 
     def meta_kernel(*args, **kwargs):
-        if not entry.fake_impls:
-            raise RuntimeError(f"{qualname}: the fake impl was removed")
-        fn, _site = entry.fake_impls[-1]
+        try:
+            fn, _site = entry.fake_impls[-1]      # one read: another thread may remove it meanwhile
+        except IndexError:
+            raise RuntimeError(f"{qualname}: the fake impl was removed") from None
         ctx = FakeImplCtx(entry.overload)
         with set_ctx_getter(lambda: ctx):
             return fn(*args, **kwargs)
