@@ -61,7 +61,8 @@ class OperatorEntry:
     alias_analysis: str = ""
     kernels: dict = field(default_factory=dict)     # DispatchKey -> [KernelEntry], last one active
     cache: dict = field(default_factory=dict)        # key set -> resolved (fn, with_keyset, key)
-    python_kernels: dict = field(default_factory=dict)  # extra per-op data for openreg.library
+    derived: dict = field(default_factory=dict)      # values computed from the schema (autograd's fallback
+                                                     # kernel, ...); cleared whenever the definition changes
     fake_impls: list = field(default_factory=list)   # [(fn, site)], last one active
     overload: Any = None               # the OpOverload object, created lazily by openreg.ops
 
@@ -74,6 +75,7 @@ _lock = threading.RLock()
 _operators: dict[str, OperatorEntry] = {}
 _fallbacks: dict[DispatchKey, list[KernelEntry]] = {}
 _listeners: list[Callable[[str], None]] = []     # told of every newly defined operator name
+_removal_listeners: list[Callable[[str], None]] = []   # told of every operator name whose definition is undone
 
 
 class RegistrationHandle:
@@ -156,6 +158,7 @@ def define(schema_text: str | FunctionSchema, *, site: str = "", tags=(), alias_
                 f"{entry.define_site or 'unknown'}")
         entry.schema, entry.define_site, entry.tags, entry.alias_analysis = schema, site, tuple(tags), \
             alias_analysis
+        entry.derived.clear()
         base, overload = _base_and_overload(name)
         _overloads_by_base.setdefault(base, {})[overload] = None
         _invalidate(entry)
@@ -164,12 +167,15 @@ def define(schema_text: str | FunctionSchema, *, site: str = "", tags=(), alias_
             with _lock:
                 entry.schema, entry.define_site, entry.tags = None, "", ()
                 entry.overload = None
+                entry.derived.clear()
                 names = _overloads_by_base.get(base, {})
                 names.pop(overload, None)
                 if not names:
                     _overloads_by_base.pop(base, None)
                 _invalidate(entry)
                 _drop_if_empty(entry)
+            for listener in _removal_listeners:
+                listener(name)
     for listener in _listeners:
         listener(name)
     return RegistrationHandle(undo, f"def {name}")

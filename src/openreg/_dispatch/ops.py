@@ -251,3 +251,23 @@ class LazyOverloads:
 
 
 A = LazyOverloads("aten")
+
+
+def _forget(qualname: str) -> None:
+    """Drop the cached packet (and namespace) of an operator that is no longer defined, so that defining and
+    destroying many operators does not grow ``ops``; objects users still hold keep working."""
+    base, _, overload = qualname.partition(".")
+    ns, _, name = base.partition("::")
+    namespace = ops._namespaces.get(ns)
+    _lookups.pop(qualname, None)
+    packet = None if namespace is None else namespace._packets.get(name)
+    if packet is None:
+        return
+    packet._overloads.pop(overload or "default", None)
+    if not packet.overloads():
+        namespace._packets.pop(name, None)
+        if not namespace._packets:
+            ops._namespaces.pop(ns, None)
+
+
+dispatcher._removal_listeners.append(_forget)

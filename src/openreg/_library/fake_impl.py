@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import threading
+import weakref
 from collections.abc import Callable
 
 DYNAMIC_SIZE_BASE = 1 << 48
@@ -73,6 +74,7 @@ class FakeImplCtx:
 
     def __init__(self, op):
         self._op = op
+        self._sizes: list[int] = []      # the dynamic sizes made during this call
 
     def new_dynamic_size(self, *, min: int = 0, max: int | None = None) -> DynamicSize:
         """A new size that depends on input data, ``min <= size <= max`` (``max=None``: unbounded).
@@ -91,7 +93,9 @@ class FakeImplCtx:
                              f"to 0: this API can only create non-negative sizes.")
         if max is not None and max < min:
             raise ValueError(f"ctx.new_dynamic_size(min={min}, max={max}): expected min <= max.")
-        return DynamicSize(min, max)
+        size = DynamicSize(min, max)
+        self._sizes.append(int(size))
+        return size
 
     def create_unbacked_symint(self, *, min: int = 2, max: int | None = None) -> DynamicSize:
         """Deprecated name of :meth:`new_dynamic_size`."""
@@ -129,6 +133,34 @@ def set_ctx_getter(getter: Callable):
         _state.getter = prev
 
 
+def _forget_sizes(sizes) -> None:
+    for value in sizes:
+        _bounds.pop(value, None)
+
+
+def _keep_sizes_while_alive(sizes: list[int], out) -> None:
+    """Keep the bounds of ``sizes`` while a tensor of the fake impl's result ``out`` lives, then drop them
+    (so the table does not grow with every call)."""
+    from ..tensor import Tensor
+    stack, tensors = [out], []
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Tensor):
+            tensors.append(item)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    if not tensors:
+        _forget_sizes(sizes)
+        return
+    refs = [weakref.ref(t) for t in tensors]
+
+    def release() -> None:
+        if all(r() is None for r in refs):
+            _forget_sizes(sizes)
+    for t in tensors:
+        weakref.finalize(t, release)
+
+
 def construct_meta_kernel(qualname: str, entry) -> Callable:
     """The Meta kernel serving the active fake impl of ``entry`` (``entry.fake_impls[-1]``)."""
 
@@ -138,8 +170,15 @@ def construct_meta_kernel(qualname: str, entry) -> Callable:
         except IndexError:
             raise RuntimeError(f"{qualname}: the fake impl was removed") from None
         ctx = FakeImplCtx(entry.overload)
-        with set_ctx_getter(lambda: ctx):
-            return fn(*args, **kwargs)
+        try:
+            with set_ctx_getter(lambda: ctx):
+                out = fn(*args, **kwargs)
+        except BaseException:
+            _forget_sizes(ctx._sizes)
+            raise
+        if ctx._sizes:
+            _keep_sizes_while_alive(ctx._sizes, out)
+        return out
     meta_kernel.__name__ = f"fake_impl_for_{qualname.replace('::', '_')}"
     return meta_kernel
 

@@ -635,15 +635,16 @@ def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, orig
         _fwtls.disabled = False
 
 
-_fallback_kernels: dict = {}
-
-
 def not_implemented_fallback(op, ks, *args, **kwargs):
     """Boxed fallback for ops without their own autograd kernel: record a node that raises at backward
-    (only when an input requires grad), PyTorch's autograd_not_implemented_fallback."""
-    k = _fallback_kernels.get(op)
+    (only when an input requires grad), PyTorch's autograd_not_implemented_fallback.
+
+    The kernel is kept with the operator's dispatcher entry, so it goes away with the operator.
+    """
+    derived = op._entry.derived
+    k = derived.get("autograd_fallback")
     if k is None:
         from ..aten.derivatives import DERIVATIVES
-        k = _fallback_kernels[op] = make_kernel(OpInfo(op.name(), op._schema, DERIVATIVES.get(op.name())),
-                                                op.redispatch_fn)
+        k = derived["autograd_fallback"] = make_kernel(
+            OpInfo(op.name(), op._schema, DERIVATIVES.get(op.name())), op.redispatch_fn)
     return k(ks, *args, **kwargs)
