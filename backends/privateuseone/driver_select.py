@@ -38,7 +38,7 @@ def cuda_usable() -> bool:
     try:
         import cupy
         return int(cupy.cuda.runtime.getDeviceCount()) > 0
-    except BaseException:  # noqa: BLE001 - ImportError, CUDARuntimeError, missing libcuda ...
+    except Exception:  # noqa: BLE001 - ImportError, CUDARuntimeError, missing libcuda ... (never Ctrl-C)
         return False
 
 

@@ -8,7 +8,9 @@ a small generated glue file that exports, per kernel, ``openreg_launch_<name>(pa
 Libraries are cached on disk by a hash of the source, the emulation header, the compiler and the flags, in
 ``$OPENREG_KERNEL_CACHE`` (default ``~/.cache/openreg/kernels``), so they are built once; two processes
 racing on the same library each build to a private temporary name and atomically rename it into place.
-Within a process every module is loaded once.
+Within a process every module is loaded once. Loading a library runs its code, so the cache folder must be
+this user's and writable by nobody else (a missing one is created ``0700``), and so must each library in it;
+otherwise the launcher warns and builds into a private temporary folder, or rebuilds the library.
 
 >>> import numpy as np
 >>> from openreg.backends.privateuseone import kernel_launch
@@ -20,6 +22,7 @@ Within a process every module is loaded once.
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import ctypes
 import functools
@@ -28,9 +31,11 @@ import platform
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import threading
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -237,7 +242,7 @@ class HostLauncher:
                 cache = self.cache_dir or default_cache_dir()
                 stem = re.sub(r"[^A-Za-z0-9_]+", "_", Path(name).stem)
                 path = _cache_path(cache) / f"{stem}-{digest}.so"
-                if not path.exists():
+                if not _trusted_library(path):     # missing, or not ours alone: build our own over it
                     _compile_library(cxx, flags, header, text, name, path)
                 try:
                     mod = HostModule(path, name)
@@ -263,15 +268,61 @@ class HostLauncher:
 
 
 def _cache_path(cache: Path) -> Path:
+    """``cache`` when this user owns it and nobody else can write to it (created ``0700`` when missing);
+    otherwise a fresh private temporary folder for this process, with a warning. Loading a library from a
+    folder others can write would run their code."""
+    problem = unsafe_cache_reason(cache)
+    if problem is None:
+        return cache
+    global _private_cache
+    with _modules_lock:
+        if _private_cache is None:
+            _private_cache = Path(tempfile.mkdtemp(prefix="openreg-kernels-"))   # 0700, ours, empty
+            atexit.register(shutil.rmtree, _private_cache, True)
+            warnings.warn(f"openreg host launcher: not using the kernel cache {cache} ({problem}); compiling into "
+                          f"the private temporary folder {_private_cache} instead. Set OPENREG_KERNEL_CACHE to a "
+                          f"folder only you can write.", RuntimeWarning, stacklevel=3)
+        return _private_cache
+
+
+_private_cache: Path | None = None
+
+
+def unsafe_cache_reason(folder: Path) -> str | None:
+    """Why ``folder`` must not hold libraries we load (None when it may): it must be a directory (not a
+    symlink) owned by this user that group and others cannot write. A missing folder is created ``0700``.
+
+    >>> import tempfile
+    >>> unsafe_cache_reason(Path(tempfile.mkdtemp())) is None
+    True
+    """
     try:
-        cache.mkdir(parents=True, exist_ok=True)
-        if os.access(cache, os.W_OK):
-            return cache
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = os.lstat(folder)
+    except OSError as exc:
+        return f"cannot create it: {exc}"
+    return _unsafe_file_reason(st, directory=True) or (None if os.access(folder, os.W_OK | os.X_OK)
+                                                        else "not writable")
+
+
+def _unsafe_file_reason(st: os.stat_result, *, directory: bool) -> str | None:
+    if directory and not stat.S_ISDIR(st.st_mode):
+        return "a symlink" if stat.S_ISLNK(st.st_mode) else "not a directory"
+    if not directory and not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if st.st_uid != os.getuid():
+        return f"owned by uid {st.st_uid}, not by this user (uid {os.getuid()})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def _trusted_library(path: Path) -> bool:
+    """Whether ``path`` is a library file of this user that nobody else can write."""
+    try:
+        return _unsafe_file_reason(os.lstat(path), directory=False) is None
     except OSError:
-        pass
-    fallback = Path(tempfile.gettempdir()) / f"openreg-kernels-{os.getuid()}"
-    fallback.mkdir(parents=True, exist_ok=True)
-    return fallback
+        return False
 
 
 _KERNEL_DECL = re.compile(r"__openreg_global__\s+void\s+(\w+)\s*\(")
@@ -307,6 +358,7 @@ def _compile_library(cxx: list[str], flags: Sequence[str], header: Path, text: s
         if proc.returncode != 0:
             raise RuntimeError(f"host launcher: compiling {name} failed ({shlex.join(cmd)}):\n"
                                f"{proc.stderr[-12000:]}")
+        os.chmod(tmp_so, 0o755)     # whatever the umask: only we may write a library we will load
         os.replace(tmp_so, path)
     finally:
         shutil.rmtree(tmp_dir, ignore_errors=True)
