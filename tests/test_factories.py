@@ -157,3 +157,16 @@ def test_filled_factories_and_copies_still_dispatch_their_fill_and_copy(devices)
             lib.impl("zero_", zero_, key)
         assert openreg.zeros(2, device=devices).tolist() == [0.0, 0.0]
     assert calls == ["zero_"]
+
+
+def test_eye_and_linspace_sizes_are_checked_by_the_allocator():
+    for args in [(2 ** 62,), (3, 2 ** 62), (2 ** 31, 2 ** 31)]:
+        with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+            openreg.eye(*args)
+    with pytest.raises(RuntimeError, match="can't allocate memory"):
+        openreg.eye(2 ** 20, 2 ** 20)                   # 4 TiB: no host temporary is tried first
+    with pytest.raises(RuntimeError, match="Storage size calculation overflowed"):
+        openreg.linspace(0, 1, 2 ** 62)
+    assert openreg.linspace(0, 1, 2 ** 40, device="meta").shape == (2 ** 40,)
+    e = openreg.eye(3, 4, dtype=openreg.bool)
+    assert e.tolist() == np.eye(3, 4, dtype=bool).tolist() and e._version == 0

@@ -65,6 +65,14 @@ def test_matmul_out(devices):
         openreg.matmul(T(a, devices), T(b, devices), out=openreg.empty(0, dtype=openreg.int64, device=devices))
 
 
+def test_matmul_out_requiring_grad_is_refused_before_it_is_resized(devices):
+    out = openreg.zeros(2, 3, device=devices, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"matmul\(\): functions with out=\.\.\. arguments don't support "
+                                           r"automatic differentiation"):
+        openreg.matmul(T(R(3, 2), devices), T(R(2, 2, 3), devices), out=out)
+    assert out.shape == (2, 3) and out._version == 0
+
+
 def test_matmul_errors():
     with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
         openreg.matmul(openreg.ones(2, 3), openreg.ones(4, 5))

@@ -205,6 +205,21 @@ def linspace(start, end, steps: int, *, dtype=None, layout=None, device=None, pi
     if not (dtype.is_floating_point or dtype.is_complex):
         start, end = _trunc_int(start.real if isinstance(start, complex) else start), \
             _trunc_int(end.real if isinstance(end, complex) else end)
+    out = _alloc((steps,), dtype, device, pin_memory)     # the allocator's size checks before any host work
+    if out.device.type == "meta":
+        return out
+    try:
+        values = _linspace_values(start, end, steps, work)
+    except MemoryError:
+        raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate "
+                           f"{steps * np.dtype(work).itemsize} bytes.") from None
+    if not (dtype.is_floating_point or dtype.is_complex):
+        values = np.trunc(values.real).astype(np.int64)
+    del out
+    return from_host(values, dtype, device)
+
+
+def _linspace_values(start, end, steps: int, work):
     idx = np.arange(steps).astype(work)
     if steps == 1:
         values = np.full(1, start, dtype=work)
@@ -214,9 +229,7 @@ def linspace(start, end, steps: int, *, dtype=None, layout=None, device=None, pi
         half = steps // 2
         # PyTorch's symmetric formula: the first half counts up from start, the second down from end.
         values = np.where(np.arange(steps) < half, s + step * idx, e - step * (work(steps - 1) - idx)).astype(work)
-    if not (dtype.is_floating_point or dtype.is_complex):
-        values = np.trunc(values.real).astype(np.int64)
-    return from_host(values, dtype, device)
+    return values
 
 
 def _scalar_of(op: str, name: str, t: Tensor):
@@ -240,9 +253,13 @@ def eye_m(n: int, m: int, *, dtype=None, layout=None, device=None, pin_memory=No
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
-    dtype = dtype or _dt.get_default_dtype()
-    values = np.eye(n, m, dtype=np.float64)
-    return from_host(values, dtype, device)
+    # Allocate first (the allocator's size checks and errors), then zero and fill the diagonal in place:
+    # no host temporary of n * m values.
+    out = _zero_new(_alloc((n, m), dtype or _dt.get_default_dtype(), device, pin_memory))
+    if min(n, m) and out.device.type != "meta":
+        diagonal = A.as_strided(out, (min(n, m),), (m + 1,), 0)
+        A.fill___Scalar.redispatch_fn(diagonal._ks & AFTER_ADINPLACE_MASK, diagonal, 1)
+    return fresh(out)
 
 
 def eye(n: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:

@@ -59,6 +59,11 @@ def resize_out(op: str, out, size) -> None:
     size = tuple(size)
     if tuple(out._size) == size:
         return
+    if out.requires_grad:
+        from ..autograd import grad_mode
+        if grad_mode.state.enabled:     # composite out= ops reach here without an autograd kernel's check
+            raise RuntimeError(f"{op}(): functions with out=... arguments don't support automatic "
+                               f"differentiation, but one of the arguments requires grad.")
     if out.numel() != 0:
         warnings.warn(
             f"An output with one or more elements was resized since it had shape {fmt_shape(out._size)}, which "
