@@ -195,8 +195,8 @@ _FAST_CHECKS = {
     "float": "_op_type({v}) is not _op_float",
     "bool": "_op_type({v}) is not _op_bool",
     "str": "_op_type({v}) is not _op_str",
-    "Scalar": "_op_type({v}) not in _op_scalar_types or "
-              "_op_type({v}) is _op_int and not -9223372036854775808 <= {v} < 18446744073709551616",
+    "Scalar": "(_op_tv := _op_type({v})) is not _op_float and (_op_tv is not _op_int or not "
+              "-9223372036854775808 <= {v} < 18446744073709551616) and _op_tv is not _op_bool",
     "ScalarType": "_op_type({v}) is not _op_DType",
     "Device": "not _op_isinstance({v}, _op_Device)",
     "Generator": "_op_type({v}) is not _op_Generator",
