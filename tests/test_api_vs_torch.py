@@ -2,6 +2,7 @@
 on ``cpu``) and in PyTorch on the CPU, comparing values, dtypes, shapes, strides, view-ness, schema strings, tags and
 error types. Known openreg bugs are ``xfail(strict=True)`` with a short description.
 """
+import math
 from typing import Optional  # infer_schema recognises typing.Optional, as PyTorch's does
 
 import numpy as np
@@ -1002,7 +1003,7 @@ _SCALAR_OPS = {
     "scalar_tensor": lambda m, d, v, dev: m.scalar_tensor(v, dtype=d, device=dev),
     "tensor": lambda m, d, v, dev: m.tensor([v, 0], dtype=d, device=dev),
     "pow": lambda m, d, v, dev: m.ones(2, dtype=d, device=dev).pow(v),
-    "arange": lambda m, d, v, dev: m.arange(0, v, max(abs(v), 1) if v == v else 1, dtype=d, device=dev),
+    "arange": lambda m, d, v, dev: m.arange(0, v, max(abs(v), 1) if not math.isnan(v) else 1, dtype=d, device=dev),
 }
 _SCALAR_VALUES = [300, 65536, -1, 2**31, float("inf"), float("nan"), 1e40, 70000.0, -1.5, 2.5, True]
 _CONVERT = "cannot be converted to type"

@@ -50,9 +50,9 @@ def test_version_of_inference_tensors_raises():
     with openreg.inference_mode():
         t = openreg.ones(2)
         with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
-            t._version
+            _ = t._version
     with pytest.raises(RuntimeError, match="Inference tensors do not track version counter"):
-        t.view(2)._version
+        _ = t.view(2)._version
     n = openreg.ones(2)
     n.add_(1)
     assert n._version == 1

@@ -22,8 +22,8 @@ from .._array_bridge import from_compute, to_compute
 SCHEMAS = [
     ("_amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> ()",
      ()),
-    ("_amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, "
-     "float scale_backoff_factor, int growth_interval) -> Tensor(a!)", ()),
+    (("_amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, "
+      "float scale_backoff_factor, int growth_interval) -> Tensor(a!)"), ()),
 ]
 
 _FLOATING = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
