@@ -57,22 +57,32 @@ def check_input(op: str, value) -> None:
 
 def binary_operator(tensor_overload: str, scalar_overload: str):
     """A Python operator (``__add__``) over two overloads named as ``ops.A`` attributes (``"add__Tensor"``):
-    ``NotImplemented`` for operands that are neither tensors nor numbers, so Python raises its TypeError."""
-    from .._dispatch.ops import A
+    ``NotImplemented`` for operands that are neither tensors nor numbers, so Python raises its TypeError.
+    The overloads' call functions are looked up on the first call (the operators exist by then)."""
+    calls: list = []
 
     def op(self, other):
+        if not calls:
+            calls.extend(_calls(tensor_overload, scalar_overload))
         if isinstance(other, TensorBase):
-            return getattr(A, tensor_overload)(self, other)
-        return getattr(A, scalar_overload)(self, other) if is_number(other) else NotImplemented
+            return calls[0](self, other)
+        return calls[1](self, other) if is_number(other) else NotImplemented
     return op
+
+
+def _calls(*overloads: str) -> list:
+    from .._dispatch.ops import A
+    return [getattr(A, name)._call for name in overloads]
 
 
 def reflected_operator(scalar_overload: str):
     """A reflected Python operator (``__radd__``: ``number + tensor``) through a Scalar overload."""
-    from .._dispatch.ops import A
+    calls: list = []
 
     def op(self, other):
-        return getattr(A, scalar_overload)(self, other) if is_number(other) else NotImplemented
+        if not calls:
+            calls.extend(_calls(scalar_overload))
+        return calls[0](self, other) if is_number(other) else NotImplemented
     return op
 
 
