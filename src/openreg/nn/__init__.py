@@ -7,9 +7,10 @@ True
 >>> len(list(openreg.nn.Linear(2, 3).parameters()))
 2
 """
-from . import attention, functional, modules  # noqa: F401
+from . import attention, functional, modules, parallel  # noqa: F401
 from .module import Module
 from .modules import *
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter
 
 
@@ -20,4 +21,5 @@ def _install_generated_methods() -> None:
 
 _install_generated_methods()
 
-__all__ = ["Buffer", "Module", "Parameter", "functional", "modules"] + [n for n in modules.__all__ if n != "Module"]
+__all__ = ["Buffer", "DataParallel", "Module", "Parameter", "functional", "modules", "parallel"]
+__all__ += [n for n in modules.__all__ if n != "Module"]

@@ -570,17 +570,9 @@ class Module:
 
     def cpu(self) -> Module:
         """Move every parameter and buffer to the CPU. (``<backend>()`` methods such as ``privateuseone()`` are
-        added by ``openreg.utils.generate_methods_for_privateuse1_backend()``, as in PyTorch.)"""
+        added by ``openreg.utils.generate_methods_for_privateuse1_backend()``, as in PyTorch; ``cuda()`` by
+        ``openreg.cuda_name``.)"""
         return self._apply(lambda t: t.cpu())
-
-    def cuda(self, device: Any = None) -> Module:
-        """Move every parameter and buffer to the ``cuda`` device: openreg's PrivateUse1 device when it is named
-        ``cuda`` (``openreg.utils.rename_privateuse1_backend("cuda")`` or ``OPENREG_DEVICE_NAME=cuda``)."""
-        if not hasattr(Tensor, "cuda"):
-            raise AssertionError("Torch not compiled with CUDA enabled: openreg has a cuda device only when the "
-                                 "PrivateUse1 device is named 'cuda' (openreg.utils.rename_privateuse1_backend('cuda') "
-                                 "or OPENREG_DEVICE_NAME=cuda)")
-        return self._apply(lambda t: t.cuda(device))
 
     def type(self, dst_type: Any) -> Module:
         """Cast every parameter and buffer to ``dst_type`` (a dtype or a legacy type string)."""
