@@ -7,7 +7,7 @@ True
 >>> len(list(openreg.nn.Linear(2, 3).parameters()))
 2
 """
-from . import attention, functional, modules, parallel  # noqa: F401
+from . import attention, functional, init, modules, parallel, utils  # noqa: F401
 from .module import Module
 from .modules import *
 from .parallel import DataParallel
@@ -21,5 +21,5 @@ def _install_generated_methods() -> None:
 
 _install_generated_methods()
 
-__all__ = ["Buffer", "DataParallel", "Module", "Parameter", "functional", "modules", "parallel"]
+__all__ = ["Buffer", "DataParallel", "Module", "Parameter", "functional", "init", "modules", "parallel", "utils"]
 __all__ += [n for n in modules.__all__ if n != "Module"]
