@@ -1,4 +1,5 @@
-"""``Optimizer``: parameter groups, per-parameter state, ``zero_grad``, ``state_dict``/``load_state_dict``.
+"""``Optimizer``: parameter groups with per-group options, per-parameter state, ``zero_grad``, step hooks and
+``state_dict``/``load_state_dict`` in PyTorch's layout (state keyed by parameter index, groups listing indices).
 
 >>> import openreg
 >>> p = openreg.nn.Parameter(openreg.ones(2))
@@ -6,127 +7,284 @@
 >>> (p * p).sum().backward(); opt.step()
 >>> p.tolist()
 [0.0, 0.0]
+>>> opt.state_dict()["param_groups"][0]["params"]
+[0]
 """
 from __future__ import annotations
 
 import copy
+import functools
+import warnings
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
+from itertools import chain
 from typing import Any
 
 from ..tensor import Tensor
+from ..utils.hooks import RemovableHandle
+
+__all__ = ["Optimizer", "required"]
 
 
-class _Required:
+class _RequiredParameter:
+    """Marks a hyper-parameter that has no default (PyTorch's ``required``)."""
+
     def __repr__(self) -> str:
         return "<required parameter>"
 
 
-required = _Required()
+required = _RequiredParameter()
+
+
+def _typename(obj: Any) -> str:
+    from ..nn.module import _typename as typename
+    return typename(obj)
+
+
+def _step_with_hooks(step: Callable) -> Callable:
+    """Wrap a subclass's ``step`` so that the step pre/post hooks run around it (as PyTorch's ``profile_hook_step``)."""
+    @functools.wraps(step)
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if isinstance(result, tuple) and len(result) == 2:
+                    args, kwargs = result
+                else:
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
+                                       f"{result}.")
+        out = step(self, *args, **kwargs)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+    wrapper._hooked = True  # type: ignore[attr-defined]
+    return wrapper
 
 
 class Optimizer:
-    """Base class: subclasses implement ``step`` over ``self.param_groups``."""
+    """Base class: subclasses define ``__init__`` (validating and passing ``defaults``) and ``step``."""
 
-    def __init__(self, params: Iterable, defaults: dict) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None and not getattr(step, "_hooked", False):
+            cls.step = _step_with_hooks(step)
+
+    def __init__(self, params: Iterable, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self.state: dict = {}
-        self.param_groups: list[dict] = []
+        self._optimizer_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._optimizer_step_post_hooks: OrderedDict[int, Callable] = OrderedDict()
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
-                            "got " + type(params).__name__)
-        groups = list(params)
-        if len(groups) == 0:
+                            "got " + _typename(params))
+        self.state: defaultdict = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
-        if not isinstance(groups[0], dict):
-            groups = [{"params": groups}]
-        for g in groups:
-            self.add_param_group(g)
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
 
-    def add_param_group(self, param_group: dict) -> None:
-        """Add a group of parameters with its own hyper-parameters."""
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
+        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+
+    def __repr__(self) -> str:
+        s = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            s += "\n" + f"Parameter Group {i}"
+            for key in sorted(group):
+                if key != "params":
+                    s += "\n" + f"    {key}: {group[key]}"
+        return s + "\n)"
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters with its own options (missing options take the defaults).
+
+        >>> import openreg
+        >>> a, b = openreg.nn.Parameter(openreg.ones(1)), openreg.nn.Parameter(openreg.ones(1))
+        >>> opt = openreg.optim.SGD([a], lr=0.1)
+        >>> opt.add_param_group({"params": b, "lr": 0.01})
+        >>> [g["lr"] for g in opt.param_groups]
+        [0.1, 0.01]
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
         params = param_group["params"]
-        param_group["params"] = [params] if isinstance(params, Tensor) else list(params)
-        for p in param_group["params"]:
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        else:
+            params = list(params)
+        tensors, names = [], []
+        for p in params:
+            if isinstance(p, tuple):  # (name, parameter) from named_parameters()
+                names.append(p[0])
+                p = p[1]
+            tensors.append(p)
+        if names and len(names) != len(tensors):
+            raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+        for p in tensors:
             if not isinstance(p, Tensor):
-                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + type(p).__name__)
-            if not p.is_leaf:
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + _typename(p))
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
-        for k, v in self.defaults.items():
-            if v is required and k not in param_group:
-                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {k}")
-            param_group.setdefault(k, v)
-        existing = {id(p) for g in self.param_groups for p in g["params"]}
-        if any(id(p) in existing for p in param_group["params"]):
+        group = dict(param_group)
+        group["params"] = tensors
+        if names:
+            group["param_names"] = names
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            group.setdefault(name, default)
+        if len({id(p) for p in tensors}) != len(tensors):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will cause "
+                          "an error; see github.com/pytorch/pytorch/issues/40967 for more information", stacklevel=3)
+        existing = set()
+        for other in self.param_groups:
+            existing.update(id(p) for p in other["params"])
+            if ("param_names" in group) != ("param_names" in other):
+                current = "named" if "param_names" in group else "unnamed"
+                raise ValueError(f"all optimizer param groups should be with/without names. cannot add param group "
+                                 f"{current} with names to the optimizer")
+        if any(id(p) in existing for p in tensors):
             raise ValueError("some parameters appear in more than one parameter group")
+        param_group.clear()
+        param_group.update(group)
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        """Reset the gradients of every parameter (to None by default)."""
-        for g in self.param_groups:
-            for p in g["params"]:
-                if p.grad is None:
+        """Reset the gradients of every parameter: to None by default, else to zeros (detached)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
                     continue
                 if set_to_none:
                     p.grad = None
                 else:
-                    p.grad.zero_()
+                    if g.grad_fn is not None:
+                        g.detach_()
+                    else:
+                        g.requires_grad_(False)
+                    g.zero_()
 
-    def step(self, closure: Callable | None = None):
-        raise NotImplementedError
+    def step(self, closure: Callable | None = None) -> Any:
+        """One optimisation step (implemented by each optimizer)."""
+        raise NotImplementedError(f"{type(self).__name__}.step() is not implemented")
 
-    def state_dict(self) -> dict:
-        """``{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}``."""
-        index, groups = 0, []
-        ids = {}
-        for g in self.param_groups:
-            packed = {k: v for k, v in g.items() if k != "params"}
-            packed["params"] = []
-            for p in g["params"]:
-                ids[id(p)] = index
-                packed["params"].append(index)
-                index += 1
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` runs before each ``step``; it may return new ``(args, kwargs)``."""
+        handle = RemovableHandle(self._optimizer_step_pre_hooks)
+        self._optimizer_step_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(optimizer, args, kwargs)`` runs after each ``step``."""
+        handle = RemovableHandle(self._optimizer_step_post_hooks)
+        self._optimizer_step_post_hooks[handle.id] = hook
+        return handle
+
+    # -- state ---------------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {index: {...}}, "param_groups": [{options..., "params": [indices]}]}``: parameters are
+        numbered in group order; the state values are the optimizer's own tensors (not copies), as in PyTorch.
+
+        >>> import openreg
+        >>> p = openreg.nn.Parameter(openreg.ones(1))
+        >>> opt = openreg.optim.SGD([p], lr=0.1, momentum=0.9)
+        >>> p.grad = openreg.ones(1); opt.step()
+        >>> sd = opt.state_dict(); list(sd["state"][0]), sd["param_groups"][0]["momentum"]
+        (['momentum_buffer'], 0.9)
+        """
+        mapping: dict[int, int] = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
             groups.append(packed)
-        state = {ids[id(p)]: s for p, s in self.state.items() if id(p) in ids}
+        state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
         return {"state": state, "param_groups": groups}
 
-    def load_state_dict(self, state_dict: dict) -> None:
-        """Restore hyper-parameters and state saved by ``state_dict``."""
-        state_dict = copy.deepcopy(state_dict)
-        groups = state_dict["param_groups"]
-        if len(groups) != len(self.param_groups):
+    @staticmethod
+    def _cast_state_value(param: Tensor, value: Any, key: Any = None) -> Any:
+        """Put a loaded state value where the parameter is: tensors on its device (floating ones in its dtype, the
+        ``step`` counter kept as it is)."""
+        if isinstance(value, Tensor):
+            if key == "step":
+                return value
+            if param.is_floating_point():
+                return value.to(dtype=param.dtype, device=param.device)
+            return value.to(device=param.device)
+        if isinstance(value, dict):
+            return {k: Optimizer._cast_state_value(param, v, k) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(Optimizer._cast_state_value(param, v, key) for v in value)
+        return value
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore options and state saved by ``state_dict`` (of this optimizer or one built the same way). Every
+        check runs before anything changes, so a load that raises leaves the optimizer as it was.
+
+        >>> import openreg
+        >>> p = openreg.nn.Parameter(openreg.ones(1))
+        >>> a, b = openreg.optim.Adam([p], lr=0.1), openreg.optim.Adam([p], lr=0.5)
+        >>> b.load_state_dict(a.state_dict()); b.param_groups[0]["lr"]
+        0.1
+        """
+        if not isinstance(state_dict, dict) or "param_groups" not in state_dict or "state" not in state_dict:
+            raise ValueError("optimizer state_dict must be a dict with 'state' and 'param_groups' entries")
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
-        params = [p for g in self.param_groups for p in g["params"]]
-        if sum(len(g["params"]) for g in groups) != len(params):
-            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
-                             "optimizer's group")
-        self.state = {}
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of optimizer's "
+                             "group")
+        id_map = dict(zip(chain.from_iterable(g["params"] for g in saved_groups),
+                          chain.from_iterable(g["params"] for g in groups)))
+        state: defaultdict = defaultdict(dict)
         for k, v in state_dict["state"].items():
-            p = params[int(k)]
-            self.state[p] = {n: (x.to(p.device) if isinstance(x, Tensor) and x.dim() > 0 else x)
-                             for n, x in v.items()}
-        for mine, saved in zip(self.param_groups, groups):
-            for k, v in saved.items():
-                if k != "params":
-                    mine[k] = v
+            if k in id_map:
+                param = id_map[k]
+                state[param] = self._cast_state_value(param, v)
+            else:
+                state[k] = v
+        new_groups = []
+        for group, saved in zip(groups, saved_groups):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            new_groups.append(saved)
+        self.__setstate__({"state": state, "param_groups": new_groups})
 
-    def __repr__(self) -> str:
-        s = type(self).__name__ + " ("
-        for i, g in enumerate(self.param_groups):
-            s += f"\nParameter Group {i}"
-            for k in sorted(g):
-                if k != "params":
-                    s += f"\n    {k}: {g[k]}"
-        return s + "\n)"
-
-    def _run_closure(self, closure):
+    # -- helpers for subclasses ----------------------------------------------------------------------
+    def _run_closure(self, closure: Callable | None) -> Any:
         if closure is None:
             return None
         from ..autograd.grad_mode import enable_grad
         with enable_grad():
             return closure()
 
-    def _state(self, p: Any) -> dict:
-        s = self.state.get(p)
-        if s is None:
-            s = self.state[p] = {}
-        return s
+    def _state_step(self, p: Tensor) -> Tensor:
+        """The parameter's step counter after this step: a float32 CPU scalar tensor in the state, as PyTorch's."""
+        state = self.state[p]
+        step = state.get("step")
+        if step is None:
+            from ..dtypes import float32
+            from ..factories import zeros
+            step = state["step"] = zeros((), dtype=float32)
+        step.add_(1)
+        return step

@@ -1,4 +1,5 @@
-"""Stochastic gradient descent with momentum, dampening, Nesterov and weight decay (PyTorch's update rule).
+"""Stochastic gradient descent with momentum, dampening, Nesterov, weight decay and ``maximize`` (PyTorch's update
+rule), run as multi-tensor ``_foreach`` ops per device and dtype.
 
 >>> import openreg
 >>> p = openreg.nn.Parameter(openreg.tensor([1.0]))
@@ -12,14 +13,16 @@ from __future__ import annotations
 
 from .._dispatch.ops import A
 from ..autograd.grad_mode import no_grad
+from .adam import _check_flags
 from .optimizer import Optimizer, required
 
 
 class SGD(Optimizer):
     """``p -= lr * (momentum buffer or gradient)``."""
 
-    def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
+    def __init__(self, params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         if lr is not required and lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
@@ -28,19 +31,27 @@ class SGD(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        _check_flags(fused, foreach, differentiable)
         super().__init__(params, {"lr": lr, "momentum": momentum, "dampening": dampening,
-                                  "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize})
+                                  "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                                  "foreach": foreach, "differentiable": differentiable, "fused": fused})
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for key, default in (("nesterov", False), ("maximize", False), ("foreach", None),
+                                 ("differentiable", False), ("fused", False)):
+                group.setdefault(key, default)
 
     @no_grad()
     def step(self, closure=None):
-        """One update of every parameter that has a gradient (multi-tensor ``_foreach`` ops per device, as
-        PyTorch's ``foreach=True`` implementation)."""
+        """One update of every parameter that has a gradient; returns the closure's loss if one is given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
             by_device: dict = {}
             for p in group["params"]:
                 if p.grad is not None:
-                    by_device.setdefault(p.device, []).append(p)
+                    by_device.setdefault((p.device, p.dtype), []).append(p)
             for params in by_device.values():
                 self._update(group, params)
         return loss
@@ -56,10 +67,10 @@ class SGD(Optimizer):
         if mom != 0:
             bufs, old_bufs, old_grads = [], [], []
             for p, g in zip(params, grads):
-                state = self._state(p)
+                state = self.state[p]
                 buf = state.get("momentum_buffer")
                 if buf is None:
-                    buf = state["momentum_buffer"] = g.clone()
+                    buf = state["momentum_buffer"] = g.clone().detach()
                 else:
                     old_bufs.append(buf)
                     old_grads.append(g)
