@@ -271,3 +271,18 @@ def test_collate_error_message_matches_pytorch():
     for fracs in ([0.5, 0.3, 0.2], [0.34, 0.33, 0.33]):
         mine_lengths = [len(s) for s in random_split(range(11), fracs)]
         assert mine_lengths == [len(s) for s in torch.utils.data.random_split(range(11), fracs)]
+
+
+def test_distributed_sampler_shards_with_explicit_replicas():
+    from openreg.utils.data.distributed import DistributedSampler
+    shards = [list(DistributedSampler(range(10), num_replicas=3, rank=r, shuffle=False)) for r in range(3)]
+    assert shards == [[0, 3, 6, 9], [1, 4, 7, 0], [2, 5, 8, 1]]
+    s = DistributedSampler(range(10), num_replicas=3, rank=0, drop_last=True)
+    assert len(s) == 3 and len(list(s)) == 3
+    a = list(s)
+    s.set_epoch(1)
+    assert a != list(s) or len(a) < 2
+    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
+        DistributedSampler(range(4))
+    with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
+        DistributedSampler(range(4), num_replicas=3, rank=3)

@@ -185,8 +185,8 @@ class Module:
             return
         object.__setattr__(self, name, value)
 
-    def _forget(self, name: str, keep: str) -> None:
-        """Drop ``name`` from the instance dict and from every member store but ``keep``."""
+    def _forget(self, name: str, keep: str | None = None) -> None:
+        """Drop ``name`` from the instance dict and from every member store but ``keep`` (all of them by default)."""
         d = self.__dict__
         d.pop(name, None)
         for store in ("_parameters", "_buffers", "_modules"):

@@ -7,6 +7,7 @@
 >>> sorted(v for (batch,) in loader for v in batch.tolist())
 [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
 """
+from . import distributed
 from ._utils.collate import default_collate, default_convert
 from ._utils.worker import WorkerInfo, get_worker_info
 from .dataloader import DataLoader
@@ -19,6 +20,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .sampler import (
     BatchSampler,
     RandomSampler,
@@ -29,7 +31,7 @@ from .sampler import (
 )
 
 __all__ = [
-    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset", "RandomSampler",
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler", "IterableDataset", "RandomSampler",
     "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler",
-    "WorkerInfo", "default_collate", "default_convert", "get_worker_info", "random_split",
+    "WorkerInfo", "default_collate", "default_convert", "distributed", "get_worker_info", "random_split",
 ]
