@@ -210,8 +210,6 @@ def test_dataloader_bad_options():
     loader = DataLoader(ds)
     with pytest.raises(ValueError, match="batch_size attribute should not be set after DataLoader is initialized"):
         loader.batch_size = 3
-    with pytest.raises(NotImplementedError, match="persistent_workers=True"):
-        DataLoader(ds, num_workers=1, persistent_workers=True)
 
 
 def test_uncollatable_items_raise_pytorch_type_error():
@@ -286,3 +284,28 @@ def test_distributed_sampler_shards_with_explicit_replicas():
         DistributedSampler(range(4))
     with pytest.raises(ValueError, match=r"Invalid rank 3, rank should be in the interval \[0, 2\]"):
         DistributedSampler(range(4), num_replicas=3, rank=3)
+
+
+class Pids(Dataset):
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        import os
+        return openreg.tensor([i, os.getpid()])
+
+
+def test_persistent_workers_keep_their_processes_across_epochs():
+    loader = DataLoader(Pids(), batch_size=2, num_workers=2, persistent_workers=True, timeout=60)
+    epochs = [[b.tolist() for b in loader] for _ in range(3)]
+    assert [[row[0] for b in e for row in b] for e in epochs] == [list(range(6))] * 3
+    pids = [{row[1] for b in e for row in b} for e in epochs]
+    assert len(pids[0]) == 2 and pids[0] == pids[1] == pids[2]
+    it = iter(loader)
+    next(it)  # leave an epoch half read: the next epoch starts cleanly
+    assert [row[0] for b in loader for row in b.tolist()] == list(range(6))
+    stream = DataLoader(Stream(5), batch_size=2, num_workers=2, persistent_workers=True, timeout=60)
+    for _ in range(2):
+        assert sorted(v for b in stream for v in b.tolist()) == list(range(5))
+    with pytest.raises(ValueError, match="persistent_workers attribute should not be set"):
+        loader.persistent_workers = False

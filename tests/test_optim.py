@@ -216,6 +216,7 @@ SCHEDULERS = [
     ("ConstantLR", {"factor": 0.5, "total_iters": 3}),
     ("PolynomialLR", {"total_iters": 6, "power": 2.0}),
     ("OneCycleLR", {"max_lr": 0.5, "total_steps": 12}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.01}),
     ("OneCycleLR", {"max_lr": [0.5, 0.2], "epochs": 3, "steps_per_epoch": 4, "anneal_strategy": "linear",
                     "three_phase": True}),
 ]

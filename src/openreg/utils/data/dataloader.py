@@ -1,7 +1,8 @@
 """``DataLoader``: batches of a dataset, as ``torch.utils.data.DataLoader`` — automatic batching through a sampler
 and a batch sampler (or a user's), ``shuffle`` with a ``generator``, ``collate_fn`` (``default_collate`` by default),
 ``pin_memory``, and ``num_workers > 0`` worker processes (each fetches whole batches; results come back in order;
-``worker_init_fn`` runs in each worker; an exception in a worker is raised again in the main process).
+``worker_init_fn`` runs in each worker; an exception in a worker is raised again in the main process; with
+``persistent_workers`` the same processes serve every epoch).
 
 >>> import openreg
 >>> from openreg.utils.data import DataLoader, TensorDataset
@@ -23,7 +24,7 @@ from typing import Any
 from ...tensor import Tensor
 from ._utils.collate import default_collate, default_convert
 from ._utils.fetch import make_fetcher
-from ._utils.worker import ExceptionWrapper, IterableExhausted, worker_loop
+from ._utils.worker import RESUMED, ExceptionWrapper, IterableExhausted, ResumeIteration, worker_loop
 from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -81,9 +82,6 @@ class DataLoader:
             raise ValueError("prefetch_factor option should be non-negative")
         if persistent_workers and num_workers == 0:
             raise ValueError("persistent_workers option needs num_workers > 0")
-        if persistent_workers:
-            raise NotImplementedError("DataLoader(persistent_workers=True) is not supported by openreg yet: the "
-                                      "workers are started anew for every epoch (leave persistent_workers=False)")
         if isinstance(dataset, IterableDataset):
             kind = "iterable"
             if isinstance(shuffle, bool) and shuffle:
@@ -134,6 +132,7 @@ class DataLoader:
         self.in_order = in_order
         self.collate_fn = collate_fn if collate_fn is not None else (
             default_collate if batch_sampler is not None else default_convert)
+        self._iterator: _MultiProcessIter | None = None  # kept between epochs with persistent_workers
         self._initialized = True
 
     def __setattr__(self, attr: str, value: Any) -> None:
@@ -161,7 +160,13 @@ class DataLoader:
     def __iter__(self) -> Iterator:
         if self.num_workers == 0:
             return _SingleProcessIter(self)
-        return _MultiProcessIter(self)
+        if not self.persistent_workers:
+            return _MultiProcessIter(self)
+        if self._iterator is None or self._iterator._shutdown:
+            self._iterator = _MultiProcessIter(self)
+        else:
+            self._iterator._reset()
+        return self._iterator
 
     def _base_seed(self) -> int:
         from ... import dtypes
@@ -202,6 +207,8 @@ class _SingleProcessIter(_BaseIter):
 class _MultiProcessIter(_BaseIter):
     """Workers each take whole batches from their own index queue; results are put back in order of request."""
 
+    _shutdown = True  # until workers exist (so a failed __init__ leaves nothing to shut down)
+
     def __init__(self, loader: DataLoader) -> None:
         super().__init__(loader)
         ctx = loader.multiprocessing_context
@@ -212,6 +219,7 @@ class _MultiProcessIter(_BaseIter):
         self._timeout = loader.timeout
         self._result_queue = ctx.Queue()
         self._index_queues, self._workers = [], []
+        self._shutdown = False
         n = loader.num_workers
         for worker_id in range(n):
             index_queue = ctx.Queue()
@@ -222,15 +230,31 @@ class _MultiProcessIter(_BaseIter):
             w.start()
             self._index_queues.append(index_queue)
             self._workers.append(w)
+        self._persistent = loader.persistent_workers
+        self._start_epoch()
+
+    def _start_epoch(self) -> None:
+        n = len(self._workers)
         self._active = [True] * n
         self._worker_cycle = itertools.cycle(range(n))
         self._send_idx = 0  # next task to send
         self._rcvd_idx = 0  # next task to yield
         self._task_worker: dict[int, int] = {}
         self._results: dict[int, Any] = {}
-        self._shutdown = False
-        for _ in range(loader.prefetch_factor * n):
+        for _ in range(self._loader.prefetch_factor * n):
             self._send_next()
+
+    def _reset(self) -> None:
+        """A new epoch on the same (persistent) workers: drop what is left of the last one, restart the datasets."""
+        self._sampler_iter = iter(self._loader._index_sampler)
+        self._num_yielded = 0
+        for q in self._index_queues:
+            q.put(ResumeIteration())
+        resumed = 0
+        while resumed < len(self._workers):
+            task_id, _ = self._get_result()
+            resumed += task_id == RESUMED
+        self._start_epoch()
 
     def _send_next(self) -> None:
         if not any(self._active):
@@ -268,7 +292,8 @@ class _MultiProcessIter(_BaseIter):
     def __next__(self) -> Any:
         while True:
             if self._rcvd_idx >= self._send_idx:
-                self._shutdown_workers()
+                if not self._persistent:
+                    self._shutdown_workers()
                 raise StopIteration
             if self._rcvd_idx in self._results:
                 data = self._results.pop(self._rcvd_idx)

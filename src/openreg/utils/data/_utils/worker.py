@@ -57,6 +57,14 @@ class IterableExhausted:
     worker_id: int
 
 
+@dataclass(frozen=True)
+class ResumeIteration:
+    """Sent to persistent workers at the start of a new epoch; each answers with ``(RESUMED, worker_id)``."""
+
+
+RESUMED = -1  # the task id of a worker's answer to ResumeIteration
+
+
 def _seed_worker(seed: int) -> None:
     # Only the CPU generator: a forked worker must not touch the device (CUDA cannot be used after fork).
     from ....random import default_cpu_generator
@@ -92,6 +100,14 @@ def worker_loop(dataset_kind: str, dataset: Any, index_queue: Any, result_queue:
             continue
         if task is None:
             break
+        if isinstance(task, ResumeIteration):  # a new epoch of persistent workers: start the dataset over
+            try:
+                fetcher = make_fetcher(dataset_kind, dataset, auto_collation, collate_fn, drop_last)
+            except Exception:  # noqa: BLE001 - reported with the next batch
+                init_error = ExceptionWrapper(sys.exc_info(), f"in DataLoader worker process {worker_id}")
+            exhausted = False
+            result_queue.put((RESUMED, worker_id))
+            continue
         task_id, indices = task
         if init_error is not None:
             result_queue.put((task_id, init_error))
