@@ -10,9 +10,13 @@ PyTorch's update rule step for step.
 """
 from __future__ import annotations
 
+from .._dispatch.ops import ops
 from ..autograd.grad_mode import no_grad
-from ._pointwise import addcdiv_, addcmul_, lerp_
+from ._pointwise import lerp_
 from .optimizer import Optimizer
+
+_foreach_mul_ = ops.aten._foreach_mul_.Scalar
+_foreach_add_ = ops.aten._foreach_add_.List
 
 
 def _check_adam_args(lr: float, betas: tuple, eps: float, weight_decay: float) -> None:
@@ -67,37 +71,52 @@ class Adam(Optimizer):
         """One update of every parameter that has a gradient; returns the closure's loss if one is given."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
-            weight_decay, amsgrad, maximize = group["weight_decay"], group["amsgrad"], group["maximize"]
-            decoupled = group["decoupled_weight_decay"]
+            by_device: dict = {}
             for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                if maximize:
-                    grad = -grad
-                state = self.state[p]
-                if not state:
-                    state["exp_avg"] = p.detach().new_zeros(p.shape)
-                    state["exp_avg_sq"] = p.detach().new_zeros(p.shape)
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = p.detach().new_zeros(p.shape)
-                step = self._state_step(p).item()
-                if weight_decay != 0:
-                    if decoupled:
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                lerp_(exp_avg, grad, 1 - beta1)
-                addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
-                bias_correction1 = 1 - beta1 ** step
-                bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-                if amsgrad:
-                    max_sq = state["max_exp_avg_sq"]
-                    max_sq.copy_(max_sq.maximum(exp_avg_sq))
-                    denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                else:
-                    denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-                addcdiv_(p, exp_avg, denom, -(lr / bias_correction1))
+                if p.grad is not None:
+                    by_device.setdefault((p.device, p.dtype), []).append(p)
+            for params in by_device.values():
+                self._update(group, params)
         return loss
+
+    def _update(self, group: dict, params: list) -> None:
+        """PyTorch's single-tensor Adam arithmetic, with the steps that use one scalar for the whole group run as
+        multi-tensor ``_foreach`` ops (the same arithmetic, fewer calls)."""
+        lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
+        weight_decay, amsgrad, decoupled = group["weight_decay"], group["amsgrad"], group["decoupled_weight_decay"]
+        grads = [-p.grad for p in params] if group["maximize"] else [p.grad for p in params]
+        states = []
+        for p in params:
+            state = self.state[p]
+            if not state:
+                state["exp_avg"] = p.detach().new_zeros(p.shape)
+                state["exp_avg_sq"] = p.detach().new_zeros(p.shape)
+                if amsgrad:
+                    state["max_exp_avg_sq"] = p.detach().new_zeros(p.shape)
+            states.append(state)
+        steps = [self._state_step(p).item() for p in params]
+        if weight_decay != 0:
+            if decoupled:
+                _foreach_mul_(params, 1 - lr * weight_decay)
+            else:
+                grads = [g.add(p, alpha=weight_decay) for g, p in zip(grads, params)]
+        exp_avgs = [s["exp_avg"] for s in states]
+        exp_avg_sqs = [s["exp_avg_sq"] for s in states]
+        if 1 - beta1 < 0.5:  # lerp_(exp_avg, grad, 1 - beta1), from the start as PyTorch for small weights
+            diffs = [g - m for g, m in zip(grads, exp_avgs)]
+            _foreach_mul_(diffs, 1 - beta1)
+            _foreach_add_(exp_avgs, diffs)
+        else:
+            for m, g in zip(exp_avgs, grads):
+                lerp_(m, g, 1 - beta1)
+        _foreach_mul_(exp_avg_sqs, beta2)  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        _foreach_add_(exp_avg_sqs, [(g * (1 - beta2)).mul_(g) for g in grads])
+        updates = []
+        for m, v, state, step in zip(exp_avgs, exp_avg_sqs, states, steps):
+            bias_correction1 = 1 - beta1 ** step
+            bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+            if amsgrad:
+                v = state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(v))
+            denom = (v.sqrt() / bias_correction2_sqrt).add_(eps)
+            updates.append((m * -(lr / bias_correction1)).div_(denom))  # addcdiv_(p, m, denom, -step_size)
+        _foreach_add_(params, updates)

@@ -47,6 +47,8 @@ def _vector_norm(t: Tensor, ord: float) -> Tensor:
     """``linalg.vector_norm(t, ord)`` from elementwise ops and reductions (accumulated in float32 for 16-bit
     inputs, result in the input's dtype)."""
     x = t.to(dtypes.float32) if t.dtype.itemsize < 4 and t.dtype.is_floating_point else t
+    if ord == 2 and not x.dtype.is_complex:
+        return (x * x).sum().sqrt().to(t.dtype)
     a = x.abs()
     if ord == math.inf:
         n = a.amax() if a.numel() else a.sum()
