@@ -30,6 +30,7 @@ from .loss_functional import (  # noqa: F401
     l1_loss,
     smooth_l1_loss,
 )
+from .multi_head_attention import multi_head_attention_forward  # noqa: F401
 from .normalization_functional import batch_norm, group_norm, layer_norm, normalize  # noqa: F401
 from .padding_functional import pad  # noqa: F401
 from .pooling_functional import (  # noqa: F401

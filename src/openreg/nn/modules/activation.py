@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from ...tensor import Tensor
 from .. import functional as F
+from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "ReLU", "SiLU", "Sigmoid", "Softmax", "Softmin", "Softplus",
-           "Tanh"]
+__all__ = ["ELU", "GELU", "LeakyReLU", "LogSoftmax", "MultiheadAttention", "ReLU", "SiLU", "Sigmoid", "Softmax",
+           "Softmin", "Softplus", "Tanh"]
 
 
 class ReLU(Module):
@@ -149,3 +150,104 @@ class ELU(Module):
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}{', inplace=True' if self.inplace else ''}"
+class MultiheadAttention(Module):
+    """Multi-head attention (``Attention Is All You Need``): ``out_proj(concat_h softmax(q_h k_h^T/sqrt(d)) v_h)``.
+
+    ``MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False, add_zero_attn=False,
+    kdim=None, vdim=None, batch_first=False, device=None, dtype=None)``. With ``kdim == vdim == embed_dim`` the
+    projections are one packed ``in_proj_weight (3E, E)``; otherwise ``q_proj_weight``, ``k_proj_weight`` and
+    ``v_proj_weight``. ``forward(query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
+    average_attn_weights=True, is_causal=False)`` returns ``(output, weights or None)``.
+
+    >>> import openreg
+    >>> mha = openreg.nn.MultiheadAttention(8, 2, batch_first=True)
+    >>> x = openreg.ones(3, 5, 8)
+    >>> out, w = mha(x, x, x)
+    >>> tuple(out.shape), tuple(w.shape)
+    ((3, 5, 8), (3, 5, 5))
+    >>> sorted(n for n, _ in mha.named_parameters())
+    ['in_proj_bias', 'in_proj_weight', 'out_proj.bias', 'out_proj.weight']
+    """
+
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
+                 vdim: int | None = None, batch_first: bool = False, device=None, dtype=None) -> None:
+        if embed_dim <= 0 or num_heads <= 0:
+            raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
+                             f"num_heads={num_heads} instead")
+        super().__init__()
+        from ...factories import empty
+        from .linear import NonDynamicallyQuantizableLinear
+        self.embed_dim = embed_dim
+        self.kdim = kdim if kdim is not None else embed_dim
+        self.vdim = vdim if vdim is not None else embed_dim
+        self._qkv_same_embed_dim = self.kdim == embed_dim and self.vdim == embed_dim
+        self.num_heads, self.dropout, self.batch_first = num_heads, dropout, batch_first
+        self.head_dim = embed_dim // num_heads
+        if self.head_dim * num_heads != embed_dim:
+            raise AssertionError("embed_dim must be divisible by num_heads")
+        kw = {"device": device, "dtype": dtype}
+        if self._qkv_same_embed_dim:
+            self.in_proj_weight = Parameter(empty(3 * embed_dim, embed_dim, **kw))
+            for name in ("q_proj_weight", "k_proj_weight", "v_proj_weight"):
+                self.register_parameter(name, None)
+        else:
+            self.q_proj_weight = Parameter(empty(embed_dim, embed_dim, **kw))
+            self.k_proj_weight = Parameter(empty(embed_dim, self.kdim, **kw))
+            self.v_proj_weight = Parameter(empty(embed_dim, self.vdim, **kw))
+            self.register_parameter("in_proj_weight", None)
+        if bias:
+            self.in_proj_bias = Parameter(empty(3 * embed_dim, **kw))
+        else:
+            self.register_parameter("in_proj_bias", None)
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **kw)
+        if add_bias_kv:
+            self.bias_k = Parameter(empty(1, 1, embed_dim, **kw))
+            self.bias_v = Parameter(empty(1, 1, embed_dim, **kw))
+        else:
+            self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self._reset_parameters()
+
+    def _reset_parameters(self) -> None:
+        from .. import init
+        if self._qkv_same_embed_dim:
+            init.xavier_uniform_(self.in_proj_weight)
+        else:
+            init.xavier_uniform_(self.q_proj_weight)
+            init.xavier_uniform_(self.k_proj_weight)
+            init.xavier_uniform_(self.v_proj_weight)
+        if self.in_proj_bias is not None:
+            init.constant_(self.in_proj_bias, 0.0)
+            init.constant_(self.out_proj.bias, 0.0)
+        if self.bias_k is not None:
+            init.xavier_normal_(self.bias_k)
+        if self.bias_v is not None:
+            init.xavier_normal_(self.bias_v)
+
+    def forward(self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
+                need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
+                is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        from ..multi_head_attention import multi_head_attention_forward
+        batched = query.dim() == 3
+        if self.batch_first and batched:
+            # sequence-first inside; keep identity so self-attention still projects in one GEMM
+            if key is value:
+                if query is key:
+                    query = key = value = query.transpose(1, 0)
+                else:
+                    query, key = (x.transpose(1, 0) for x in (query, key))
+                    value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = not self._qkv_same_embed_dim
+        out, weights = multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias,
+            self.bias_k, self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        if self.batch_first and batched:
+            out = out.transpose(1, 0)
+        return out, weights

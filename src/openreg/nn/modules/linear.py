@@ -15,7 +15,7 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Identity", "Linear"]
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):
@@ -62,3 +62,8 @@ class Linear(Module):
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """The ``Linear`` of ``MultiheadAttention.out_proj`` (PyTorch marks it so quantization leaves it alone);
+    kept under its own name so pickles and ``isinstance`` checks written against PyTorch's path still work."""
