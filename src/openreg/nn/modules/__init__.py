@@ -19,6 +19,7 @@ from . import (
     pooling,
     rnn,
     sparse,
+    transformer,
 )
 from .activation import *
 from .batchnorm import *
@@ -33,7 +34,8 @@ from .normalization import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .transformer import *
 
 _FILES = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization, pooling, rnn,
-          sparse)
+          sparse, transformer)
 __all__ = ["Module"] + [name for m in _FILES for name in m.__all__]
