@@ -4,6 +4,9 @@ from __future__ import annotations
 import importlib.util
 import pathlib
 
+import pytest
+from device_params import DEVICES
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
@@ -50,3 +53,25 @@ def test_portable_training_runs_as_cuda_on_the_device():
 def test_portable_training_falls_back_to_cpu():
     env = {"OPENREG_DEVICE_NAME": ""}
     assert _run_portable(**env).startswith("device cpu (host): loss")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_train_gpt_reaches_short_target(capsys, device):
+    mod = _load("train_gpt")
+    assert mod.main(["--steps", "40", "--target", "2.3", "--device", device]) == 0
+    out = capsys.readouterr().out
+    assert "final loss" in out and "sample:" in out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_train_cnn_reaches_short_target(capsys, device):
+    mod = _load("train_cnn")
+    assert mod.main(["--epochs", "3", "--target", "1.1", "--device", device]) == 0
+    assert "test accuracy" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_train_lstm_reaches_short_target(capsys, device):
+    mod = _load("train_lstm")
+    assert mod.main(["--epochs", "3", "--target", "2.2", "--device", device]) == 0
+    assert "final loss" in capsys.readouterr().out
