@@ -217,6 +217,11 @@ class CudaDriver(Driver):
     def gemm(self, a, b, out=None):
         return _cupy().matmul(a, b, out=out)
 
+    def gemm_16bit(self, a, b, out, kind, alpha=1.0, beta=0.0):
+        # bfloat16 has no CuPy dtype: cuBLAS reads the raw 16-bit buffers (gemm_16bit.cublas_gemm_16bit).
+        from . import gemm_16bit
+        return gemm_16bit.cublas_gemm_16bit(_cupy(), a, b, out, kind, alpha, beta)
+
     # -- streams and events -----------------------------------------------------------------------------
     def default_stream(self, index):
         s = self._defaults.get(index)

@@ -109,8 +109,20 @@ def _blas_operands(spec, *tensors) -> bool:
     return all(isinstance(t, Tensor) and t._dtype is spec.dtype for t in tensors)
 
 
+_16BIT = frozenset(("float16", "bfloat16"))
+
+
+def _16bit_operands(spec, *tensors) -> bool:
+    """Whether a product is a float16/bfloat16 GEMM of same-dtype operands (float32 accumulate, one rounding)."""
+    return spec.dtype.name in _16BIT and all(isinstance(t, Tensor) and t._dtype is spec.dtype for t in tensors)
+
+
 def mm_compute(spec, self, mat2):
-    """``mm``/``bmm`` on the device: the product is written straight into a pool output."""
+    """``mm``/``bmm`` on the device: the product is written straight into a pool output (16-bit products by
+    the driver's ``gemm_16bit``: float32 accumulation on the raw buffers, rounded once)."""
+    if _16bit_operands(spec, self, mat2):
+        out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+        return get_driver().gemm_16bit(self._array(), mat2._array(), out, spec.dtype.name)
     if not _blas_operands(spec, self, mat2):
         return linalg.mm_compute(spec, self, mat2)
     out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
@@ -120,7 +132,14 @@ def mm_compute(spec, self, mat2):
 
 def addmm_compute(spec, self, mat1, mat2, *, beta=1, alpha=1):
     """``addmm`` on the device: ``alpha * mat1 @ mat2 + beta * self`` accumulated in a pool output, in
-    the order of the CPU compute function (product, scaled by alpha, plus the scaled input)."""
+    the order of the CPU compute function (product, scaled by alpha, plus the scaled input). 16-bit: one GEMM
+    with ``beta`` over the broadcast input, float32 accumulation, rounded once."""
+    if _16bit_operands(spec, self, mat1, mat2):
+        out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+        if beta != 0:
+            out[...] = self._array()            # raw 16-bit broadcast copy: C of C = alpha*A@B + beta*C
+        return get_driver().gemm_16bit(mat1._array(), mat2._array(), out, spec.dtype.name, float(alpha),
+                                       float(beta))
     if not _blas_operands(spec, self, mat1, mat2):
         return linalg.addmm_compute(spec, self, mat1, mat2, beta=beta, alpha=alpha)
     xp = get_driver().array_module

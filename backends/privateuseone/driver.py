@@ -131,6 +131,12 @@ class Driver(abc.ABC):
         """Matrix product of device arrays (cuBLAS through CuPy on the cuda driver)."""
         return self.array_module.matmul(a, b, out=out)
 
+    def gemm_16bit(self, a, b, out, kind: str, alpha: float = 1.0, beta: float = 0.0):
+        """``out = alpha * a @ b + beta * out`` for float16/bfloat16 storage arrays: float32 accumulation, one
+        rounding (``gemm_16bit.py``; cuBLAS gemmEx on the cuda driver)."""
+        from .gemm_16bit import host_gemm_16bit
+        return host_gemm_16bit(self.array_module, a, b, out, kind, alpha, beta)
+
     # -- streams and events -------------------------------------------------------------------------------
     @abc.abstractmethod
     def default_stream(self, index: int) -> Any:

@@ -35,6 +35,9 @@ def float32_to_bf16_bits(values) -> np.ndarray:
     return out
 
 
+_UINT16 = np.dtype(np.uint16)
+
+
 def _xp(arr):
     return np if isinstance(arr, np.ndarray) or np.isscalar(arr) else __import__("cupy")
 
@@ -48,9 +51,10 @@ def to_compute(t) -> np.ndarray:
 
 
 def from_compute(arr, dtype):
-    """Convert a computed array to the storage representation of ``dtype``."""
+    """Convert a computed array to the storage representation of ``dtype`` (uint16 arrays already hold bfloat16
+    bits: openreg has no uint16 dtype, so a kernel returns one only as a finished bfloat16 result)."""
     if dtype is _dt.bfloat16:
-        return float32_to_bf16_bits(arr)
+        return arr if arr.dtype == _UINT16 else float32_to_bf16_bits(arr)
     np_dtype = dtype.numpy
     if arr.dtype != np_dtype:
         return arr.astype(np_dtype)

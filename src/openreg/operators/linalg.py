@@ -109,15 +109,23 @@ def dot_meta(self, tensor) -> Spec:
 
 # -- compute ------------------------------------------------------------------------------------------------
 
+def _wide(t, xp):
+    """16-bit products accumulate in float32 and round once (PyTorch's opmath): float16 is widened too
+    (bfloat16 already is by to_compute), which also puts it on the BLAS path."""
+    arr = to_compute(t)
+    return arr.astype(xp.float32) if arr.dtype == xp.float16 else arr
+
+
 def mm_compute(spec, self, mat2):
     """``mm``/``bmm`` against the array module."""
-    return xp_of(self).matmul(to_compute(self), to_compute(mat2))
+    xp = xp_of(self)
+    return xp.matmul(_wide(self, xp), _wide(mat2, xp))
 
 
 def addmm_compute(spec, self, mat1, mat2, *, beta=1, alpha=1):
     """``alpha * mat1 @ mat2 + beta * self``: the product, scaled by alpha, plus the scaled input."""
     xp = xp_of(mat1)
-    prod = xp.matmul(to_compute(mat1), to_compute(mat2))
+    prod = xp.matmul(_wide(mat1, xp), _wide(mat2, xp))
     if alpha != 1:
         prod = prod * xp.asarray(alpha, dtype=prod.dtype)
     if beta == 0:
