@@ -4,8 +4,9 @@ allocator, arrays view device memory in place, and byte copies go through the dr
 A ``DeviceAllocation`` returns its block to the allocator's cache when it is garbage collected, i.e. when
 the last storage (or storage slice) referencing it is gone.
 
->>> import openreg
+>>> import gc, openreg
 >>> pu = openreg.privateuseone
+>>> _ = gc.collect()   # earlier reference cycles holding device memory must not be freed in the middle
 >>> before = pu.memory_allocated(0)
 >>> s = openreg.UntypedStorage(100, device="privateuseone:0")
 >>> pu.memory_allocated(0) - before
