@@ -19,11 +19,10 @@ import argparse
 import sys
 import time
 
-from openreg.utils.data import DataLoader, TensorDataset
-
 import openreg
 import openreg.nn.functional as F
 from openreg import nn
+from openreg.utils.data import DataLoader, TensorDataset
 
 TARGET_LOSS = 0.45
 N_CLASSES = 4

@@ -291,11 +291,7 @@ def quiet_rng():
 
 # Findings that belong to another item of issue #10, still open: the test runs them and expects them to fail
 # (non-strict, so fixing them turns these into passes; then drop them from here).
-_LATE = "found by this fuzz in an operator added after it was written (NumPy error or ZeroDivisionError leaks); to fix"
-KNOWN_OPEN = {"aten::bernoulli.out": "issue #10 item 4: bernoulli.out resizes `out` before checking p's values "
-                                    "and devices",
-              "aten::group_norm": _LATE, "aten::native_batch_norm_backward": _LATE, "aten::tril": _LATE,
-              "aten::tril_": _LATE, "aten::triu": _LATE, "aten::triu_": _LATE}
+KNOWN_OPEN: dict[str, str] = {}
 
 
 def _params():

@@ -452,7 +452,11 @@ def bernoulli_tensor(self, p, *, generator=None):
 
 def bernoulli_out(self, *, generator=None, out):
     check_floating("bernoulli_tensor_cpu_p_", self)
-    return A.bernoulli___Tensor(_out(out, self._size), self, generator=generator)
+    if out.device != self.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{out.device} and {self.device}! (when checking argument for aten::bernoulli.out)")
+    # Draw first (it checks p), then resize and write out: a failed call leaves out as it was.
+    return _copy_out(out, A.bernoulli___Tensor(A.empty_like(self, dtype=out.dtype), self, generator=generator))
 
 
 def multinomial_out(self, num_samples, replacement=False, *, generator=None, out):

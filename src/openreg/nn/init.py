@@ -112,8 +112,9 @@ def _horner(x: Tensor, coefs: tuple, last: float | None = None) -> Tensor:
 def _normal_quantile_(p: Tensor) -> Tensor:
     """Replace probabilities ``p`` (in [0, 1]) by the standard normal quantiles, in place; 0 and 1 map to -inf/+inf.
     Evaluated in float64 (the polynomials cancel too much in float32) and cast back."""
-    from .. import dtypes
     import openreg as fm
+
+    from .. import dtypes
     out, p = p, p.to(dtypes.float64)
     q = p - 0.5
     r = q * q

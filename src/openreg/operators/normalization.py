@@ -349,6 +349,8 @@ def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enab
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
     n, c = input._size[0], input._size[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
     if c % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input._size)} and num_groups={num_groups}")
@@ -444,6 +446,12 @@ def _native_batch_norm_backward(grad_out, input, weight, running_mean, running_v
     c = input._size[1]
     axes = (0,) + tuple(range(2, x.ndim))
     bshape = (1, c) + (1,) * (x.ndim - 2)
+    stats = (("save_mean", save_mean), ("save_invstd", save_invstd)) if train else (
+        ("running_mean", running_mean), ("running_var", running_var))
+    for what, t in (*stats, ("weight", weight)):
+        if t is not None and t.numel() != c:
+            raise RuntimeError(f"native_batch_norm_backward: {what} should contain {c} elements (one per channel "
+                               f"of input {list(input._size)}), got {list(t._size)}")
     if train:
         mean, invstd = values(save_mean, input), values(save_invstd, input)
     else:

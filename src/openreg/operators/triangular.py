@@ -26,6 +26,9 @@ def _compute(lower: bool):
         xp = xp_of(self)
         x = operand(self, spec, xp)
         r, c = x.shape[-2:]
+        # Offsets beyond the matrix mean "keep all" or "keep none": clamp them so NumPy/CuPy never see an
+        # int64 extreme (tri(..., k=-2**63) overflows a C long inside NumPy).
+        diagonal = max(-r - 1, min(int(diagonal), c + 1))
         keep = xp.tri(r, c, diagonal, dtype=bool) if lower else ~xp.tri(r, c, diagonal - 1, dtype=bool)
         return xp.where(keep, x, xp.zeros((), dtype=x.dtype))
     return compute
