@@ -339,3 +339,14 @@ def test_messages_match_pytorch():
                    "xpu", "mtia", "share_memory"}
     public = {a for a in dir(torch.nn.Module()) if not a.startswith("_")}
     assert sorted(public - set(dir(nn.Module())) - unsupported) == []
+
+
+@pytest.mark.parametrize("dtype", [None, openreg.float64])
+def test_module_trained_then_moved_keeps_training(dtype):
+    """Module.to after backward: the leaves' gradient accumulators follow the new device/dtype (set_data)."""
+    m = openreg.nn.Linear(8, 10)
+    m(openreg.randn(2, 8)).sum().backward()
+    m.to(device="privateuseone", dtype=dtype)
+    x = openreg.randn(2, 8, device="privateuseone", dtype=dtype or openreg.float32)
+    m(x).sum().backward()
+    assert m.weight.grad.device.type == "privateuseone" and m.weight.grad.dtype is m.weight.dtype

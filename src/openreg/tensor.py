@@ -332,6 +332,11 @@ class TensorBase:
     def data(self, other: Tensor) -> None:
         if not isinstance(other, Tensor):
             raise TypeError("data must be a Tensor")
+        meta = self._ameta
+        if meta is not None and (other._storage.device != self._storage.device or other._dtype is not self._dtype):
+            # As PyTorch's set_data: a leaf moved to another device or dtype (Module.to) gets a new
+            # AccumulateGrad, since the old one checks gradients against the old device and dtype.
+            meta.grad_acc = None
         self._storage, self._dtype, self._ks = other._storage, other._dtype, other._ks
         self._set_meta(other._size, other._stride, other._offset)
 
