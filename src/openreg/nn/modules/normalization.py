@@ -24,25 +24,10 @@ class LayerNorm(Module):
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps, self.elementwise_affine = eps, elementwise_affine
-        from ...factories import empty
-        if elementwise_affine:
-            self.weight = Parameter(empty(*self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(*self.normalized_shape, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
 
     def reset_parameters(self) -> None:
-        from ...autograd.grad_mode import no_grad
-        with no_grad():
-            if self.weight is not None:
-                self.weight.fill_(1.0)
-            if self.bias is not None:
-                self.bias.zero_()
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -62,28 +47,34 @@ class GroupNorm(Module):
         if num_channels % num_groups != 0:
             raise ValueError("num_channels must be divisible by num_groups")
         self.num_groups, self.num_channels, self.eps, self.affine = num_groups, num_channels, eps, affine
-        from ...factories import empty
-        if affine:
-            self.weight = Parameter(empty(num_channels, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(empty(num_channels, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _affine_parameters(self, (num_channels,), affine, bias, device, dtype)
 
     def reset_parameters(self) -> None:
-        from ...autograd.grad_mode import no_grad
-        with no_grad():
-            if self.weight is not None:
-                self.weight.fill_(1.0)
-            if self.bias is not None:
-                self.bias.zero_()
+        _reset_affine(self)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
+
+
+def _affine_parameters(module: Module, shape, affine: bool, bias: bool, device, dtype) -> None:
+    """``weight`` (and ``bias`` unless ``bias=False``) of ``shape`` when ``affine``, else both registered as None;
+    then ``reset_parameters``: the shared layout of LayerNorm's and GroupNorm's parameters."""
+    from ...factories import empty
+    weight = Parameter(empty(*shape, device=device, dtype=dtype)) if affine else None
+    module.register_parameter("weight", weight)
+    module.register_parameter("bias", Parameter(empty(*shape, device=device, dtype=dtype)) if affine and bias
+                              else None)
+    module.reset_parameters()
+
+
+def _reset_affine(module: Module) -> None:
+    """Weight to ones, bias to zeros (where present)."""
+    from ...autograd.grad_mode import no_grad
+    with no_grad():
+        if module.weight is not None:
+            module.weight.fill_(1.0)
+        if module.bias is not None:
+            module.bias.zero_()
