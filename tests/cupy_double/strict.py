@@ -17,7 +17,6 @@ TypeError: cupy.add.at only supports int32, int64, float16, float32, float64, ui
 """
 from __future__ import annotations
 
-import ctypes
 import functools
 import json
 import operator
@@ -385,16 +384,7 @@ class StrictCupy(types.ModuleType):
         return _function(name)
 
 
-def scatter_add(a, slices, value):
-    """``cupyx.scatter_add``."""
-    np.add.at(a._a, _host(slices, "scatter_add"), _host(value, "scatter_add"))
-
-
 def make_strict_cupy(cuda=None) -> StrictCupy:
     """A fresh strict ``cupy`` module (``cuda`` namespace optional)."""
     return StrictCupy(cuda)
 
-
-def host_pointer(arr: ndarray) -> int:
-    """The host address behind a double array (tests that move bytes by hand)."""
-    return ctypes.addressof(ctypes.c_char.from_buffer(arr._a)) if arr._a.flags.writeable else arr._a.ctypes.data
