@@ -222,6 +222,39 @@ def test_generic_device_kernels_registered():
             assert dispatcher.has_kernel(q, DispatchKey.PrivateUse1), q
 
 
+def test_device_support_is_declared_by_the_kernel(monkeypatch):
+    """A CPU kernel runs on the device only when it says so (runs_on_device); its module does not count."""
+    from openreg._dispatch import dispatcher
+    from openreg._dispatch.device_support import runs_on_device
+    from openreg._dispatch.keys import DispatchKey
+    from openreg.library import Library
+
+    monkeypatch.setattr(device_ops, "_generic", {})
+    ns = "openreg_device_support_test"
+    defs, impls = Library(ns, "DEF"), Library(ns, "IMPL")
+    try:
+        defs.define("twice(Tensor x) -> Tensor")
+        defs.define("thrice(Tensor x) -> Tensor")
+
+        @runs_on_device
+        def twice(x):
+            return x + x
+
+        def thrice(x):
+            return x + x + x
+        thrice.__module__ = "openreg.aten.pretend_core"   # core-looking code is not device code by module name
+        impls.impl("twice", twice, "CPU")
+        impls.impl("thrice", thrice, "CPU")
+        assert device_ops.register_generic(namespaces=(ns,), libs={ns: impls}) == [f"{ns}::twice"]
+        x = openreg.tensor([1.0, 2.0], device=DEV)
+        assert getattr(openreg.ops, ns).twice(x).cpu().tolist() == [2.0, 4.0]
+        assert not dispatcher.has_kernel(f"{ns}::thrice", DispatchKey.PrivateUse1)
+        assert device_ops.unported_ops() == [f"{ns}::thrice"]
+    finally:
+        impls._destroy()
+        defs._destroy()
+
+
 def test_raw_kernel_wiring(monkeypatch):
     """With raw kernels enabled, abs/fill_/copy_/_mm_plus_mm reach device_kernels with the launcher."""
     calls = []

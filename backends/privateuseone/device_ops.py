@@ -5,8 +5,9 @@
   ``addmm`` name this module's versions as their device overrides (the raw ``abs`` kernel, GEMMs into pool
   outputs);
 * ``copy_`` (``copies.py``), ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm``: device kernels of their own;
-* every other CPU kernel that is device-agnostic (core ``openreg.aten`` code, or marked
-  ``_openreg_device_agnostic``) is registered for the device as well, wrapped so that mixing devices raises
+* every other CPU kernel that declares it runs on the device (``openreg._dispatch.device_support
+  .runs_on_device``; records say it with ``Op(device=...)``) is registered for the device as well, wrapped so
+  that mixing devices raises
   and, on the cuda driver, the work runs on the tensors' device and current stream. ``register_generic``
   can be called again to pick up ops added later. Ops whose CPU kernel is NumPy-only are listed by
   ``unported_ops()``: they run through the CPU fallback or raise the dispatcher's "Could not run" error.
@@ -22,6 +23,7 @@ import numpy as np
 
 from openreg._array_bridge import from_compute, to_compute
 from openreg._dispatch import dispatcher
+from openreg._dispatch.device_support import declares_device_support
 from openreg._dispatch.keys import DispatchKey
 from openreg.devices import PRIVATEUSE1
 from openreg.library import Library
@@ -195,52 +197,43 @@ KERNELS = {"copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
 INDUCTOR_KERNELS = {"_mm_plus_mm": mm_plus_mm}
 
 
-# -- generic re-registration of device-agnostic CPU kernels --------------------------------------------------
-def is_device_agnostic(fn) -> bool:
-    """Whether a CPU kernel of an operator that is not a record yet also runs on the device: marked
-    ``_openreg_device_agnostic``, or core code of ``openreg.aten`` (composites that only call other operators
-    or the array module of their tensors). Records say it themselves (``Op(device=...)``)."""
-    marked = getattr(fn, "_openreg_device_agnostic", None)
-    if marked is not None:
-        return bool(marked)
-    return getattr(fn, "__module__", "").startswith("openreg.aten.")
-
-
-def register_generic() -> list[str]:
-    """Register the device-agnostic CPU kernels of ops that have no device kernel yet; returns their names."""
-    lib = Library("aten", "IMPL")
-    _libs.append(lib)
+# -- generic re-registration of CPU kernels that declare device support -------------------------------------
+def register_generic(namespaces: tuple[str, ...] = ("aten", "inductor"), libs: dict | None = None) -> list[str]:
+    """Register for the device the CPU kernels (of ops with no device kernel yet, in ``namespaces``) that
+    declare ``runs_on_device``; returns their names. ``libs`` maps a namespace to the IMPL ``Library`` that
+    takes the registrations (default: libraries kept by this module)."""
+    libs = {} if libs is None else libs
     added = []
     records = declared_overloads()   # a record says itself whether it runs on the device
     for qualname in dispatcher.defined_names():
         ns, _, name = qualname.partition("::")
-        if ns not in ("aten", "inductor") or qualname in records:
+        if ns not in namespaces or qualname in records:
             continue
         entry = dispatcher.find(qualname)
         cpu = entry.active(DispatchKey.CPU) if entry is not None else None
         if cpu is None or entry.active(DispatchKey.PrivateUse1) is not None or cpu.boxed:
             continue
-        if not is_device_agnostic(cpu.fn):
+        if not declares_device_support(cpu.fn):
             _generic[qualname] = "unported"
             continue
-        target = lib if ns == "aten" else _inductor_lib()
+        target = libs.get(ns) or _impl_lib(ns)
         target.impl(name, on_device(cpu.fn, qualname), "PrivateUse1", with_keyset=cpu.with_keyset)
         _generic[qualname] = "device"
         added.append(qualname)
     return added
 
 
-def _inductor_lib() -> Library:
+def _impl_lib(ns: str) -> Library:
     for lib in _libs:
-        if lib.ns == "inductor":
+        if lib.ns == ns:
             return lib
-    lib = Library("inductor", "IMPL")
+    lib = Library(ns, "IMPL")
     _libs.append(lib)
     return lib
 
 
 def unported_ops() -> list[str]:
-    """Ops with a CPU kernel that is NumPy-only and no device kernel (they need the CPU fallback)."""
+    """Ops whose CPU kernel does not declare ``runs_on_device`` and that have no device kernel (they need the CPU fallback)."""
     return sorted(q for q, how in _generic.items()
                   if how == "unported" and not dispatcher.has_kernel(q, DispatchKey.PrivateUse1))
 
@@ -258,4 +251,4 @@ def register_all() -> None:
     register_generic()
 
 
-__all__ = ["device_of", "is_device_agnostic", "on_device", "register_all", "register_generic", "unported_ops"]
+__all__ = ["device_of", "on_device", "register_all", "register_generic", "unported_ops"]
