@@ -22,11 +22,11 @@ def register() -> None:
     _registered = True
     import sys
 
-    from openreg import _tensor_methods, privateuse1_hooks
+    from openreg import privateuse1_hooks
     from openreg.devices import PRIVATEUSE1
     from openreg.storage import register_storage_backend
 
-    from . import device_module, device_ops, pinned_memory
+    from . import device_module, device_ops
     from .hooks import DeviceHooks
     from .storage_backend import PrivateUse1StorageBackend
 
@@ -36,8 +36,6 @@ def register() -> None:
     generator.register()  # openreg.random.register_privateuse1_generator
     kernels_random.register()  # before register_all, which wraps the remaining CPU kernels
     device_ops.register_all()
-    _tensor_methods.install({"pin_memory": pinned_memory.tensor_pin_memory,
-                             "is_pinned": pinned_memory.tensor_is_pinned})
     openreg = sys.modules["openreg"]
     register_module = getattr(openreg, "_register_device_module", None)
     if register_module is not None:

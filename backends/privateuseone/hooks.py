@@ -30,5 +30,8 @@ class DeviceHooks(PrivateUse1Hooks):
     def pin_storage(self, storage, device):
         return pinned_memory.pin_storage(storage, device)
 
+    def pin_tensor(self, tensor, device):
+        return pinned_memory.tensor_pin_memory(tensor, device)
+
 
 __all__ = ["DeviceHooks"]

@@ -119,16 +119,6 @@ def _pinned_storage(nbytes: int) -> UntypedStorage:
     return out
 
 
-def tensor_is_pinned(self, device=None) -> bool:
-    """Whether this tensor's memory is page-locked (always False off the CPU).
-
-    >>> import openreg
-    >>> openreg.zeros(2).is_pinned()
-    False
-    """
-    return storage_is_pinned(self._storage, device)
-
-
 def tensor_pin_memory(self, device=None):
     """A copy of this CPU tensor in page-locked memory (``self`` when it already is pinned).
 
@@ -157,7 +147,6 @@ __all__ = [
     "is_pinned_ptr",
     "pin_storage",
     "storage_is_pinned",
-    "tensor_is_pinned",
     "tensor_pin_memory",
     "tracked_count",
 ]

@@ -28,14 +28,12 @@ from .operators import _loader as _operators  # noqa: E402  (the operator record
 
 _operators.load()
 globals().update(_operators.functions())  # openreg.hypot, ...
-from . import _tensor_methods  # noqa: F401
 from .aten import attention_ops as _attention_ops, quantized_ops as _quantized_ops  # noqa: F401,E402
 from .aten.attention_ops import _fused_sdp_choice  # noqa: F401,E402
 from .aten.quantized_ops import quantize_per_tensor  # noqa: F401,E402
 from . import serialization  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
-from .dlpack import from_dlpack  # noqa: F401,E402  (also installs Tensor.__dlpack__)
-from . import _tensor_methods_views  # noqa: F401,E402  (views, indexing, copies, new_*)
+from .dlpack import from_dlpack  # noqa: F401,E402
 from .functions_tensor import *  # noqa: F401,F403,E402  (openreg.cat, openreg.arange, ...)
 from .memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E402,E501
 from .factories import (  # noqa: F401
@@ -63,13 +61,12 @@ from .backends.privateuseone.fallback import register_per_op_fallbacks as _per_o
 
 _per_op_fallbacks()  # sub.Tensor, index.Tensor, triu_indices, _foreach_add.List run on the CPU for the device
 
-# Autograd: the engine, grad modes, the Autograd kernels of every op with a formula, tensor methods.
+# Autograd: the engine, grad modes, the Autograd kernels of every op with a formula.
 from . import autograd  # noqa: F401,E402
 from .autograd.grad_mode import (  # noqa: F401,E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
-from . import _tensor_methods_autograd  # noqa: F401,E402
 from . import linalg, nn, optim  # noqa: F401,E402
 from . import accelerator, amp, cuda_name as _cuda_name  # noqa: F401,E402
 from .amp import autocast  # noqa: F401,E402
@@ -79,7 +76,7 @@ from .amp.state import (  # noqa: F401,E402
     set_autocast_enabled,
 )
 
-_cuda_name.install()  # Tensor.cuda, Module.cuda, openreg.cuda; OPENREG_DEVICE_NAME is read here, once
+_cuda_name.install()  # openreg.cuda; OPENREG_DEVICE_NAME is read here, once
 from . import distributed, onnx  # noqa: F401,E402  (importable; report themselves unavailable)
 from .utils import data as _utils_data  # noqa: F401,E402  (openreg.utils.data)
 from .backends import cuda as _backends_cuda, cudnn as _backends_cudnn, mps as _backends_mps  # noqa: F401,E402

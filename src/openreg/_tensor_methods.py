@@ -1,19 +1,72 @@
-"""Installing tensor methods and Python operators, each a thin call of an ``openreg.ops`` overload.
+"""Tensor's hand-written methods, as base classes that ``Tensor``'s class statement lists.
 
-The methods of operator records are part of the Tensor class itself (``openreg/operators/``); the methods of
-operators that are not records yet live in per-concept modules that call ``install({...})`` at import:
-``_tensor_methods_views.py`` (views, copies, conversions) and a few others.
+The methods of operator records are generated into ``OperatorMethods`` (``openreg/operators/``); the methods
+written by hand live in per-concept mixins (``_tensor_methods_views.ViewMethods``,
+``_tensor_methods_autograd.AutogradMethods``, ``DeviceMethods`` and ``DeferredMethods`` below). Nothing is added to ``Tensor`` after
+its class statement has run.
 
 >>> import openreg
+>>> from openreg.tensor import Tensor
+>>> [c.__name__ for c in Tensor.__mro__[1:4]]
+['AutogradMethods', 'ViewMethods', 'DeviceMethods']
 >>> (openreg.tensor([1.0, -2.0]) + 1).abs().tolist()
 [2.0, 1.0]
 """
 from __future__ import annotations
 
-from .tensor import Tensor
+import importlib
+
+from . import privateuse1_hooks
+from .cuda_name import tensor_cuda
 
 
-def install(methods: dict | None = None) -> None:
-    """Attach methods to Tensor (each concept module installs its own)."""
-    for name, fn in (methods or {}).items():
-        setattr(Tensor, name, fn)
+def mixin(name: str, methods: dict) -> type:
+    """A method-only base class of ``Tensor`` holding ``methods`` (no instance state: empty ``__slots__``)."""
+    return type(name, (), {"__slots__": (), "__module__": "openreg.tensor", **methods})
+
+
+class deferred:
+    """A method defined in a module that needs the finished ``Tensor`` class to import (random, quantized,
+    DLPack); the function is imported on first use. Reading it from the class gives the function itself."""
+
+    __slots__ = ("_fn", "_path")
+
+    def __init__(self, path: str) -> None:
+        self._path, self._fn = path, None
+
+    def __get__(self, obj, owner=None):
+        fn = self._fn
+        if fn is None:
+            module, _, attr = self._path.partition(":")
+            fn = self._fn = getattr(importlib.import_module(module), attr)
+        return fn if obj is None else fn.__get__(obj, owner)
+
+
+def is_pinned(self, device=None) -> bool:
+    """Whether this tensor's memory is page-locked (always False off the CPU).
+
+    >>> import openreg
+    >>> openreg.zeros(2).is_pinned()
+    False
+    """
+    return privateuse1_hooks.storage_is_pinned(self._storage, device)
+
+
+def pin_memory(self, device=None):
+    """A copy of this CPU tensor in page-locked memory (``self`` when it already is pinned); needs the device
+    backend, which provides the page-locked memory."""
+    return privateuse1_hooks.get_hooks().pin_tensor(self, device)
+
+
+DeviceMethods = mixin("DeviceMethods", {"cuda": tensor_cuda, "is_pinned": is_pinned, "pin_memory": pin_memory})
+
+DeferredMethods = mixin("DeferredMethods", {
+    "__dlpack__": deferred("openreg.dlpack:__dlpack__"),
+    "__dlpack_device__": deferred("openreg.dlpack:__dlpack_device__"),
+    **{name: deferred(f"openreg.functions_random:_{name}")
+       for name in ("uniform_", "normal_", "random_", "bernoulli_", "bernoulli", "multinomial")},
+    **{name: deferred(f"openreg.aten.quantized_ops:_{name}_method")
+       for name in ("dequantize", "int_repr", "q_scale", "q_zero_point")},
+})
+
+__all__ = ["DeferredMethods", "DeviceMethods", "deferred", "mixin"]

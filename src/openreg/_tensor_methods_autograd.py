@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import weakref
 
-from . import _tensor_methods
+from ._tensor_methods import mixin
 from .autograd.grad_mode import state as _gm_state
 from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, requires_grad_of
 from .autograd.inference import REQUIRES_GRAD_MSG, InferenceVersion
@@ -160,7 +160,7 @@ def is_inference(self) -> bool:
     return type(self._vc) is InferenceVersion
 
 
-_tensor_methods.install({
+AutogradMethods = mixin("AutogradMethods", {
     "is_inference": is_inference,
     "grad": property(_get_grad, _grad_property.fset),
     "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,

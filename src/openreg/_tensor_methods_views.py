@@ -1,7 +1,7 @@
 """Tensor methods of the tensor model: views, indexing, metadata mutation, copies, conversions, ``new_*``.
 
-Each is a thin call of an ``openreg.ops.aten`` overload (``ops.A``, looked up on first use); installed on ``Tensor``
-with ``_tensor_methods.install``.
+Each is a thin call of an ``openreg.ops.aten`` overload (``ops.A``, looked up on first use); they reach ``Tensor``
+as its base class ``ViewMethods``.
 
 >>> import openreg
 >>> x = openreg.arange(6.0)
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import numbers
 
-from . import _indexing, _tensor_methods
+from . import _indexing
 from . import dtypes as _dt
 from ._dispatch.ops import A
+from ._tensor_methods import mixin
 from .devices import device as Device
 from .memory_format import normalize, preserve_format, strides_for
-from .tensor import Size, Tensor
+from .tensor import Size, TensorBase
 
 
 def _size_args(size) -> tuple:
@@ -52,7 +53,7 @@ def reshape(self, *shape):
 
 
 def reshape_as(self, other):
-    if not isinstance(other, Tensor):
+    if not isinstance(other, TensorBase):
         raise TypeError(f"reshape_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
     return A.reshape(self, other._size)
 
@@ -183,7 +184,7 @@ def detach(self):
 def is_contiguous(self, memory_format=None) -> bool:
     fmt = normalize(memory_format)
     if fmt is preserve_format or fmt.name == "contiguous_format":
-        return Tensor._is_contiguous_default(self)
+        return TensorBase.is_contiguous(self)
     if len(self._size) != (4 if fmt.name == "channels_last" else 5):
         return False
     want = strides_for(self._size, fmt)
@@ -205,7 +206,7 @@ def set_(self, source=None, storage_offset=None, size=None, stride=None):
     """``set_()``, ``set_(tensor)``, ``set_(storage)``, ``set_(storage, offset, size, stride=())``."""
     if source is None:
         return A.set_(self)
-    if isinstance(source, Tensor):
+    if isinstance(source, TensorBase):
         if storage_offset is None and size is None:
             return A.set___source_Tensor(self, source)
         return A.set___source_Tensor_storage_offset(self, source, storage_offset, size,
@@ -224,7 +225,7 @@ def copy_(self, src, non_blocking=False):
 
 
 def fill_(self, value):
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return A.fill___Tensor(self, value)
     return A.fill___Scalar(self, value)
 
@@ -239,7 +240,7 @@ def clone(self, *, memory_format=None):
 
 def contiguous(self, memory_format=None):
     if memory_format is None:
-        if Tensor._is_contiguous_default(self):
+        if TensorBase.is_contiguous(self):
             return self
         return A.clone(self, memory_format="contiguous_format")
     return A.contiguous(self, memory_format=memory_format)
@@ -253,7 +254,7 @@ def _parse_to(args, kwargs):
     for a in args:
         if isinstance(a, _dt.dtype):
             dtype = a
-        elif isinstance(a, Tensor):
+        elif isinstance(a, TensorBase):
             device, dtype = a.device, a.dtype
         elif isinstance(a, (str, Device, int)) and not isinstance(a, bool):
             device = Device(a)
@@ -310,7 +311,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
     from .factories import tensor
-    if isinstance(data, Tensor):
+    if isinstance(data, TensorBase):
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "
                       "or sourceTensor.clone().detach().requires_grad_(True), rather than "
@@ -341,12 +342,12 @@ def index_select(self, dim, index):
 
 
 def masked_fill(self, mask, value):
-    return A.masked_fill__Tensor(self, mask, value) if isinstance(value, Tensor) else \
+    return A.masked_fill__Tensor(self, mask, value) if isinstance(value, TensorBase) else \
         A.masked_fill__Scalar(self, mask, value)
 
 
 def masked_fill_(self, mask, value):
-    return A.masked_fill___Tensor(self, mask, value) if isinstance(value, Tensor) else \
+    return A.masked_fill___Tensor(self, mask, value) if isinstance(value, TensorBase) else \
         A.masked_fill___Scalar(self, mask, value)
 
 
@@ -365,9 +366,6 @@ def __getitem__(self, index):
 def __setitem__(self, index, value):
     _indexing.setitem(self, index, value)
 
-
-if not hasattr(Tensor, "_is_contiguous_default"):
-    Tensor._is_contiguous_default = Tensor.is_contiguous
 
 _METHODS = {
     "view": view, "view_as": view_as, "reshape": reshape, "reshape_as": reshape_as, "as_strided": as_strided,
@@ -388,9 +386,8 @@ for _name, _dtype in (("float", _dt.float32), ("double", _dt.float64), ("half", 
                       ("bfloat16", _dt.bfloat16), ("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int16),
                       ("char", _dt.int8), ("byte", _dt.uint8), ("bool", _dt.bool), ("cfloat", _dt.complex64),
                       ("cdouble", _dt.complex128)):
-    if not hasattr(Tensor, _name):
-        _METHODS[_name] = _converter(_dtype)
+    _METHODS[_name] = _converter(_dtype)
 
-_tensor_methods.install(_METHODS)
+ViewMethods = mixin("ViewMethods", _METHODS)
 
-__all__ = ["Size", "numbers"]
+__all__ = ["Size", "ViewMethods", "numbers"]

@@ -63,12 +63,8 @@ def expose(module) -> None:
 
 
 def install() -> None:
-    """At import: Tensor/Module methods, ``openreg.cuda``, and ``OPENREG_DEVICE_NAME`` (read once here)."""
-    from . import _tensor_methods
-    _tensor_methods.install({"cuda": tensor_cuda})
-    from .nn.module import Module
-    if "cuda" not in vars(Module):
-        Module.cuda = module_cuda
+    """At import: ``openreg.cuda`` and ``OPENREG_DEVICE_NAME`` (read once here). ``Tensor.cuda`` and
+    ``Module.cuda`` are part of their classes (``tensor_cuda``, ``module_cuda``)."""
     expose(cpu_build_module())
     name = os.environ.get(ENV_VAR, "").strip()
     if name:

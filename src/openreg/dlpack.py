@@ -35,7 +35,6 @@ from typing import Any
 import numpy as np
 
 from . import dtypes as _dt
-from ._tensor_methods import install
 from .devices import PRIVATEUSE1
 from .devices import device as Device
 from .storage_bounds import storage_nbytes
@@ -339,6 +338,4 @@ def _import_cuda(source: Any, index: int) -> Tensor:
     return Tensor._make(storage, Size(shape), strides, 0, dtype)
 
 
-install({"__dlpack__": __dlpack__, "__dlpack_device__": __dlpack_device__})
-
-__all__ = ["DLDeviceType", "from_dlpack"]
+__all__ = ["DLDeviceType", "__dlpack__", "__dlpack_device__", "from_dlpack"]

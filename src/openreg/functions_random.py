@@ -9,7 +9,6 @@
 """
 from __future__ import annotations
 
-from . import _tensor_methods
 from ._dispatch.ops import A
 from .factories import _finish, _into, _size_args
 from .tensor import Tensor
@@ -224,8 +223,6 @@ def _multinomial(self, num_samples, replacement=False, *, generator=None):
     return A.multinomial(self, num_samples, replacement, generator=generator)
 
 
-_tensor_methods.install({"uniform_": _uniform_, "normal_": _normal_, "random_": _random_,
-                         "bernoulli_": _bernoulli_, "bernoulli": _bernoulli, "multinomial": _multinomial})
 
 __all__ = ["bernoulli", "dropout", "multinomial", "native_dropout", "normal", "rand", "rand_like", "randint", "randint_like",
            "randn", "randn_like", "randperm"]

@@ -30,6 +30,9 @@ class PrivateUse1Hooks:
     def pin_storage(self, storage, device):
         self._missing("pin_memory")
 
+    def pin_tensor(self, tensor, device):
+        self._missing("pin_memory")
+
 
 _hooks = PrivateUse1Hooks()
 

@@ -62,6 +62,12 @@ class _Version:
         self.value = 0
 
 
+# The version counter of a new tensor that gets none from its base: ``_Version()``, or while some thread is in
+# inference mode, ``autograd.inference``'s chooser (swapped here rather than on the class, so nothing patches
+# ``Tensor`` after its class statement and the common path stays one call).
+new_version = _Version
+
+
 class TensorBase:
     """The data model of every tensor (``Tensor`` adds the operator methods); operator records test
     ``isinstance(x, TensorBase)`` since they are read before ``Tensor`` exists."""
@@ -101,7 +107,7 @@ class TensorBase:
         self._offset = offset
         self._dtype = dtype
         self._ks = _KEYSETS[storage.device._type]
-        self._vc = _Version() if vc is None else vc
+        self._vc = new_version() if vc is None else vc
         self._base = base
         self._arr = None
         self._arr_src = None
@@ -442,12 +448,17 @@ _LEGACY_NAMES = {
     _dt.qint32: "QInt32Tensor",
 }
 
+# The methods: generated from the operator records, and the hand-written ones in per-concept base classes
+# (their modules test ``isinstance(x, TensorBase)``, so they import while ``Tensor`` is being built).
+from ._tensor_methods import DeferredMethods, DeviceMethods
+from ._tensor_methods_autograd import AutogradMethods
+from ._tensor_methods_views import ViewMethods
 from .operators._loader import tensor_methods
 
 OperatorMethods = type("OperatorMethods", (), {"__slots__": (), "__module__": __name__, **tensor_methods()})
 
 
-class Tensor(TensorBase, OperatorMethods):
+class Tensor(AutogradMethods, ViewMethods, DeviceMethods, DeferredMethods, TensorBase, OperatorMethods):
     """An n-dimensional strided view of typed data on a device."""
 
     __slots__ = ()

@@ -138,12 +138,3 @@ def _q_scale_method(self) -> float:
 def _q_zero_point_method(self) -> int:
     """The zero point of a per-tensor quantized tensor."""
     return A.q_zero_point(self)
-
-
-def _install_methods() -> None:
-    from .. import _tensor_methods
-    _tensor_methods.install({"dequantize": _dequantize_method, "int_repr": _int_repr_method,
-                             "q_scale": _q_scale_method, "q_zero_point": _q_zero_point_method})
-
-
-_install_methods()

@@ -5,8 +5,8 @@ one for backward raises, and ``requires_grad_(True)`` outside inference mode rai
 are inference tensors; results of ops on them outside inference mode are normal tensors.
 
 Marking costs nothing outside inference mode: while at least one thread is inside ``inference_mode``,
-``Tensor._init_view`` is swapped for a version that gives new tensors of that thread the shared no-version
-counter (views share their base's counter, so they inherit it).
+``openreg.tensor.new_version`` is swapped for a chooser that gives new tensors of that thread the shared
+no-version counter (views share their base's counter, so they inherit it).
 
 >>> import openreg
 >>> with openreg.inference_mode():
@@ -21,6 +21,7 @@ True
 """
 from __future__ import annotations
 
+import sys
 import threading
 
 from .grad_mode import state
@@ -52,7 +53,6 @@ class InferenceVersion:
 _NO_VERSION = InferenceVersion()
 _lock = threading.Lock()
 _active = [0]
-_plain_init = None
 
 
 def is_inference(t) -> bool:
@@ -66,26 +66,29 @@ def check_savable(t) -> None:
         raise RuntimeError(SAVE_MSG)
 
 
+def _version_in_inference_mode():
+    """The version counter of a new tensor while some thread is in inference mode: none in that thread."""
+    from ..tensor import _Version
+    return _NO_VERSION if state.inference else _Version()
+
+
+def _tensor_module():
+    return sys.modules["openreg.tensor"]   # ``openreg.tensor`` the attribute is the factory function
+
+
 def enter() -> None:
     """A thread entered inference mode: new tensors it creates become inference tensors."""
-    global _plain_init
-    from ..tensor import TensorBase as Tensor
+    tensor = _tensor_module()
     with _lock:
         _active[0] += 1
         if _active[0] == 1:
-            plain = _plain_init = Tensor.__dict__["_init_view"]
-
-            def _init_view(self, storage, size, stride, offset, dtype, vc=None, base=None):
-                if vc is None and state.inference:
-                    vc = _NO_VERSION
-                return plain(self, storage, size, stride, offset, dtype, vc, base)
-            Tensor._init_view = _init_view
+            tensor.new_version = _version_in_inference_mode
 
 
 def leave() -> None:
-    """A thread left inference mode; the last one out restores the plain constructor."""
-    from ..tensor import TensorBase as Tensor
+    """A thread left inference mode; the last one out restores the plain version counter."""
+    tensor = _tensor_module()
     with _lock:
         _active[0] -= 1
-        if _active[0] == 0 and _plain_init is not None:
-            Tensor._init_view = _plain_init
+        if _active[0] == 0:
+            tensor.new_version = tensor._Version

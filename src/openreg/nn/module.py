@@ -570,9 +570,14 @@ class Module:
 
     def cpu(self) -> Module:
         """Move every parameter and buffer to the CPU. (``<backend>()`` methods such as ``privateuseone()`` are
-        added by ``openreg.utils.generate_methods_for_privateuse1_backend()``, as in PyTorch; ``cuda()`` by
-        ``openreg.cuda_name``.)"""
+        added by ``openreg.utils.generate_methods_for_privateuse1_backend()``, as in PyTorch.)"""
         return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device: Any = None) -> Module:
+        """Move every parameter and buffer to a ``cuda`` device (once openreg's device is named ``cuda``, see
+        ``openreg.cuda_name``)."""
+        from ..cuda_name import module_cuda
+        return module_cuda(self, device)
 
     def type(self, dst_type: Any) -> Module:
         """Cast every parameter and buffer to ``dst_type`` (a dtype or a legacy type string)."""
