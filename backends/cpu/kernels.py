@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 
 from openreg._array_bridge import from_compute, to_compute
-from openreg.aten.copy_ops import _keep_backend_meta, _layout_for, check_copy
 from openreg.aten.structured import empty_tensor
+from openreg.operators.copy import check_copy, keep_backend_meta, layout_for
 from openreg.scalar_conversion import check_scalar_fits
 
 
@@ -39,9 +39,9 @@ def copy_(self, src, non_blocking: bool = False):
 def cat(tensors, dim: int = 0):
     """One NumPy concatenate (converting to the promoted dtype on the fly) instead of a copy_ per input."""
     from openreg._array_bridge import wrap_array
-    from openreg.aten.shape_ops import _cat_meta
     from openreg.devices import CPU
-    size, dtype, dev, parts, d = _cat_meta(tensors, dim)
+    from openreg.operators.shape import cat_meta
+    size, dtype, dev, parts, d = cat_meta(tensors, dim)
     if dev._type != "cpu":
         raise RuntimeError(f"cat: the CPU kernel got tensors on {dev}")
     if not parts:
@@ -54,9 +54,9 @@ def cat(tensors, dim: int = 0):
 
 def clone(self, *, memory_format=None):
     """A copy in the requested layout, written with one NumPy copy (no nested dispatch)."""
-    out = empty_tensor(self._size, self._dtype, self._storage.device, stride=_layout_for(self, memory_format))
+    out = empty_tensor(self._size, self._dtype, self._storage.device, stride=layout_for(self, memory_format))
     np.copyto(out._array(), self._array())
-    _keep_backend_meta(self, out)
+    keep_backend_meta(self, out)
     return out
 
 
@@ -80,7 +80,7 @@ def mm_plus_mm(a, b, c, d, out):
 
     Falls back to NumPy (one M x N temporary for c@d) for float16 and layouts BLAS can't read.
     """
-    from openreg.aten.inductor_checks import check_mm_plus_mm
+    from openreg.operators.inductor import check_mm_plus_mm
 
     from . import blas
     check_mm_plus_mm(a, b, c, d, out)

@@ -20,8 +20,8 @@ from __future__ import annotations
 import numpy as np
 
 from openreg._array_bridge import from_compute, host_array, to_compute
-from openreg.aten.copy_ops import check_copy
 from openreg.devices import PRIVATEUSE1
+from openreg.operators.copy import check_copy
 
 from . import kernel_launch, raw_kernels
 from .driver_select import get_driver

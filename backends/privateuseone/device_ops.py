@@ -175,7 +175,7 @@ def zero_(self):
 
 def mm_plus_mm(a, b, c, d, out):
     """``inductor::_mm_plus_mm`` on the device: the fused raw kernel, or two GEMMs (cuBLAS on cuda)."""
-    from openreg.aten.inductor_checks import check_mm_plus_mm
+    from openreg.operators.inductor import check_mm_plus_mm
     check_mm_plus_mm(a, b, c, d, out)
     drv = get_driver()
     index = out._storage.device.index

@@ -71,14 +71,14 @@ def t(self):
 
 
 def _T(self):
-    from .aten.view_ops import T_warn
+    from .operators.views import T_warn
     T_warn(self)
     n = self.dim()
     return A.permute(self, tuple(range(n - 1, -1, -1)))
 
 
 def _mT(self):
-    from .aten.view_ops import mT_check
+    from .operators.views import mT_check
     mT_check(self)
     return A.transpose__int(self, -2, -1)
 

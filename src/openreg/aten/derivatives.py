@@ -99,172 +99,9 @@ def _linear_jvp(op: str, arg: str):
 
 nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round", "aten::trunc",
         "aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like", "aten::rand_like",
-        "aten::randn_like", "aten::detach", "aten::bernoulli", "aten::bernoulli_.float",
+        "aten::randn_like", "aten::bernoulli", "aten::bernoulli_.float",
         "aten::uniform_", "aten::normal_", "aten::random_", "aten::rand", "aten::randn")
 
-
-# -- views and shape ops -------------------------------------------------------------------------------------
-
-defderiv("aten::view", linear=True, self=lambda g, a: g.reshape(a.size_of("self")))
-defderiv("aten::_unsafe_view", linear=True, self=lambda g, a: g.reshape(a.size_of("self")))
-defderiv("aten::reshape", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size_of("self")))
-defderiv("aten::view_as", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size_of("self")))
-defderiv("aten::alias", linear=True, self=lambda g, a: g)
-defderiv("aten::flatten.using_ints", linear=True, name="ViewBackward0",
-         self=lambda g, a: g.reshape(a.size_of("self")))
-defderiv("aten::unflatten.int", linear=True, name="ViewBackward0", self=lambda g, a: g.reshape(a.size_of("self")))
-defderiv("aten::t", linear=True, self=lambda g, a: g.t())
-defderiv("aten::transpose.int", linear=True, self=lambda g, a: g.transpose(a.dim0, a.dim1))
-defderiv("aten::movedim.int", linear=True, self=lambda g, a: g.movedim(a.destination, a.source))
-
-
-def _inverse_perm(dims, ndim: int) -> list:
-    dims = [d % ndim for d in dims]
-    inv = [0] * ndim
-    for i, d in enumerate(dims):
-        inv[d] = i
-    return inv
-
-
-defderiv("aten::permute", linear=True, self=lambda g, a: g.permute(_inverse_perm(a.dims, len(a.size_of("self")))))
-
-
-def _sum_to(g, size):
-    from ..autograd._ops import sum_to
-    return sum_to(g, size)
-
-
-defderiv("aten::expand", linear=True, self=lambda g, a: _sum_to(g, a.size_of("self")))
-defderiv("aten::expand_as", linear=True, name="ExpandBackward0", self=lambda g, a: _sum_to(g, a.size_of("self")))
-for _op, _i in (("aten::squeeze", 0), ("aten::squeeze.dim", 1), ("aten::squeeze.dims", 2),
-                ("aten::unsqueeze", 0)):
-    defderiv(_op, linear=True, index=_i, self=lambda g, a: g.reshape(a.size_of("self")))
-
-
-def _scatter_into_zeros(view_fn):
-    """Backward of a view that selects part of its input: zeros with the slice set to the gradient."""
-    def bwd(g, a):
-        z = zeros(a.size_of("self"), g)
-        view_fn(z, a).copy_(g)
-        return z
-    return bwd
-
-
-defderiv("aten::narrow", linear=True, self=_scatter_into_zeros(lambda z, a: z.narrow(a.dim, a.start, a.length)))
-defderiv("aten::select.int", linear=True,
-         self=_scatter_into_zeros(lambda z, a: lookup("aten::select.int")(z, a.dim, a.index)))
-defderiv("aten::slice.Tensor", linear=True,
-         self=_scatter_into_zeros(lambda z, a: lookup("aten::slice.Tensor")(z, a.dim, a.start, a.end, a.step)))
-defderiv("aten::diagonal", linear=True,
-         self=_scatter_into_zeros(lambda z, a: lookup("aten::diagonal")(z, a.offset, a.dim1, a.dim2)))
-
-
-def _overlaps(size, stride) -> bool:
-    dims = sorted((st, sz) for sz, st in zip(size, stride) if sz != 1)
-    extent = 0
-    for st, sz in dims:
-        if sz == 0:
-            return False
-        if st <= extent:
-            return True
-        extent += st * (sz - 1)
-    return False
-
-
-def _storage_index(size, stride, offset: int, device):
-    """Int64 tensor of ``size`` holding each element's storage index."""
-    import numpy as np
-    idx = np.full(tuple(size), offset, dtype=np.int64)
-    for d, (sz, st) in enumerate(zip(size, stride)):
-        shape = [1] * len(size)
-        shape[d] = sz
-        idx = idx + (np.arange(sz, dtype=np.int64) * st).reshape(shape)
-    from ..factories import tensor
-    return tensor(idx.reshape(-1).tolist(), dtype=None, device=device).view(tuple(size)) if idx.size else \
-        tensor([], device=device)
-
-
-def _as_strided_grad(g, a):
-    """Gradient of ``as_strided``: scatter-add the output gradient into the storage positions it came from,
-    then read them back in the input's geometry (divided by the aliasing count when the input overlaps)."""
-    from ..autograd._ops import zeros_with_geometry
-    in_size, in_stride, in_off = a.size_of("self"), a.stride_of("self"), a.meta_of("self")[4]
-    out_off = a.storage_offset if a.storage_offset is not None else in_off
-    out_size, out_stride = tuple(a.size), tuple(a.stride)
-    if not _overlaps(out_size, out_stride) and not _overlaps(in_size, in_stride) and out_off >= in_off:
-        buf = zeros_with_geometry(g, in_size, in_stride)
-        lookup("aten::as_strided")(buf, out_size, out_stride, out_off - in_off).copy_(g)
-        return buf
-    base = min(in_off, out_off)
-
-    def extent(size, stride, off):
-        return off - base + sum((sz - 1) * st for sz, st in zip(size, stride) if sz > 0) + 1
-    n = max(extent(in_size, in_stride, in_off), extent(out_size, out_stride, out_off))
-    flat = zeros((n,), g)
-    out_idx = _storage_index(out_size, out_stride, out_off - base, g.device)
-    flat = lookup("aten::index_put")(flat, [out_idx.reshape(-1)], g.reshape(-1), True)
-    in_idx = _storage_index(in_size, in_stride, in_off - base, g.device)
-    res = lookup("aten::index.Tensor")(flat, [in_idx.reshape(-1)]).reshape(in_size)
-    if _overlaps(in_size, in_stride):
-        ones = zeros((in_idx.numel(),), g) + 1
-        count = lookup("aten::index_put")(zeros((n,), g), [in_idx.reshape(-1)], ones, True)
-        res = res / lookup("aten::index.Tensor")(count, [in_idx.reshape(-1)]).reshape(in_size)
-    return res
-
-
-defderiv("aten::as_strided", linear=True, self=_as_strided_grad)
-
-
-def _fill_missing(g: list, a) -> list:
-    return [x if x is not None else zeros(m[0], _proto(g)).to(m[1]) for x, m in zip(g, a.out_meta)]
-
-
-def _proto(g: list):
-    return next(x for x in g if x is not None)
-
-
-defderiv("aten::unbind.int", linear=True, self=lambda g, a: lookup("aten::stack")(_fill_missing(g, a), a.dim))
-for _op in ("aten::split.Tensor", "aten::split_with_sizes", "aten::chunk"):
-    defderiv(_op, linear=True, self=lambda g, a: lookup("aten::cat")(_fill_missing(g, a), a.dim))
-
-
-def _cat_grad(g, a):
-    out, off = [], 0
-    dim = a.dim
-    for m in a.meta_of("tensors"):
-        size = m[0]
-        if len(size) == 1 and size[0] == 0 and g.dim() != 1:
-            out.append(None)
-            continue
-        d = dim % g.dim()
-        out.append(g.narrow(d, off, size[d]))
-        off += size[d]
-    return out
-
-
-def _list_tangents(ts: list, a, name: str) -> list:
-    return [t if t is not None else zeros(m[0], _proto(ts)).to(m[1]) for t, m in zip(ts, a.meta_of(name))]
-
-
-DERIVATIVES["aten::cat"] = Derivative("aten::cat", "CatBackward0", (), {"tensors": _cat_grad},
-                                      {"tensors": lambda t, a: lookup("aten::cat")(_list_tangents(t, a, "tensors"), a.dim)})
-DERIVATIVES["aten::stack"] = Derivative(
-    "aten::stack", "StackBackward0", (), {"tensors": lambda g, a: list(g.unbind(a.dim))},
-    {"tensors": lambda t, a: lookup("aten::stack")(_list_tangents(t, a, "tensors"), a.dim)})
-
-# -- copies -------------------------------------------------------------------------------------------------
-
-defderiv("aten::clone", linear=True, self=lambda g, a: g)
-defderiv("aten::contiguous", linear=True, name="CloneBackward0", self=lambda g, a: g)
-defderiv("aten::_to_copy", linear=True, self=lambda g, a: g.to(device=a.device_of("self"), dtype=a.dtype_of("self")))
-defderiv("aten::copy_", name="CopyBackwards", self=lambda g, a: None,
-         src=lambda g, a: g.to(device=a.device_of("src"), dtype=a.dtype_of("src")),
-         jvp={"src": lambda t, a: t.to(device=a.device_of("self"), dtype=a.dtype_of("self"))})
-defderiv("aten::fill_.Scalar", name="FillBackward0", self=lambda g, a: None, jvp={})
-defderiv("aten::fill_.Tensor", name="FillBackward1", self=lambda g, a: None, value=lambda g, a: g.sum(),
-         jvp={"value": lambda t, a: t.expand(a.size_of("self"))})
-defderiv("aten::fill.Scalar", name="FillBackward0", self=lambda g, a: None, jvp={})
-defderiv("aten::zero_", name="ZeroBackward0", self=lambda g, a: None, jvp={})
 
 # -- indexing (defined by other modules; registered when present) ----------------------------------------
 
@@ -298,7 +135,7 @@ nondiff("aten::new_empty", "aten::new_empty_strided", "aten::new_full",
         "aten::new_ones", "aten::new_zeros", "aten::rand_like.generator", "aten::randn_like.generator",
         "aten::bernoulli.Tensor", "aten::empty.memory_format", "aten::empty_strided", "aten::full", "aten::ones",
         "aten::zeros", "aten::eye", "aten::eye.m", "aten::linspace", "aten::arange", "aten::arange.start",
-        "aten::arange.start_step", "aten::scalar_tensor", "aten::view.dtype")
+        "aten::arange.start_step", "aten::scalar_tensor")
 
 
 def _native_dropout_grad(g, a):
@@ -331,26 +168,8 @@ for _op in ("aten::index_put", "aten::index_put_"):
                   "values": lambda t, a: lookup("aten::index_put")(zeros(a.size_of("self"), t), a.indices, t,
                                                          a.accumulate)})
 
-# -- in-place views (metadata of self changes) -----------------------------------------------------------
-
-defderiv("aten::t_", linear=True, name="TBackward0", self=lambda g, a: g.t(), jvp={"self": lambda t, a: t.t()})
-defderiv("aten::transpose_", name="TransposeBackward0", self=lambda g, a: g.transpose(a.dim0, a.dim1),
-         jvp={"self": lambda t, a: t.transpose(a.dim0, a.dim1)})
-for _op, _i in (("aten::squeeze_", 0), ("aten::squeeze_.dim", 1), ("aten::squeeze_.dims", 2),
-                ("aten::unsqueeze_", 0)):
-    defderiv(_op, index=_i, name=node_name(_op, _i), self=lambda g, a: g.reshape(a.size_of("self")),
-             jvp={"self": None})
-    DERIVATIVES[_op].jvp = None
-defderiv("aten::as_strided_", name="AsStridedBackward0", self=_as_strided_grad, jvp=None)
-forbid("cannot resize variables that require grad", "aten::resize_", "aten::resize_as_")
-forbid("set_storage is not allowed on a Tensor created from .data or .detach().", "aten::set_",
-       "aten::set_.source_Storage", "aten::set_.source_Storage_storage_offset", "aten::set_.source_Tensor")
-
-
 # -- more indexing and shape overloads --------------------------------------------------------------------
 
-defderiv("aten::fill.Tensor", name="FillBackward1", self=lambda g, a: None, value=lambda g, a: g.sum(),
-         jvp={"value": lambda t, a: t.expand(a.size_of("self"))})
 for _op in ("aten::masked_fill.Tensor", "aten::masked_fill_.Tensor"):
     defderiv(_op, save="mask", name="MaskedFillBackward1", self=lambda g, a: g * (1 - mask(a.mask, g)),
              value=lambda g, a: (g * mask(a.mask, g)).sum(),
@@ -381,16 +200,7 @@ for _op in ("aten::scatter_add", "aten::scatter_add_"):
              src=lambda g, a: lookup("aten::gather")(g, a.dim, a.index),
              jvp={"self": lambda t, a: t,
                   "src": lambda t, a: lookup("aten::scatter_add")(zeros(a.size_of("self"), t), a.dim, a.index, t)})
-defderiv("aten::movedim.intlist", linear=True, name="PermuteBackward0",
-         self=lambda g, a: g.movedim(list(a.destination), list(a.source)))
-defderiv("aten::narrow.Tensor", linear=True, name="NarrowBackward0",
-         self=_scatter_into_zeros(lambda z, a: z.narrow(a.dim, int(a.start), a.length)))
-for _op in ("aten::split", "aten::split.sizes"):
-    defderiv(_op, linear=True, name="SplitWithSizesBackward0" if _op == "aten::split" else "SplitBackward0",
-             self=lambda g, a: lookup("aten::cat")(_fill_missing(g, a), a.dim))
 nondiff("aten::linspace.Scalar_Tensor", "aten::linspace.Tensor_Scalar", "aten::linspace.Tensor_Tensor")
-forbid("set_storage is not allowed on a Tensor created from .data or .detach().",
-       "aten::set_.source_Tensor_storage_offset")
 
 
 def registered_ops() -> list[str]:

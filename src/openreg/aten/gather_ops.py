@@ -152,7 +152,7 @@ def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
 
 def _check_mask(op: str, self: Tensor, mask: Tensor, inplace: bool) -> tuple:
     if mask._dtype is not _dt.bool:
-        from .metadata_ops import cpp_type_name
+        from ..operators.metadata import cpp_type_name
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{cpp_type_name(mask._dtype)}")
     shape = broadcast_shapes(self._size, mask._size)

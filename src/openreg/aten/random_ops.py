@@ -176,7 +176,7 @@ def check_bernoulli_p(p: float) -> None:
 
 def check_bernoulli_tensor(self, p) -> None:
     """``p`` must expand to ``self``'s shape (PyTorch's expand error otherwise)."""
-    from .view_ops import expand_geometry
+    from ..operators.views import expand_geometry
     expand_geometry(p, self._size)
 
 

@@ -1,12 +1,12 @@
-"""View kernels: new tensors over the same storage, for every backend (CompositeExplicitAutograd).
-
-A view shares its base's storage and version counter and records the base (``t._base``).
+"""View geometry shared by the view operators (``openreg/operators/views.py``) and the composite kernels:
+``make_view`` (a tensor over the same storage, sharing the version counter), the no-copy stride rule, size
+inference, bounds checks, and the composite kernels' version helpers (``fresh``, ``below_inplace_or_view``).
 
 >>> import openreg
 >>> t = openreg.arange(6.0)
->>> v = t.view(2, 3)
->>> v.untyped_storage() is t.untyped_storage(), v.stride()
-(True, (3, 1))
+>>> v = make_view(t, (2, 3), (3, 1), 0)
+>>> v.untyped_storage() is t.untyped_storage(), v._base is t, compute_view_stride((2, 3), (3, 1), (3, 2))
+(True, True, (2, 1))
 """
 from __future__ import annotations
 
@@ -103,54 +103,6 @@ def compute_view_stride(old_size, old_stride, new_size):
     return tuple(new_stride)
 
 
-def _contiguous_strides_if(old_size: tuple, old_stride: tuple, new_size: tuple):
-    """Fast path of compute_view_stride: a contiguous input views as any shape with contiguous strides."""
-    expected = 1
-    for sz, st in zip(reversed(old_size), reversed(old_stride)):
-        if sz != 1 and st != expected:
-            return None
-        expected *= sz
-    strides, acc = [], 1
-    for sz in reversed(new_size):
-        strides.append(acc)
-        acc *= max(1, sz)
-    strides.reverse()
-    return tuple(strides)
-
-
-_VIEW_CACHE: dict = {}  # (sizes, strides, requested) -> (sizes, strides) of successful views
-
-
-def view(self: Tensor, size) -> Tensor:
-    key = (self._size, self._stride, size if type(size) is tuple else tuple(size))
-    hit = _VIEW_CACHE.get(key)
-    if hit is not None:
-        return make_view(self, hit[0], hit[1], self._offset)
-    old = tuple(self._size)  # plain tuples: Size's Python __getitem__ is slow in loops
-    numel = 1
-    for s in old:
-        numel *= s
-    known = 1
-    for s in size:
-        if s < 0:
-            known = -1
-            break
-        known *= s
-    size = tuple(size) if known == numel else infer_size("view", size, numel)
-    stride = None
-    if numel:
-        stride = _contiguous_strides_if(old, self._stride, size)
-    if stride is None:
-        stride = compute_view_stride(old, self._stride, size)
-    if stride is None:
-        raise RuntimeError(NOT_VIEWABLE + " (at least one dimension spans across two contiguous subspaces). Use "
-                           ".reshape(...) instead.")
-    if len(_VIEW_CACHE) > 4096:
-        _VIEW_CACHE.clear()
-    _VIEW_CACHE[key] = (Size(size), stride)
-    return make_view(self, size, stride, self._offset)
-
-
 def check_size_nonnegative(size) -> None:
     """PyTorch's message for a negative size in a factory or resize (no operator prefix)."""
     for s in size:
@@ -167,12 +119,3 @@ def check_in_bounds(op: str, self: Tensor, size, stride, offset: int) -> None:
     if not self.is_meta:
         check_storage_bounds(size, stride, offset, self._dtype.itemsize, self._storage.nbytes())
     check_numel(size)
-
-
-def as_strided(self: Tensor, size, stride, storage_offset=None) -> Tensor:
-    offset = self._offset if storage_offset is None else storage_offset
-    check_in_bounds("as_strided", self, size, stride, offset)
-    return make_view(self, size, stride, offset)
-
-
-KERNELS = {"view": view, "as_strided": as_strided}

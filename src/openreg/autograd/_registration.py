@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from .._dispatch import dispatcher
 from ..library import Library
-from .accumulate_grad import inductor_accumulate_grad_, meta_accumulate_grad_
 from .kernel import OpInfo, make_kernel, not_implemented_fallback
 
 _libs: dict = {}
@@ -60,8 +59,5 @@ def _on_define(qualname: str) -> None:
 _fallback = Library("_", "IMPL")
 for _key in ("AutogradCPU", "AutogradPrivateUse1", "AutogradMeta", "AutogradOther"):
     _fallback.fallback(not_implemented_fallback, _key, with_keyset=True)
-_inductor = Library("inductor", "IMPL")
-_inductor.impl("accumulate_grad_", inductor_accumulate_grad_, "CompositeExplicitAutograd")
-_inductor.impl("accumulate_grad_", meta_accumulate_grad_, "Meta")
 register_all()
 dispatcher._listeners.append(_on_define)

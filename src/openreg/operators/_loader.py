@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 
 from ..library import Library
-from ._record import NONDIFF, RECORDS, Group, Op, overload_name
+from ._record import NONDIFF, RECORDS, Forbid, Group, Op, overload_name
 from ._variants import make_function, make_methods
 
 _libs: dict[tuple, Library] = {}
@@ -123,12 +123,14 @@ def _derivative_targets(record: Op) -> list[tuple[str, object, str]]:
 
 def _register_derivatives(record: Op) -> list[str]:
     """The record's derivatives-table entries (their Autograd kernels follow from the table)."""
-    from ..aten.derivatives import defderiv, node_name, nondiff
+    from ..aten.derivatives import defderiv, forbid, node_name, nondiff
     names = []
     for name, spec, functional in _derivative_targets(record):
         op = f"{record.ns}::{name}"
         if spec == NONDIFF:
             nondiff(op)
+        elif isinstance(spec, Forbid):
+            forbid(spec.message, op)
         else:
             defderiv(op, save=spec.save, name=spec.name or node_name(f"{record.ns}::{functional}", 0),
                      pointwise=spec.pointwise, linear=spec.linear, jvp=spec.jvp, **spec.formulas)

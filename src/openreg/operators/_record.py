@@ -15,7 +15,7 @@ composites, Autograd), ``openreg.<fn>``, the Tensor methods and the structured `
   backend (e.g. a raw CUDA kernel); imported when that backend registers.
 * ``kernels``: unstructured kernels ``{"overload": {"CompositeImplicitAutograd" | ... | "Meta": fn}}``.
 * ``derivatives``: ``{"functional overload": Deriv(...)}`` (applies to the group's in-place overload too),
-  or ``NONDIFF`` for float outputs that are never differentiable.
+  ``NONDIFF`` for float outputs that are never differentiable, or ``Forbid(message)``.
 * ``function``/``method``: generated ``openreg.<fn>`` / ``Tensor.<fn>`` (+ ``<fn>_`` when an in-place
   overload exists) when True; a callable written by hand in the record's file when the Python signature
   merges overloads in a way generation does not cover; a name to publish under another name; False for none.
@@ -55,6 +55,14 @@ class Deriv:
         for k, v in (("save", save), ("name", name), ("pointwise", pointwise), ("linear", linear),
                      ("jvp", jvp), ("formulas", formulas)):
             object.__setattr__(self, k, v)
+
+
+@dataclass(frozen=True)
+class Forbid:
+    """A derivatives entry of an op that refuses inputs requiring grad: PyTorch raises ``message`` in its
+    autograd kernel (``resize_``: "cannot resize variables that require grad")."""
+
+    message: str
 
 
 @dataclass(frozen=True)
@@ -152,4 +160,4 @@ def register(*records: Op) -> None:
         RECORDS[r.name] = r
 
 
-__all__ = ["NONDIFF", "RECORDS", "Deriv", "Group", "Op", "overload_name", "register"]
+__all__ = ["NONDIFF", "RECORDS", "Deriv", "Forbid", "Group", "Op", "overload_name", "register"]

@@ -1,8 +1,10 @@
 """View operators: new tensors over the same storage with rearranged sizes, strides and offset.
 
-Every kernel here only computes metadata (``views.make_view``), so one CompositeExplicitAutograd kernel
+Every explicit kernel here only computes metadata (``make_view``), so one CompositeExplicitAutograd kernel
 serves the CPU, the device and Meta. Decompositions that PyTorch registers as CompositeImplicitAutograd
-(``reshape``, ``flatten``, ``narrow`` ...) are implemented on top of the explicit view ops.
+(``reshape``, ``flatten``, ``narrow`` ...) are written on top of the explicit view ops. A view shares its base's
+storage and version counter and records the base (``t._base``). Their Tensor methods are written by hand
+(``_tensor_methods_views.ViewMethods``: ``view(*size)``, ``squeeze(dim=None)`` ...).
 
 >>> import openreg
 >>> t = openreg.arange(6.0).view(2, 3)
@@ -14,54 +16,73 @@ from __future__ import annotations
 
 import warnings
 
-from .._dispatch.ops import A
-from .._dispatch.tags import Tag
-from ..tensor import Tensor, contiguous_strides
-from .meta_rules import fmt_shape, wrap_dim
-from .views import NOT_VIEWABLE, make_view
+from .._dispatch.ops import A, lookup
+from ..aten.meta_rules import fmt_shape, wrap_dim
+from ..aten.views import NOT_VIEWABLE, check_in_bounds, compute_view_stride, infer_size, make_view
+from ..tensor import Size
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._record import NONDIFF, Deriv, Op, register
+from ._view_grads import as_strided_grad, inverse_perm, scatter_into_zeros, sum_to
 
-C, IV = Tag.core, Tag.inplace_view
+CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
 
-SCHEMAS = [
-    ("view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)", ()),
-    ("reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", ()),
-    ("_unsafe_view(Tensor self, SymInt[] size) -> Tensor", ()),
-    ("view_as(Tensor(a) self, Tensor other) -> Tensor(a)", ()),
-    ("as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)",
-     (IV,)),
-    ("t(Tensor(a) self) -> Tensor(a)", ()),
-    ("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", ()),
-    ("permute(Tensor(a) self, int[] dims) -> Tensor(a)", (C,)),
-    ("expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)", (C,)),
-    ("expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", ()),
-    ("squeeze(Tensor(a) self) -> Tensor(a)", ()),
-    ("squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)", (C,)),
-    ("squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)", (C,)),
-    ("unsqueeze(Tensor(a) self, int dim) -> Tensor(a)", (C,)),
-    ("flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)", ()),
-    ("unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)", ()),
-    ("narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)", ()),
-    ("narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)", ()),
-    ("select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)", (C,)),
-    ("slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)",
-     (C,)),
-    ("diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)", (C,)),
-    ("movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)", ()),
-    ("movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)", ()),
-    ("alias(Tensor(a) self) -> Tensor(a)", (C,)),
-    ("t_(Tensor(a!) self) -> Tensor(a!)", (IV,)),
-    ("transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)", (IV,)),
-    ("squeeze_(Tensor(a!) self) -> Tensor(a!)", (IV,)),
-    ("squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)", (IV,)),
-    ("squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)", (IV,)),
-    ("unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)", (IV,)),
-    ("detach(Tensor(a) self) -> Tensor(a)", ()),
-]
+
+def _contiguous_strides_if(old_size: tuple, old_stride: tuple, new_size: tuple):
+    """Fast path of compute_view_stride: a contiguous input views as any shape with contiguous strides."""
+    expected = 1
+    for sz, st in zip(reversed(old_size), reversed(old_stride)):
+        if sz != 1 and st != expected:
+            return None
+        expected *= sz
+    strides, acc = [], 1
+    for sz in reversed(new_size):
+        strides.append(acc)
+        acc *= max(1, sz)
+    strides.reverse()
+    return tuple(strides)
+
+
+_VIEW_CACHE: dict = {}  # (sizes, strides, requested) -> (sizes, strides) of successful views
+
+
+def view(self: Tensor, size) -> Tensor:
+    key = (self._size, self._stride, size if type(size) is tuple else tuple(size))
+    hit = _VIEW_CACHE.get(key)
+    if hit is not None:
+        return make_view(self, hit[0], hit[1], self._offset)
+    old = tuple(self._size)  # plain tuples: Size's Python __getitem__ is slow in loops
+    numel = 1
+    for s in old:
+        numel *= s
+    known = 1
+    for s in size:
+        if s < 0:
+            known = -1
+            break
+        known *= s
+    size = tuple(size) if known == numel else infer_size("view", size, numel)
+    stride = None
+    if numel:
+        stride = _contiguous_strides_if(old, self._stride, size)
+    if stride is None:
+        stride = compute_view_stride(old, self._stride, size)
+    if stride is None:
+        raise RuntimeError(NOT_VIEWABLE + " (at least one dimension spans across two contiguous subspaces). Use "
+                           ".reshape(...) instead.")
+    if len(_VIEW_CACHE) > 4096:
+        _VIEW_CACHE.clear()
+    _VIEW_CACHE[key] = (Size(size), stride)
+    return make_view(self, size, stride, self._offset)
+
+
+def as_strided(self: Tensor, size, stride, storage_offset=None) -> Tensor:
+    offset = self._offset if storage_offset is None else storage_offset
+    check_in_bounds("as_strided", self, size, stride, offset)
+    return make_view(self, size, stride, offset)
 
 
 # -- explicit view kernels (metadata only) -----------------------------------------------------------
 def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
-    from .views import check_in_bounds
     offset = self._offset if storage_offset is None else storage_offset
     check_in_bounds("as_strided_", self, size, stride, offset)
     self._set_meta(size, stride, offset)
@@ -70,7 +91,7 @@ def as_strided_(self: Tensor, size, stride, storage_offset=None) -> Tensor:
 
 def view_dtype(self: Tensor, dtype) -> Tensor:
     """Reinterpret the bytes as ``dtype``; a different element size rescales the last dimension."""
-    from .meta_rules import scalar_type_name
+    from ..aten.meta_rules import scalar_type_name
     old, new = self._dtype.itemsize, dtype.itemsize
     size, stride, offset = list(self._size), list(self._stride), self._offset
     if old != new:
@@ -279,7 +300,6 @@ def movedim_intlist(self: Tensor, source, destination) -> Tensor:
 
 def unsafe_view(self: Tensor, size) -> Tensor:
     """``view`` whose result autograd does not track as a view (PyTorch's ``_unsafe_view``)."""
-    from .views import view
     out = view(self, size)
     out._base = None
     return out
@@ -395,24 +415,129 @@ def T_warn(self: Tensor) -> None:
                       "dimensions of a tensor.", UserWarning, stacklevel=3)
 
 
-EXPLICIT = {
-    "view.dtype": view_dtype, "_unsafe_view": unsafe_view, "as_strided_": as_strided_, "t": t, "transpose.int": transpose, "permute": permute, "expand": expand,
-    "squeeze": squeeze, "squeeze.dim": squeeze_dim, "squeeze.dims": squeeze_dims, "unsqueeze": unsqueeze,
-    "select.int": select, "slice.Tensor": slice_tensor, "diagonal": diagonal, "alias": alias, "detach": detach,
-    "movedim.int": movedim, "movedim.intlist": movedim_intlist, "t_": _in_place(t), "transpose_": _in_place(transpose), "squeeze_": _in_place(squeeze),
-    "squeeze_.dim": _in_place(squeeze_dim), "squeeze_.dims": _in_place(squeeze_dims),
-    "unsqueeze_": _in_place(unsqueeze),
-}
 def narrow_tensor(self: Tensor, dim: int, start: Tensor, length: int) -> Tensor:
     if start.dim() != 0 or start._dtype.is_floating_point or start._dtype.is_complex:
         raise RuntimeError("start must be an 0-dim integral Tensor.")
     return A.narrow(self, dim, int(start.item()), length)
 
 
-IMPLICIT = {
-    "narrow.Tensor": narrow_tensor, "reshape": reshape, "view_as": view_as, "expand_as": expand_as, "flatten.using_ints": flatten,
-    "unflatten.int": unflatten, "narrow": narrow,
-}
-META: dict = {}
+# -- the records ------------------------------------------------------------------------------------------
+def _view_op(name: str, schemas: str, kernels: dict, derivatives: dict, key: str = CEA) -> Op:
+    """A view operator: one ``key`` kernel per overload for every backend and Meta; its Tensor methods and
+    ``openreg.<fn>`` are written by hand (``ViewMethods``, ``functions_tensor``)."""
+    return Op(name, schemas, kernels={o: {key: fn} for o, fn in kernels.items()}, derivatives=derivatives,
+              function=False, method=False)
 
-__all__ = ["EXPLICIT", "IMPLICIT", "META", "SCHEMAS", "contiguous_strides"]
+
+def _reshape_back(g, a):
+    return g.reshape(a.size_of("self"))
+
+
+def _squeeze_records(name: str, squeeze_kernels: dict) -> Op:
+    """``squeeze``/``unsqueeze`` and their in-place variants (a reshape back is the gradient of each)."""
+    fn_overloads = [o for o in squeeze_kernels if not o.split(".")[0].endswith("_")]
+    derivatives = {}
+    for i, o in enumerate(fn_overloads):
+        derivatives[o] = Deriv(linear=True, name=f"{name.title()}Backward{i}", self=_reshape_back)
+        inplace = o.replace(name, name + "_", 1)
+        derivatives[inplace] = Deriv(name=f"{name.title()}Backward{i}", self=_reshape_back)
+    return derivatives
+
+
+view_op = _view_op("view", """
+    view(Tensor(a) self, SymInt[] size) -> Tensor(a)  [core]
+    view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+    """, {"view": view, "view.dtype": view_dtype},
+    {"view": Deriv(linear=True, self=_reshape_back), "view.dtype": NONDIFF})
+unsafe_view_op = _view_op("_unsafe_view", "_unsafe_view(Tensor self, SymInt[] size) -> Tensor", {"_unsafe_view": unsafe_view},
+                          {"_unsafe_view": Deriv(linear=True, self=_reshape_back)})
+as_strided_op = _view_op("as_strided", """
+    as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)  [core]
+    as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)  [inplace_view]
+    """, {"as_strided": as_strided, "as_strided_": as_strided_},
+    {"as_strided": Deriv(linear=True, self=as_strided_grad),
+     "as_strided_": Deriv(name="AsStridedBackward0", self=as_strided_grad)})
+t_op = _view_op("t", """
+    t(Tensor(a) self) -> Tensor(a)
+    t_(Tensor(a!) self) -> Tensor(a!)  [inplace_view]
+    """, {"t": t, "t_": _in_place(t)},
+    {"t": Deriv(linear=True, self=lambda g, a: g.t()), "t_": Deriv(linear=True, name="TBackward0", self=lambda g, a: g.t())})
+transpose_op = _view_op("transpose", """
+    transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+    transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)  [inplace_view]
+    """, {"transpose.int": transpose, "transpose_": _in_place(transpose)},
+    {"transpose.int": Deriv(linear=True, self=lambda g, a: g.transpose(a.dim0, a.dim1)),
+     "transpose_": Deriv(name="TransposeBackward0", self=lambda g, a: g.transpose(a.dim0, a.dim1),
+                         jvp={"self": lambda t, a: t.transpose(a.dim0, a.dim1)})})
+permute_op = _view_op("permute", "permute(Tensor(a) self, int[] dims) -> Tensor(a)  [core]", {"permute": permute},
+                      {"permute": Deriv(linear=True,
+                                        self=lambda g, a: g.permute(inverse_perm(a.dims, len(a.size_of("self")))))})
+expand_op = _view_op("expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)  [core]",
+                     {"expand": expand}, {"expand": Deriv(linear=True, self=lambda g, a: sum_to(g, a.size_of("self")))})
+squeeze_kernels = {"squeeze": squeeze, "squeeze.dim": squeeze_dim, "squeeze.dims": squeeze_dims,
+                   "squeeze_": _in_place(squeeze), "squeeze_.dim": _in_place(squeeze_dim),
+                   "squeeze_.dims": _in_place(squeeze_dims)}
+squeeze_op = _view_op("squeeze", """
+    squeeze(Tensor(a) self) -> Tensor(a)
+    squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)  [core]
+    squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)  [core]
+    squeeze_(Tensor(a!) self) -> Tensor(a!)  [inplace_view]
+    squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)  [inplace_view]
+    squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)  [inplace_view]
+    """, squeeze_kernels, _squeeze_records("squeeze", squeeze_kernels))
+unsqueeze_kernels = {"unsqueeze": unsqueeze, "unsqueeze_": _in_place(unsqueeze)}
+unsqueeze_op = _view_op("unsqueeze", """
+    unsqueeze(Tensor(a) self, int dim) -> Tensor(a)  [core]
+    unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)  [inplace_view]
+    """, unsqueeze_kernels, _squeeze_records("unsqueeze", unsqueeze_kernels))
+select_op = _view_op("select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)  [core]",
+                     {"select.int": select},
+                     {"select.int": Deriv(linear=True, self=scatter_into_zeros(
+                         lambda z, a: lookup("aten::select.int")(z, a.dim, a.index)))})
+slice_op = _view_op("slice", (
+    "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)  [core]"),
+    {"slice.Tensor": slice_tensor},
+    {"slice.Tensor": Deriv(linear=True, self=scatter_into_zeros(
+        lambda z, a: lookup("aten::slice.Tensor")(z, a.dim, a.start, a.end, a.step)))})
+diagonal_op = _view_op("diagonal", "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)  [core]",
+                       {"diagonal": diagonal},
+                       {"diagonal": Deriv(linear=True, self=scatter_into_zeros(
+                           lambda z, a: lookup("aten::diagonal")(z, a.offset, a.dim1, a.dim2)))})
+movedim_op = _view_op("movedim", """
+    movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    """, {"movedim.int": movedim, "movedim.intlist": movedim_intlist},
+    {"movedim.int": Deriv(linear=True, self=lambda g, a: g.movedim(a.destination, a.source)),
+     "movedim.intlist": Deriv(linear=True, name="PermuteBackward0",
+                              self=lambda g, a: g.movedim(list(a.destination), list(a.source)))})
+alias_op = _view_op("alias", "alias(Tensor(a) self) -> Tensor(a)  [core]", {"alias": alias},
+                    {"alias": Deriv(linear=True, self=lambda g, a: g)})
+detach_op = _view_op("detach", "detach(Tensor(a) self) -> Tensor(a)", {"detach": detach}, {"detach": NONDIFF})
+
+# CompositeImplicitAutograd decompositions (their gradient entries name the node PyTorch's decomposition makes)
+reshape_op = _view_op("reshape", "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", {"reshape": reshape},
+                      {"reshape": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
+view_as_op = _view_op("view_as", "view_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"view_as": view_as},
+                      {"view_as": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
+expand_as_op = _view_op("expand_as", "expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"expand_as": expand_as},
+                        {"expand_as": Deriv(linear=True, name="ExpandBackward0",
+                                            self=lambda g, a: sum_to(g, a.size_of("self")))}, CIA)
+flatten_op = _view_op("flatten", "flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
+                      {"flatten.using_ints": flatten},
+                      {"flatten.using_ints": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
+unflatten_op = _view_op("unflatten", "unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
+                        {"unflatten.int": unflatten},
+                        {"unflatten.int": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
+narrow_op = _view_op("narrow", """
+    narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
+    narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)
+    """, {"narrow": narrow, "narrow.Tensor": narrow_tensor},
+    {"narrow": Deriv(linear=True, self=scatter_into_zeros(lambda z, a: z.narrow(a.dim, a.start, a.length))),
+     "narrow.Tensor": Deriv(linear=True, name="NarrowBackward0",
+                            self=scatter_into_zeros(lambda z, a: z.narrow(a.dim, int(a.start), a.length)))}, CIA)
+
+register(view_op, unsafe_view_op, as_strided_op, t_op, transpose_op, permute_op, expand_op, squeeze_op, unsqueeze_op,
+         select_op, slice_op, diagonal_op, movedim_op, alias_op, detach_op, reshape_op, view_as_op, expand_as_op,
+         flatten_op, unflatten_op, narrow_op)
+
+__all__ = ["T_warn", "expand_geometry", "mT_check", "select", "slice_tensor", "view"]

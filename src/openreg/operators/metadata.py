@@ -1,8 +1,9 @@
-"""In-place metadata operators: ``resize_``, ``resize_as_`` and the four ``set_`` overloads.
+"""In-place metadata operators: ``resize_``, ``resize_as_`` and the five ``set_`` overloads.
 
 They change a tensor's sizes, strides, offset or storage without touching element values (``resize_``
 grows the storage when it must, never shrinks it). Storage handling is device-agnostic, so one
-CompositeExplicitAutograd kernel serves every backend.
+CompositeExplicitAutograd kernel serves every backend. Their Tensor methods are written by hand
+(``_tensor_methods_views``: ``resize_(*size)``, ``set_(source=None, ...)``).
 
 >>> import openreg
 >>> t = openreg.zeros(2, 2)
@@ -16,27 +17,13 @@ CompositeExplicitAutograd kernel serves every backend.
 """
 from __future__ import annotations
 
-from .._dispatch.tags import Tag
+from ..aten.meta_rules import fmt_shape
+from ..aten.views import check_size_nonnegative
 from ..memory_format import normalize, preserve_format, strides_for
 from ..storage import UntypedStorage
 from ..storage_bounds import check_numel, storage_nbytes
-from ..tensor import Tensor
-from .meta_rules import fmt_shape
-from .views import check_size_nonnegative
-
-IV = Tag.inplace_view
-
-SCHEMAS = [
-    ("resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)", (Tag.core, IV)),
-    ("resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)", (IV,)),
-    ("set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)", (IV,)),
-    (("set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, "
-      "SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)"), (IV,)),
-    ("set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)", (IV,)),
-    (("set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, "
-      "SymInt[] stride=[]) -> Tensor(a!)"), (IV,)),
-    ("set_(Tensor(a!) self) -> Tensor(a!)", (IV,)),
-]
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._record import Forbid, Op, register
 
 
 def _grow_storage(storage: UntypedStorage, size, stride, offset: int, itemsize: int) -> None:
@@ -140,10 +127,33 @@ def set_empty(self: Tensor) -> Tensor:
     return _install(self, UntypedStorage(0, device=self.device), 0, (0,), (1,))
 
 
-EXPLICIT = {
-    "resize_": resize_, "resize_as_": resize_as_, "set_.source_Storage": set_storage,
-    "set_.source_Storage_storage_offset": set_storage_offset, "set_.source_Tensor": set_tensor,
-    "set_.source_Tensor_storage_offset": set_tensor_storage_offset, "set_": set_empty,
-}
-IMPLICIT: dict = {}
-META: dict = {}
+# -- the records ------------------------------------------------------------------------------------------
+def _metadata_op(name: str, schemas: str, kernels: dict, refusal: str) -> Op:
+    """One CompositeExplicitAutograd kernel per overload; each refuses inputs that require grad (``refusal``)."""
+    return Op(name, schemas, kernels={o: {"CompositeExplicitAutograd": fn} for o, fn in kernels.items()},
+              derivatives={o: Forbid(refusal) for o in kernels}, function=False, method=False)
+
+
+_NO_RESIZE = "cannot resize variables that require grad"
+_NO_SET = "set_storage is not allowed on a Tensor created from .data or .detach()."
+
+resize_op = _metadata_op(
+    "resize_", "resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)  [core, inplace_view]",
+    {"resize_": resize_}, _NO_RESIZE)
+resize_as_op = _metadata_op(
+    "resize_as_",
+    "resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)  [inplace_view]",
+    {"resize_as_": resize_as_}, _NO_RESIZE)
+set_op = _metadata_op("set_", """
+    set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)  [inplace_view]
+    set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)  [inplace_view]
+    set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)  [inplace_view]
+    set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)  [inplace_view]
+    set_(Tensor(a!) self) -> Tensor(a!)  [inplace_view]
+    """, {"set_.source_Storage": set_storage, "set_.source_Storage_storage_offset": set_storage_offset,
+          "set_.source_Tensor": set_tensor, "set_.source_Tensor_storage_offset": set_tensor_storage_offset,
+          "set_": set_empty}, _NO_SET)
+
+register(resize_op, resize_as_op, set_op)
+
+__all__ = ["cpp_type_name"]

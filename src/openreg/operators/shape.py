@@ -1,7 +1,9 @@
 """Splitting and joining: ``unbind``, ``split``, ``split_with_sizes``, ``chunk`` (views) and ``cat``, ``stack``.
 
 The splits are views of the input. ``cat`` allocates the result and copies each input into its slice with
-``copy_``, so the same kernel serves every backend (and Meta, whose ``copy_`` computes nothing).
+``copy_``, so the same kernel serves every backend (and Meta, whose ``copy_`` computes nothing); the CPU
+backend registers a faster one. Their Tensor methods and functions are written by hand
+(``_tensor_methods_views``, ``functions_tensor``).
 
 >>> import openreg
 >>> a, b = openreg.ones(2, 2), openreg.zeros(2, 1)
@@ -13,33 +15,21 @@ The splits are views of the input. ``cat`` allocates the result and copies each 
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._dispatch.ops import A
-from .._dispatch.tags import Tag
-from ..tensor import Tensor
-from .factories import empty_memory_format
-from .meta_rules import fmt_shape, wrap_dim
-from .views import below_inplace_or_view, fresh
+from .._dispatch.ops import A, lookup
+from ..aten.meta_rules import fmt_shape, wrap_dim
+from ..aten.views import below_inplace_or_view, fresh
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._record import Deriv, Op, register
+from ._view_grads import cat_grad, fill_missing, list_tangents
+from .views import select, slice_tensor
 
-C = Tag.core
+CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
 
-SCHEMAS = [
-    ("unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]", ()),
-    ("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]", ()),
-    ("split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]", (C,)),
-    ("split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]", ()),
-    ("split(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]", ()),
-    ("chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]", ()),
-    ("cat(Tensor[] tensors, int dim=0) -> Tensor", (C,)),
-    ("cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", ()),
-    ("stack(Tensor[] tensors, int dim=0) -> Tensor", ()),
-    ("stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)", ()),
-]
 
 def unbind(self: Tensor, dim: int = 0) -> list:
     if len(self._size) == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, len(self._size))
-    from .view_ops import select
     return [select(self, d, i) for i in range(self._size[d])]
 
 
@@ -54,7 +44,6 @@ def split_with_sizes(self: Tensor, split_sizes, dim: int = 0) -> list:
     if sum(split_sizes) != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at "
                            f"dimension {d}), but got split_sizes={fmt_shape(split_sizes)}")
-    from .view_ops import slice_tensor
     out, start = [], 0
     for s in split_sizes:
         out.append(slice_tensor(self, d, start, start + s))
@@ -96,7 +85,7 @@ def chunk(self: Tensor, chunks: int, dim: int = 0) -> list:
     return list(A.split__Tensor(self, split_size, d))
 
 
-def _cat_meta(tensors, dim: int):
+def cat_meta(tensors, dim: int):
     """(result size, dtype, device, the tensors that take part) with PyTorch's checks and messages."""
     if len(tensors) == 0:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -143,15 +132,16 @@ def _cat_into(out: Tensor, parts, d: int) -> Tensor:
 
 
 def cat(tensors, dim: int = 0) -> Tensor:
-    size, dtype, dev, parts, d = _cat_meta(tensors, dim)
+    size, dtype, dev, parts, d = cat_meta(tensors, dim)
+    from ..aten.factories import empty_memory_format
     out = empty_memory_format(size, dtype=dtype, device=dev)
     return fresh(_cat_into(out, parts, d))
 
 
 def cat_out(tensors, dim: int = 0, *, out: Tensor) -> Tensor:
-    from .meta_rules import check_out_cast
-    from .structured import resize_out
-    size, dtype, dev, parts, d = _cat_meta(tensors, dim)
+    from ..aten.meta_rules import check_out_cast
+    from ..aten.structured import resize_out
+    size, dtype, dev, parts, d = cat_meta(tensors, dim)
     check_out_cast("cat", dtype, out._dtype)
     if out.device != dev:
         raise RuntimeError(f"Expected out tensor to have device {dev}, but got {out.device} instead")
@@ -188,11 +178,49 @@ def stack_out(tensors, dim: int = 0, *, out: Tensor) -> Tensor:
     return A.cat__out(parts, d, out=out)
 
 
-EXPLICIT = {"unbind.int": unbind, "split.Tensor": split, "split_with_sizes": split_with_sizes, "cat": cat,
-            "cat.out": cat_out}
 def split_sizes(self: Tensor, split_size, dim: int = 0) -> list:
     return list(A.split_with_sizes(self, split_size, dim))
 
 
-IMPLICIT = {"split.sizes": split_sizes, "split": split_sizes, "chunk": chunk, "stack": stack, "stack.out": stack_out}
-META: dict = {}
+# -- the records ------------------------------------------------------------------------------------------
+def _shape_op(name: str, schemas: str, kernels: dict, derivatives: dict) -> Op:
+    """``kernels``: ``{overload: (dispatch key, fn)}``; methods and functions are written by hand."""
+    return Op(name, schemas, kernels={o: {key: fn} for o, (key, fn) in kernels.items()}, derivatives=derivatives,
+              function=False, method=False)
+
+
+def _cat_pieces(name: str = "SplitBackward0") -> Deriv:
+    """The gradient of a split: the pieces' gradients concatenated (zeros for pieces without one)."""
+    return Deriv(linear=True, name=name, self=lambda g, a: lookup("aten::cat")(fill_missing(g, a), a.dim))
+
+
+unbind_op = _shape_op("unbind", "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
+                      {"unbind.int": (CEA, unbind)},
+                      {"unbind.int": Deriv(linear=True, self=lambda g, a: lookup("aten::stack")(fill_missing(g, a), a.dim))})
+split_op = _shape_op("split", """
+    split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
+    split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
+    split(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
+    """, {"split.Tensor": (CEA, split), "split.sizes": (CIA, split_sizes), "split": (CIA, split_sizes)},
+    {"split.Tensor": _cat_pieces(), "split.sizes": _cat_pieces(), "split": _cat_pieces("SplitWithSizesBackward0")})
+split_with_sizes_op = _shape_op(
+    "split_with_sizes", "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]  [core]",
+    {"split_with_sizes": (CEA, split_with_sizes)}, {"split_with_sizes": _cat_pieces("SplitWithSizesBackward0")})
+chunk_op = _shape_op("chunk", "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
+                     {"chunk": (CIA, chunk)}, {"chunk": _cat_pieces("ChunkBackward0")})
+cat_op = _shape_op("cat", """
+    cat(Tensor[] tensors, int dim=0) -> Tensor  [core]
+    cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+    """, {"cat": (CEA, cat), "cat.out": (CEA, cat_out)},
+    {"cat": Deriv(name="CatBackward0", tensors=cat_grad,
+                  jvp={"tensors": lambda t, a: lookup("aten::cat")(list_tangents(t, a, "tensors"), a.dim)})})
+stack_op = _shape_op("stack", """
+    stack(Tensor[] tensors, int dim=0) -> Tensor
+    stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+    """, {"stack": (CIA, stack), "stack.out": (CIA, stack_out)},
+    {"stack": Deriv(name="StackBackward0", tensors=lambda g, a: list(g.unbind(a.dim)),
+                    jvp={"tensors": lambda t, a: lookup("aten::stack")(list_tangents(t, a, "tensors"), a.dim)})})
+
+register(unbind_op, split_op, split_with_sizes_op, chunk_op, cat_op, stack_op)
+
+__all__ = ["cat_meta"]
