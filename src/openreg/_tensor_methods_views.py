@@ -324,41 +324,6 @@ def _finish(t, requires_grad):
     return t.requires_grad_(True) if requires_grad else t
 
 
-# -- indexing -------------------------------------------------------------------------------------------------
-def gather(self, dim, index, *, sparse_grad=False):
-    return A.gather(self, dim, index, sparse_grad=sparse_grad)
-
-
-def scatter_add(self, dim, index, src):
-    return A.scatter_add(self, dim, index, src)
-
-
-def scatter_add_(self, dim, index, src):
-    return A.scatter_add_(self, dim, index, src)
-
-
-def index_select(self, dim, index):
-    return A.index_select(self, dim, index)
-
-
-def masked_fill(self, mask, value):
-    return A.masked_fill__Tensor(self, mask, value) if isinstance(value, TensorBase) else \
-        A.masked_fill__Scalar(self, mask, value)
-
-
-def masked_fill_(self, mask, value):
-    return A.masked_fill___Tensor(self, mask, value) if isinstance(value, TensorBase) else \
-        A.masked_fill___Scalar(self, mask, value)
-
-
-def index_put_(self, indices, values, accumulate=False):
-    return A.index_put_(self, list(indices), values, accumulate)
-
-
-def index_put(self, indices, values, accumulate=False):
-    return A.index_put(self, list(indices), values, accumulate)
-
-
 def __getitem__(self, index):
     return _indexing.getitem(self, index)
 
@@ -378,9 +343,8 @@ _METHODS = {
     "is_contiguous": is_contiguous, "resize_": resize_, "resize_as_": resize_as_, "set_": set_,
     "copy_": copy_, "fill_": fill_, "zero_": zero_, "clone": clone, "contiguous": contiguous, "to": to,
     "cpu": cpu, "new_empty": new_empty, "new_empty_strided": new_empty_strided, "new_zeros": new_zeros,
-    "new_ones": new_ones, "new_full": new_full, "new_tensor": new_tensor, "index_put_": index_put_,
-    "index_put": index_put, "gather": gather, "scatter_add": scatter_add, "scatter_add_": scatter_add_,
-    "index_select": index_select, "masked_fill": masked_fill, "masked_fill_": masked_fill_, "__getitem__": __getitem__, "__setitem__": __setitem__,
+    "new_ones": new_ones, "new_full": new_full, "new_tensor": new_tensor,
+    "__getitem__": __getitem__, "__setitem__": __setitem__,
 }
 for _name, _dtype in (("float", _dt.float32), ("double", _dt.float64), ("half", _dt.float16),
                       ("bfloat16", _dt.bfloat16), ("long", _dt.int64), ("int", _dt.int32), ("short", _dt.int16),

@@ -232,11 +232,6 @@ moveaxis = _method("moveaxis", "openreg.zeros(2, 3, 4), 0, 2", [3, 4, 2])
 t = _method("t", "openreg.zeros(2, 3)", [3, 2])
 clone = _method("clone", "openreg.zeros(2)", [2])
 detach = _method("detach", "openreg.zeros(2)", [2])
-gather = _method("gather", "openreg.zeros(2, 3), 1, openreg.tensor([[0], [2]])", [2, 1])
-index_select = _method("index_select", "openreg.zeros(2, 3), 1, openreg.tensor([0, 0, 1, 2])", [2, 4])
-masked_fill = _method("masked_fill", "openreg.zeros(2, 3), openreg.tensor([True, False, True]), 1.0", [2, 3])
-scatter_add = _method("scatter_add", "openreg.zeros(2, 3), 1, openreg.tensor([[0], [2]]), openreg.ones(2, 1)", [2, 3])
-index_put = _method("index_put", "openreg.zeros(3), [openreg.tensor([0])], openreg.tensor([1.0])", [3])
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
@@ -293,12 +288,8 @@ __all__ = [
     "eye",
     "flatten",
     "full_like",
-    "gather",
-    "index_put",
-    "index_select",
     "is_tensor",
     "linspace",
-    "masked_fill",
     "moveaxis",
     "movedim",
     "narrow",
@@ -306,7 +297,6 @@ __all__ = [
     "permute",
     "reshape",
     "scalar_tensor",
-    "scatter_add",
     "select",
     "split",
     "squeeze",

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable
 
 from .._dispatch.ops import lookup
-from ..operators._formulas import mask, zeros
+from ..operators._formulas import mask
 
 
 class Derivative:
@@ -103,32 +103,6 @@ nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round",
         "aten::uniform_", "aten::normal_", "aten::random_", "aten::rand", "aten::randn")
 
 
-# -- indexing (defined by other modules; registered when present) ----------------------------------------
-
-defderiv("aten::masked_fill.Scalar", save="mask", pointwise=True,
-         self=lambda g, a: g * (1 - mask(a.mask, g)))
-defderiv("aten::masked_fill_.Scalar", save="mask", pointwise=True, name="MaskedFillBackward0",
-         self=lambda g, a: g * (1 - mask(a.mask, g)))
-
-
-def _index_grad(g, a):
-    z = zeros(a.size_of("self"), g)
-    return lookup("aten::index_put")(z, a.indices, g, True)
-
-
-defderiv("aten::index.Tensor", save="indices", self=_index_grad,
-         jvp={"self": lambda t, a: lookup("aten::index.Tensor")(t, a.indices)})
-
-
-def _gather_grad(g, a):
-    z = zeros(a.size_of("self"), g)
-    return lookup("aten::scatter_add")(z, a.dim, a.index, g)
-
-
-defderiv("aten::gather", save="index", self=_gather_grad,
-         jvp={"self": lambda t, a: lookup("aten::gather")(t, a.dim, a.index)})
-
-
 # -- factories and other ops without formulas ---------------------------------------------------------
 
 nondiff("aten::new_empty", "aten::new_empty_strided", "aten::new_full",
@@ -154,52 +128,6 @@ DERIVATIVES["aten::native_dropout"] = Derivative(
     {"input": lambda t, a: [_native_dropout_grad([t], a), None]})
 
 
-def _index_put_self(g, a):
-    return lookup("aten::index_put")(g, a.indices, zeros((), g), False) if not a.accumulate else g
-
-
-def _index_put_values(g, a):
-    return lookup("aten::index.Tensor")(g, a.indices)
-
-
-for _op in ("aten::index_put", "aten::index_put_"):
-    defderiv(_op, save="indices", name="IndexPutBackward0", self=_index_put_self, values=_index_put_values,
-             jvp={"self": lambda t, a: _index_put_self(t, a),
-                  "values": lambda t, a: lookup("aten::index_put")(zeros(a.size_of("self"), t), a.indices, t,
-                                                         a.accumulate)})
-
-# -- more indexing and shape overloads --------------------------------------------------------------------
-
-for _op in ("aten::masked_fill.Tensor", "aten::masked_fill_.Tensor"):
-    defderiv(_op, save="mask", name="MaskedFillBackward1", self=lambda g, a: g * (1 - mask(a.mask, g)),
-             value=lambda g, a: (g * mask(a.mask, g)).sum(),
-             jvp={"self": lambda t, a: t * (1 - mask(a.mask, t)), "value": lambda t, a: mask(a.mask, t) * t})
-
-
-def _index_along(index, dim: int, like):
-    """``index`` (1-d) shaped to broadcast along ``dim`` of ``like`` and expanded to ``like``'s shape."""
-    shape = [1] * like.dim()
-    d = dim % max(like.dim(), 1)
-    if like.dim():
-        shape[d] = index.numel()
-        return index.reshape(shape).expand(tuple(like.shape))
-    return index.reshape(())
-
-
-def _index_select_grad(g, a):
-    size = a.size_of("self")
-    if len(size) == 0:
-        return g
-    return lookup("aten::scatter_add")(zeros(size, g), a.dim, _index_along(a.index, a.dim, g), g)
-
-
-defderiv("aten::index_select", save="index", self=_index_select_grad,
-         jvp={"self": lambda t, a: lookup("aten::index_select")(t, a.dim, a.index)})
-for _op in ("aten::scatter_add", "aten::scatter_add_"):
-    defderiv(_op, save="index", name="ScatterAddBackward0", self=lambda g, a: g,
-             src=lambda g, a: lookup("aten::gather")(g, a.dim, a.index),
-             jvp={"self": lambda t, a: t,
-                  "src": lambda t, a: lookup("aten::scatter_add")(zeros(a.size_of("self"), t), a.dim, a.index, t)})
 nondiff("aten::linspace.Scalar_Tensor", "aten::linspace.Tensor_Scalar", "aten::linspace.Tensor_Tensor")
 
 

@@ -1,18 +1,18 @@
-"""The tensor-model operators that are not records yet (indexing, gathers, factories) in one table.
+"""The tensor-model operators that are not records yet (factories) in one table.
 
 ``openreg.aten`` defines ``SCHEMAS`` with the other built-in schemas and then calls ``register`` to install
 each module's CompositeExplicitAutograd (``EXPLICIT``), CompositeImplicitAutograd (``IMPLICIT``) and Meta
 (``META``) kernels.
 
 >>> import openreg
->>> "aten::index.Tensor" in [f"aten::{s.split('(')[0]}" for s, _ in SCHEMAS]
+>>> "aten::zeros" in [f"aten::{s.split('(')[0]}" for s, _ in SCHEMAS]
 True
 """
 from __future__ import annotations
 
-from . import factory_ops, gather_ops, index_ops
+from . import factory_ops
 
-MODULES = (index_ops, gather_ops, factory_ops)
+MODULES = (factory_ops,)
 SCHEMAS = [entry for module in MODULES for entry in module.SCHEMAS]
 
 

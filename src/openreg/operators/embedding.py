@@ -43,7 +43,7 @@ def _meta_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, s
 
 
 def _embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
-    from ..aten.index_ops import accumulate_at
+    from ._scatter import accumulate_at
     _check_indices(indices)
     xp = xp_of(grad_output)
     g = values(grad_output)

@@ -118,7 +118,7 @@ def _meta_max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), di
 
 
 def _max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    from ..aten.index_ops import accumulate_at
+    from ._scatter import accumulate_at
     _check_pool("max_pool2d_with_indices_backward", self, kernel_size, stride, padding, dilation, ceil_mode, True)
     xp = xp_of(self)
     g = values(grad_output, self)

@@ -15,23 +15,15 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, host_array, wrap_array
-from .._dispatch.ops import A
+from .._dispatch.ops import A, lookup
+from ..aten.meta_rules import broadcast_shapes, fmt_shape, wrap_dim
+from ..aten.structured import empty_tensor
+from ..aten.views import fresh
 from ..scalar_conversion import check_scalar_fits
-from ..tensor import Tensor
-from .meta_rules import broadcast_shapes, fmt_shape, wrap_dim
-from .structured import empty_tensor
-from .views import fresh
-
-SCHEMAS = [
-    ("gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor", ()),
-    ("scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor", ()),
-    ("scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)", ()),
-    ("index_select(Tensor self, int dim, Tensor index) -> Tensor", ()),
-    ("masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor", ()),
-    ("masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor", ()),
-    ("masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)", ()),
-    ("masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)", ()),
-]
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._formulas import mask, zeros
+from ._record import Deriv, Op, register
+from ._scatter import accumulate_at
 
 
 def _xp(t: Tensor):
@@ -79,7 +71,7 @@ def _full_index(xp, idx, dim: int):
     return tuple(grids)
 
 
-def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+def _gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     d = _check_gather_args("gather", self, dim, index)
     xp = _xp(self)
     src = self._array().reshape(self._size or (1,))
@@ -89,12 +81,12 @@ def gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) 
     return wrap_array(out.reshape(index._size), self._dtype, self.device)
 
 
-def meta_gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+def _meta_gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     _check_gather_args("gather", self, dim, index)
     return empty_tensor(index._size, self._dtype, self.device)
 
 
-def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def _scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     d = _check_gather_args("scatter", self, dim, index, src)
     if src._dtype is not self._dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
@@ -105,17 +97,16 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     vals = _on(src, self, xp).reshape(src._size or (1,))
     vals = vals[tuple(slice(0, s) for s in idx.shape)]
     key = _full_index(xp, idx % max(dst.shape[d], 1), d)
-    from .index_ops import accumulate_at
     accumulate_at(xp, dst, key, vals, self._dtype)
     return self
 
 
-def meta_scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def _meta_scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     _check_gather_args("scatter", self, dim, index, src)
     return self
 
 
-def scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+def _scatter_add(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return fresh(A.scatter_add_(A.clone(self), dim, index, src))
 
 
@@ -127,7 +118,7 @@ def _check_index_select(self: Tensor, dim: int, index: Tensor) -> int:
     return wrap_dim(dim, max(self.dim(), 1))
 
 
-def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+def _index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _check_index_select(self, dim, index)
     xp = _xp(self)
     arr = self._array().reshape(self._size or (1,))
@@ -142,7 +133,7 @@ def index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     return wrap_array(out, self._dtype, self.device)
 
 
-def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
+def _meta_index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
     d = _check_index_select(self, dim, index)
     size = list(self._size)
     if size:
@@ -152,7 +143,7 @@ def meta_index_select(self: Tensor, dim: int, index: Tensor) -> Tensor:
 
 def _check_mask(op: str, self: Tensor, mask: Tensor, inplace: bool) -> tuple:
     if mask._dtype is not _dt.bool:
-        from ..operators.metadata import cpp_type_name
+        from .metadata import cpp_type_name
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{cpp_type_name(mask._dtype)}")
     shape = broadcast_shapes(self._size, mask._size)
@@ -169,7 +160,7 @@ def _scalar_value(op: str, self: Tensor, value: Tensor):
     return value.item()
 
 
-def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
+def _masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     _check_mask("masked_fill_", self, mask, True)
     check_scalar_fits(value, self._dtype)
     xp = _xp(self)
@@ -180,29 +171,129 @@ def masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     return self
 
 
-def masked_fill_tensor_(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
-    return masked_fill_(self, mask, _scalar_value("masked_fill_", self, value))
+def _masked_fill_tensor_(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    return _masked_fill_(self, mask, _scalar_value("masked_fill_", self, value))
 
 
-def meta_masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
+def _meta_masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     _check_mask("masked_fill_", self, mask, True)
     if isinstance(value, Tensor):
         _scalar_value("masked_fill_", self, value)
     return self
 
 
-def masked_fill(self: Tensor, mask: Tensor, value) -> Tensor:
+def _masked_fill(self: Tensor, mask: Tensor, value) -> Tensor:
     shape = _check_mask("masked_fill", self, mask, False)
     base = A.expand(self, shape) if shape != tuple(self._size) else self
     return fresh(A.masked_fill___Scalar(A.clone(base, memory_format="contiguous_format"), mask, value))
 
 
-def masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
-    return masked_fill(self, mask, _scalar_value("masked_fill", self, value))
+def _masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
+    return _masked_fill(self, mask, _scalar_value("masked_fill", self, value))
 
 
-EXPLICIT = {"gather": gather, "scatter_add_": scatter_add_, "index_select": index_select,
-            "masked_fill_.Scalar": masked_fill_, "masked_fill_.Tensor": masked_fill_tensor_}
-IMPLICIT = {"scatter_add": scatter_add, "masked_fill.Scalar": masked_fill, "masked_fill.Tensor": masked_fill_tensor}
-META = {"gather": meta_gather, "scatter_add_": meta_scatter_add_, "index_select": meta_index_select,
-        "masked_fill_.Scalar": meta_masked_fill_, "masked_fill_.Tensor": meta_masked_fill_}
+
+def _gather_grad(g, a):
+    return lookup("aten::scatter_add")(zeros(a.size_of("self"), g), a.dim, a.index, g)
+
+
+def _index_along(index, dim: int, like):
+    """``index`` (1-d) shaped to broadcast along ``dim`` of ``like`` and expanded to ``like``'s shape."""
+    shape = [1] * like.dim()
+    d = dim % max(like.dim(), 1)
+    if like.dim():
+        shape[d] = index.numel()
+        return index.reshape(shape).expand(tuple(like.shape))
+    return index.reshape(())
+
+
+def _index_select_grad(g, a):
+    size = a.size_of("self")
+    if len(size) == 0:
+        return g
+    return lookup("aten::scatter_add")(zeros(size, g), a.dim, _index_along(a.index, a.dim, g), g)
+
+
+def _keep_unmasked(g, a):
+    return g * (1 - mask(a.mask, g))
+
+
+gather = Op(
+    "gather",
+    """
+    gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+    """,
+    kernels={"gather": {"CompositeExplicitAutograd": _gather, "Meta": _meta_gather}},
+    derivatives={"gather": Deriv(save="index", self=_gather_grad,
+                                 jvp={"self": lambda t, a: lookup("aten::gather")(t, a.dim, a.index)})},
+    doc="""Values of ``input`` along ``dim`` at ``index`` (``out[i][j] = input[i][index[i][j]]`` for dim 1).
+
+    >>> import openreg
+    >>> openreg.gather(openreg.tensor([[1, 2], [3, 4]]), 1, openreg.tensor([[0], [1]])).tolist()
+    [[1], [4]]
+    """,
+)
+
+scatter_add = Op(
+    "scatter_add",
+    """
+    scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+    """,
+    kernels={"scatter_add_": {"CompositeExplicitAutograd": _scatter_add_, "Meta": _meta_scatter_add_},
+             "scatter_add": {"CompositeImplicitAutograd": _scatter_add}},
+    derivatives={"scatter_add": Deriv(
+        save="index", self=lambda g, a: g, src=lambda g, a: lookup("aten::gather")(g, a.dim, a.index),
+        jvp={"self": lambda t, a: t,
+             "src": lambda t, a: lookup("aten::scatter_add")(zeros(a.size_of("self"), t), a.dim, a.index, t)})},
+    doc="""``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate).
+
+    >>> import openreg
+    >>> openreg.scatter_add(openreg.zeros(3), 0, openreg.tensor([0, 0, 2]), openreg.ones(3)).tolist()
+    [2.0, 0.0, 1.0]
+    """,
+)
+
+index_select = Op(
+    "index_select",
+    """
+    index_select(Tensor self, int dim, Tensor index) -> Tensor
+    """,
+    kernels={"index_select": {"CompositeExplicitAutograd": _index_select, "Meta": _meta_index_select}},
+    derivatives={"index_select": Deriv(save="index", self=_index_select_grad,
+                                       jvp={"self": lambda t, a: lookup("aten::index_select")(t, a.dim, a.index)})},
+    doc="""The slices of ``input`` along ``dim`` at the positions in the 1-d ``index``.
+
+    >>> import openreg
+    >>> openreg.index_select(openreg.tensor([[1, 2], [3, 4]]), 1, openreg.tensor([1, 1])).tolist()
+    [[2, 2], [4, 4]]
+    """,
+)
+
+masked_fill = Op(
+    "masked_fill",
+    """
+    masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+    masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+    masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+    masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+    """,
+    kernels={"masked_fill_.Scalar": {"CompositeExplicitAutograd": _masked_fill_, "Meta": _meta_masked_fill_},
+             "masked_fill_.Tensor": {"CompositeExplicitAutograd": _masked_fill_tensor_, "Meta": _meta_masked_fill_},
+             "masked_fill.Scalar": {"CompositeImplicitAutograd": _masked_fill},
+             "masked_fill.Tensor": {"CompositeImplicitAutograd": _masked_fill_tensor}},
+    derivatives={
+        "masked_fill.Scalar": Deriv(save="mask", pointwise=True, name="MaskedFillBackward0", self=_keep_unmasked),
+        "masked_fill.Tensor": Deriv(
+            save="mask", name="MaskedFillBackward1", self=_keep_unmasked,
+            value=lambda g, a: (g * mask(a.mask, g)).sum(),
+            jvp={"self": lambda t, a: t * (1 - mask(a.mask, t)), "value": lambda t, a: mask(a.mask, t) * t})},
+    doc="""``input`` with ``value`` wherever the (broadcast) boolean ``mask`` is True.
+
+    >>> import openreg
+    >>> openreg.masked_fill(openreg.zeros(2, 3), openreg.tensor([True, False, True]), 1.0).tolist()
+    [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
+    """,
+)
+
+register(gather, scatter_add, index_select, masked_fill)

@@ -18,18 +18,15 @@ import warnings
 import numpy as np
 
 from .. import dtypes as _dt
-from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, wrap_array
-from .._dispatch.ops import A
-from .._dispatch.tags import Tag
-from ..tensor import Tensor
-from .meta_rules import broadcast_shapes, fmt_shape, scalar_type_name
-from .views import fresh
-
-SCHEMAS = [
-    ("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor", (Tag.core, Tag.dynamic_output_shape)),
-    ("index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)", ()),
-    ("index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor", (Tag.core,)),
-]
+from .._array_bridge import from_compute, host_array, to_compute, wrap_array
+from .._dispatch.ops import A, lookup
+from ..aten.meta_rules import broadcast_shapes, fmt_shape, scalar_type_name
+from ..aten.structured import empty_tensor
+from ..aten.views import fresh
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._formulas import zeros
+from ._record import Deriv, Op, register
+from ._scatter import accumulate_at
 
 _INDEX_DTYPES = (_dt.int64, _dt.int32, _dt.int16, _dt.int8, _dt.uint8, _dt.bool)
 
@@ -57,7 +54,6 @@ def _check_index_tensors(self: Tensor, indices) -> int:
 def _index_array(idx: Tensor, xp, self: Tensor):
     if idx.device == self.device:
         return idx._array()
-    from .._array_bridge import host_array
     return xp.asarray(host_array(idx))
 
 
@@ -135,16 +131,15 @@ def _check_some_index(indices) -> None:
         raise IndexError("at least one index must be provided")
 
 
-def index(self: Tensor, indices) -> Tensor:
+def _index(self: Tensor, indices) -> Tensor:
     _check_some_index(indices)
     xp = _xp(self)
     key = _normalize(self, indices, xp)
     return wrap_array(self._array()[key], self._dtype, self.device)
 
 
-def meta_index(self: Tensor, indices) -> Tensor:
+def _meta_index(self: Tensor, indices) -> Tensor:
     _check_some_index(indices)
-    from .structured import empty_tensor
     return empty_tensor(_meta_index_shape(self, indices), self._dtype, self.device)
 
 
@@ -172,7 +167,7 @@ def _check_overlap(self: Tensor) -> None:
                       "tensor", UserWarning, stacklevel=4)
 
 
-def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+def _index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     xp = _xp(self)
     key = _normalize(self, indices, xp)
     dst = self._array()
@@ -184,10 +179,8 @@ def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) 
         if xp is np and np.shares_memory(vals, dst):
             vals = vals.copy()
     else:
-        from .._array_bridge import host_array
         vals = xp.asarray(host_array(values))
     if values._dtype is not self._dtype:
-        from .._array_bridge import from_compute, to_compute
         vals = from_compute(to_compute(values) if values.device == self.device else vals, self._dtype)
         vals = xp.asarray(vals)
     if not accumulate:
@@ -197,54 +190,59 @@ def index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) 
     return self
 
 
-def accumulate_at(xp, dst, key, vals, dtype) -> None:
-    """``dst[key] += vals`` with repeated indices accumulating, for any dtype (bfloat16 via float32, bool as or)."""
-    if dtype is _dt.bfloat16:
-        work = bf16_bits_to_float32(dst)
-        _add_at(xp, work, key, bf16_bits_to_float32(vals))
-        dst[...] = float32_to_bf16_bits(work)
-    elif dtype is _dt.bool:
-        # No ``logical_or.at`` on CuPy: count the true values landing on each element, then or the counts in.
-        hits = xp.zeros(dst.shape, xp.int32)
-        _add_at(xp, hits, key, xp.asarray(vals).astype(xp.int32))
-        dst |= hits > 0
-    else:
-        _add_at(xp, dst, key, vals)
 
-
-# CuPy's ``add.at`` takes only these dtypes (int32, int64, uint32, uint64, float16, float32, float64): others
-# accumulate in a wider type of the same kind and are cast back once. Integer sums wrap modulo 2**bits either
-# way, so the result equals accumulating in the narrow type. NumPy takes the same path, so CPU tests cover it.
-_ADD_AT_WIDER = {"int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32"}
-
-
-def _add_at(xp, dst, key, vals) -> None:
-    """Unbuffered ``dst[key] += vals`` (repeated indices accumulate) with ``ufunc.at``, on NumPy and CuPy."""
-    vals = xp.asarray(vals)
-    if dst.dtype.kind == "c":  # CuPy's add.at has no complex loops: real and imaginary parts apart
-        real, imag = xp.ascontiguousarray(dst.real), xp.ascontiguousarray(dst.imag)
-        _add_at(xp, real, key, vals.real)
-        _add_at(xp, imag, key, vals.imag)
-        dst[...] = real + 1j * imag
-        return
-    wider = _ADD_AT_WIDER.get(dst.dtype.name)
-    if wider is None:
-        xp.add.at(dst, key, vals.astype(dst.dtype, copy=False))
-        return
-    work = dst.astype(wider)
-    xp.add.at(work, key, vals.astype(wider))
-    dst[...] = work.astype(dst.dtype)
-
-
-def meta_index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+def _meta_index_put_(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     _check_values(self, values, _meta_index_shape(self, indices))
     return self
 
 
-def index_put(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+def _index_put(self: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     return fresh(A.index_put_(A.clone(self), indices, values, accumulate))
 
 
-EXPLICIT = {"index.Tensor": index, "index_put_": index_put_}
-IMPLICIT = {"index_put": index_put}
-META = {"index.Tensor": meta_index, "index_put_": meta_index_put_}
+
+def _index_grad(g, a):
+    return lookup("aten::index_put")(zeros(a.size_of("self"), g), a.indices, g, True)
+
+
+def _index_put_self(g, a):
+    return lookup("aten::index_put")(g, a.indices, zeros((), g), False) if not a.accumulate else g
+
+
+def _index_put_values(g, a):
+    return lookup("aten::index.Tensor")(g, a.indices)
+
+
+index = Op(
+    "index",
+    """
+    index.Tensor(Tensor self, Tensor?[] indices) -> Tensor  [core, dynamic_output_shape]
+    """,
+    kernels={"index.Tensor": {"CompositeExplicitAutograd": _index, "Meta": _meta_index}},
+    derivatives={"index.Tensor": Deriv(save="indices", self=_index_grad,
+                                       jvp={"self": lambda t, a: lookup("aten::index.Tensor")(t, a.indices)})},
+    function=False, method=False,
+)
+
+index_put = Op(
+    "index_put",
+    """
+    index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+    index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor  [core]
+    """,
+    kernels={"index_put_": {"CompositeExplicitAutograd": _index_put_, "Meta": _meta_index_put_},
+             "index_put": {"CompositeImplicitAutograd": _index_put}},
+    derivatives={"index_put": Deriv(
+        save="indices", name="IndexPutBackward0", self=_index_put_self, values=_index_put_values,
+        jvp={"self": lambda t, a: _index_put_self(t, a),
+             "values": lambda t, a: lookup("aten::index_put")(zeros(a.size_of("self"), t), a.indices, t,
+                                                              a.accumulate)})},
+    doc="""``input`` with ``values`` written (or, with ``accumulate=True``, added) at ``indices``.
+
+    >>> import openreg
+    >>> openreg.index_put(openreg.zeros(3), [openreg.tensor([0, 0])], openreg.tensor([1.0, 2.0]), True).tolist()
+    [3.0, 0.0, 0.0]
+    """,
+)
+
+register(index, index_put)

@@ -1,0 +1,56 @@
+"""``dst[key] += vals`` with repeated indices accumulating, on NumPy and CuPy, for every dtype: the shared
+core of ``index_put_(accumulate=True)``, ``scatter_add_``, embedding and pooling gradients.
+
+>>> import numpy as np
+>>> from openreg import dtypes
+>>> dst = np.zeros(3, np.int8)
+>>> accumulate_at(np, dst, (np.array([0, 0, 2]),), np.array([100, 100, 1], np.int8), dtypes.int8)
+>>> dst.tolist()
+[-56, 0, 1]
+"""
+from __future__ import annotations
+
+from .. import dtypes as _dt
+from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits
+
+
+def accumulate_at(xp, dst, key, vals, dtype) -> None:
+    """``dst[key] += vals`` with repeated indices accumulating, for any dtype (bfloat16 via float32, bool as or)."""
+    if dtype is _dt.bfloat16:
+        work = bf16_bits_to_float32(dst)
+        _add_at(xp, work, key, bf16_bits_to_float32(vals))
+        dst[...] = float32_to_bf16_bits(work)
+    elif dtype is _dt.bool:
+        # No ``logical_or.at`` on CuPy: count the true values landing on each element, then or the counts in.
+        hits = xp.zeros(dst.shape, xp.int32)
+        _add_at(xp, hits, key, xp.asarray(vals).astype(xp.int32))
+        dst |= hits > 0
+    else:
+        _add_at(xp, dst, key, vals)
+
+
+# CuPy's ``add.at`` takes only these dtypes (int32, int64, uint32, uint64, float16, float32, float64): others
+# accumulate in a wider type of the same kind and are cast back once. Integer sums wrap modulo 2**bits either
+# way, so the result equals accumulating in the narrow type. NumPy takes the same path, so CPU tests cover it.
+_ADD_AT_WIDER = {"int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32"}
+
+
+def _add_at(xp, dst, key, vals) -> None:
+    """Unbuffered ``dst[key] += vals`` (repeated indices accumulate) with ``ufunc.at``, on NumPy and CuPy."""
+    vals = xp.asarray(vals)
+    if dst.dtype.kind == "c":  # CuPy's add.at has no complex loops: real and imaginary parts apart
+        real, imag = xp.ascontiguousarray(dst.real), xp.ascontiguousarray(dst.imag)
+        _add_at(xp, real, key, vals.real)
+        _add_at(xp, imag, key, vals.imag)
+        dst[...] = real + 1j * imag
+        return
+    wider = _ADD_AT_WIDER.get(dst.dtype.name)
+    if wider is None:
+        xp.add.at(dst, key, vals.astype(dst.dtype, copy=False))
+        return
+    work = dst.astype(wider)
+    xp.add.at(work, key, vals.astype(wider))
+    dst[...] = work.astype(dst.dtype)
+
+
+__all__ = ["accumulate_at"]
