@@ -17,13 +17,12 @@ for _name, _fn in kernels.KERNELS.items():
 for _name, _fn in kernels.INDUCTOR_KERNELS.items():
     _inductor.impl(_name, _fn, "CPU")
 
-# Quantization and attention kernels are written against the array module, so the device reuses them.
-from . import kernels_attention, kernels_quantized
+# The attention kernels are written against the array module, so the device reuses them.
+from . import kernels_attention
 
 _generic_lib = Library("aten", "IMPL")
-for _mod in (kernels_quantized, kernels_attention):
-    _mod.register(_lib, "CPU")
-    _mod.register(_generic_lib, "PrivateUse1")
+kernels_attention.register(_lib, "CPU")
+kernels_attention.register(_generic_lib, "PrivateUse1")
 
 from . import kernels_random
 

@@ -26,8 +26,7 @@ def mixin(name: str, methods: dict) -> type:
 
 
 class deferred:
-    """A method defined in a module that needs the finished ``Tensor`` class to import (random, quantized,
-    DLPack); the function is imported on first use. Reading it from the class gives the function itself."""
+    """A method defined in a module that needs the finished ``Tensor`` class to import (random, DLPack); the function is imported on first use. Reading it from the class gives the function itself."""
 
     __slots__ = ("_fn", "_path")
 
@@ -65,8 +64,6 @@ DeferredMethods = mixin("DeferredMethods", {
     "__dlpack_device__": deferred("openreg.dlpack:__dlpack_device__"),
     **{name: deferred(f"openreg.functions_random:_{name}")
        for name in ("uniform_", "normal_", "random_", "bernoulli_", "bernoulli", "multinomial")},
-    **{name: deferred(f"openreg.aten.quantized_ops:_{name}_method")
-       for name in ("dequantize", "int_repr", "q_scale", "q_zero_point")},
 })
 
 __all__ = ["DeferredMethods", "DeviceMethods", "deferred", "mixin"]

@@ -3,7 +3,7 @@
 ``scale(loss)`` multiplies by the current scale; ``step(optimizer)`` unscales the gradients and runs the step
 unless one of them is inf/NaN; ``update()`` backs the scale off after a skipped step and grows it after
 ``growth_interval`` clean ones. The checks and updates are the ops ``_amp_foreach_non_finite_check_and_unscale_``
-and ``_amp_update_scale_`` (``aten/amp_ops.py``), which run where the gradients live.
+and ``_amp_update_scale_`` (``operators/amp.py``), which run where the gradients live.
 
 >>> import openreg
 >>> w = openreg.nn.Parameter(openreg.ones(2))

@@ -37,6 +37,3 @@ tensor_model.register(_tensor_model)
 
 from . import random_ops as _random_ops  # noqa: E402
 _random_ops.register(aten_lib)  # rand/randn/randint/bernoulli/...: schemas, Meta and composite kernels
-
-from . import amp_ops as _amp_ops  # noqa: E402
-_amp_ops.register(aten_lib)  # _amp_foreach_non_finite_check_and_unscale_, _amp_update_scale_ (GradScaler's ops)

@@ -18,16 +18,9 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, to_compute
-
-SCHEMAS = [
-    ("_amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> ()",
-     ()),
-    (("_amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, "
-      "float scale_backoff_factor, int growth_interval) -> Tensor(a!)"), ()),
-]
+from ._record import Op, register
 
 _FLOATING = (_dt.float16, _dt.bfloat16, _dt.float32, _dt.float64)
-_libs: list = []
 
 
 def _check_one_float(t, what: str) -> None:
@@ -49,7 +42,7 @@ def _check_unscale(grads, found_inf, inv_scale) -> None:
                                f"{g.device} and {inv_scale.device if g.device != inv_scale.device else found_inf.device}!")
 
 
-def non_finite_check_and_unscale_(grads: list, found_inf, inv_scale) -> None:
+def _non_finite_check_and_unscale_(grads: list, found_inf, inv_scale) -> None:
     _check_unscale(grads, found_inf, inv_scale)
     if not grads:
         return
@@ -67,7 +60,7 @@ def non_finite_check_and_unscale_(grads: list, found_inf, inv_scale) -> None:
         g._array()[...] = from_compute(scaled, g.dtype)
 
 
-def meta_non_finite_check_and_unscale_(grads: list, found_inf, inv_scale) -> None:
+def _meta_non_finite_check_and_unscale_(grads: list, found_inf, inv_scale) -> None:
     _check_unscale(grads, found_inf, inv_scale)
 
 
@@ -93,7 +86,7 @@ def _quiet_overflow(xp):
     return np.errstate(over="ignore") if xp is np else contextlib.nullcontext()
 
 
-def update_scale_(scale, growth_tracker, found_inf, scale_growth_factor: float, scale_backoff_factor: float,
+def _update_scale_(scale, growth_tracker, found_inf, scale_growth_factor: float, scale_backoff_factor: float,
                   growth_interval: int):
     _check_update(scale, growth_tracker, found_inf)
     xp = scale._storage._backend.array_module
@@ -110,20 +103,30 @@ def update_scale_(scale, growth_tracker, found_inf, scale_growth_factor: float, 
     return scale
 
 
-def meta_update_scale_(scale, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor,
+def _meta_update_scale_(scale, growth_tracker, found_inf, scale_growth_factor, scale_backoff_factor,
                        growth_interval):
     _check_update(scale, growth_tracker, found_inf)
     return scale
 
 
-def register(aten_lib) -> None:
-    """Define the schemas on ``aten_lib`` and register the kernels (``aten/__init__``)."""
-    from ..library import Library
-    for schema, tags in SCHEMAS:
-        aten_lib.define(schema, tags=tags)
-    lib = Library("aten", "IMPL")
-    lib.impl("_amp_foreach_non_finite_check_and_unscale_", non_finite_check_and_unscale_, "CompositeExplicitAutograd")
-    lib.impl("_amp_foreach_non_finite_check_and_unscale_", meta_non_finite_check_and_unscale_, "Meta")
-    lib.impl("_amp_update_scale_", update_scale_, "CompositeExplicitAutograd")
-    lib.impl("_amp_update_scale_", meta_update_scale_, "Meta")
-    _libs.append(lib)
+
+amp_foreach_non_finite_check_and_unscale_ = Op(
+    "_amp_foreach_non_finite_check_and_unscale_",
+    """
+    _amp_foreach_non_finite_check_and_unscale_(Tensor(a!)[] self, Tensor(b!) found_inf, Tensor inv_scale) -> ()
+    """,
+    kernels={"_amp_foreach_non_finite_check_and_unscale_": {
+        "CompositeExplicitAutograd": _non_finite_check_and_unscale_, "Meta": _meta_non_finite_check_and_unscale_}},
+    function=False, method=False,
+)
+
+amp_update_scale_ = Op(
+    "_amp_update_scale_",
+    """
+    _amp_update_scale_(Tensor(a!) self, Tensor(b!) growth_tracker, Tensor found_inf, float scale_growth_factor, float scale_backoff_factor, int growth_interval) -> Tensor(a!)
+    """,
+    kernels={"_amp_update_scale_": {"CompositeExplicitAutograd": _update_scale_, "Meta": _meta_update_scale_}},
+    function=False, method=False,
+)
+
+register(amp_foreach_non_finite_check_and_unscale_, amp_update_scale_)
