@@ -23,7 +23,3 @@ from . import kernels_attention
 _generic_lib = Library("aten", "IMPL")
 kernels_attention.register(_lib, "CPU")
 kernels_attention.register(_generic_lib, "PrivateUse1")
-
-from . import kernels_random
-
-kernels_random.register(_lib, "CPU")

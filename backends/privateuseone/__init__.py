@@ -32,9 +32,8 @@ def register() -> None:
 
     register_storage_backend(PRIVATEUSE1, PrivateUse1StorageBackend())
     privateuse1_hooks.set_hooks(DeviceHooks())
-    from . import generator, kernels_random
+    from . import generator
     generator.register()  # openreg.random.register_privateuse1_generator
-    kernels_random.register()  # before register_all, which wraps the remaining CPU kernels
     device_ops.register_all()
     openreg = sys.modules["openreg"]
     register_module = getattr(openreg, "_register_device_module", None)

@@ -31,6 +31,12 @@ class DeviceGeneratorImpl(PhiloxGeneratorImpl):
 
     supports_offset = True
 
+    def draw(self, kind: str, n: int, index: int = 0):
+        """The device's stream: the raw Philox kernel (cuda driver, or ``OPENREG_EMULATE_KERNELS=1``) or the
+        NumPy reference, bit-identical for a ``(seed, offset)`` pair (``kernels_random.device_draw``)."""
+        from .kernels_random import device_draw
+        return device_draw(self, kind, n, index)
+
 
 def make_generator(index: int) -> DeviceGeneratorImpl:
     """The factory registered for PrivateUse1: a new generator for device ``index``."""

@@ -1,6 +1,6 @@
 """The device's random kernels: Philox words from ``cuda_kernels/philox.cu`` or from ``philox.py``.
 
-``device_draw`` is the device's ``draw`` for the shared sampling kernels of ``backends/cpu/kernels_random.py``:
+``device_draw`` is the device generator's ``draw`` for the sampling kernels of ``operators/random.py``:
 on the cuda driver (and on the emulated driver with ``OPENREG_EMULATE_KERNELS=1``) it launches the raw
 Philox kernel through the launcher of the driver (CuPy, or the host launcher running the same .cu on the
 CPU); otherwise it computes the same words with the NumPy reference. Both give bit-identical words, uniforms
@@ -19,9 +19,7 @@ The launch configuration of the Philox kernels lives here (``philox_launch``, ``
 from __future__ import annotations
 
 import numpy as np
-from openreg.backends.cpu.kernels_random import make_kernels, numpy_values, words_for
-
-from openreg.library import Library
+from openreg.backends.cpu.kernels_random import numpy_values, words_for
 
 from . import raw_kernels
 from .driver_select import get_driver
@@ -108,16 +106,4 @@ def device_draw(impl, kind: str, n: int, index: int = 0):
     return numpy_values(kind, seed, offset, n)
 
 
-_libs: list[Library] = []
-
-
-def register() -> None:
-    """Register the device kernels of the random ops (called by the backend's ``register()``)."""
-    from .device_ops import on_device
-    lib = Library("aten", "IMPL")
-    for name, fn in make_kernels(device_draw).items():
-        lib.impl(name, on_device(fn, f"aten::{name}"), "PrivateUse1")
-    _libs.append(lib)
-
-
-__all__ = ["all_kernel_names", "block_launch", "device_draw", "kernel_values", "operand", "philox_launch", "register"]
+__all__ = ["all_kernel_names", "block_launch", "device_draw", "kernel_values", "operand", "philox_launch"]

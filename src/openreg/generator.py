@@ -88,6 +88,17 @@ class PhiloxGeneratorImpl:
             self.offset = (start + -(-int(words) // 4) * 4) % _U64
             return self.seed, start
 
+    def draw(self, kind: str, n: int, index: int = 0):
+        """``n`` values of ``kind`` from this generator's Philox stream (``"u32"``, ``"f32"``/``"f64"`` uniform in
+        [0, 1), ``"normal_f32"``/``"normal_f64"``), advancing it; an array of the backend's array module (NumPy
+        here: the reference Philox; the device's generator draws with its kernel). ``index`` is the device index.
+
+        >>> PhiloxGeneratorImpl(CPU, 0).draw("u32", 2).dtype
+        dtype('uint32')
+        """
+        from .backends.cpu.kernels_random import cpu_draw
+        return cpu_draw(self, kind, n, index)
+
     def set_seed(self, seed: int) -> None:
         with self.lock:
             self.seed, self.offset = seed, 0

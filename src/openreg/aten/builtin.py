@@ -34,6 +34,3 @@ for _q, _fn in factories.KERNELS.items():
     _composite.impl(_q, _fn, "CompositeExplicitAutograd")
 _tensor_model = Library("aten", "IMPL")
 tensor_model.register(_tensor_model)
-
-from . import random_ops as _random_ops  # noqa: E402
-_random_ops.register(aten_lib)  # rand/randn/randint/bernoulli/...: schemas, Meta and composite kernels

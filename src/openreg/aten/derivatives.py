@@ -19,7 +19,6 @@ import sys
 from collections.abc import Callable
 
 from .._dispatch.ops import lookup
-from ..operators._formulas import mask
 
 
 class Derivative:
@@ -98,34 +97,17 @@ def _linear_jvp(op: str, arg: str):
 # -- ops without formulas (the pointwise ones are in their operator records) -------------------------
 
 nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round", "aten::trunc",
-        "aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like", "aten::rand_like",
-        "aten::randn_like", "aten::bernoulli", "aten::bernoulli_.float",
-        "aten::uniform_", "aten::normal_", "aten::random_", "aten::rand", "aten::randn")
+        "aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like")
 
 
 # -- factories and other ops without formulas ---------------------------------------------------------
 
 nondiff("aten::new_empty", "aten::new_empty_strided", "aten::new_full",
-        "aten::new_ones", "aten::new_zeros", "aten::rand_like.generator", "aten::randn_like.generator",
-        "aten::bernoulli.Tensor", "aten::empty.memory_format", "aten::empty_strided", "aten::full", "aten::ones",
+        "aten::new_ones", "aten::new_zeros", "aten::empty.memory_format", "aten::empty_strided", "aten::full", "aten::ones",
         "aten::zeros", "aten::eye", "aten::eye.m", "aten::linspace", "aten::arange", "aten::arange.start",
         "aten::arange.start_step", "aten::scalar_tensor")
 
 
-def _native_dropout_grad(g, a):
-    out_g = g[0]
-    if out_g is None:
-        return None
-    keep = a.result[1]
-    if a.train is False:
-        return out_g
-    scale = 1.0 / (1.0 - a.p) if a.p < 1 else 0.0
-    return out_g * mask(keep, out_g) * scale
-
-
-DERIVATIVES["aten::native_dropout"] = Derivative(
-    "aten::native_dropout", "NativeDropoutBackward0", ("result",), {"input": _native_dropout_grad},
-    {"input": lambda t, a: [_native_dropout_grad([t], a), None]})
 
 
 nondiff("aten::linspace.Scalar_Tensor", "aten::linspace.Tensor_Scalar", "aten::linspace.Tensor_Tensor")

@@ -1,0 +1,822 @@
+"""Random operators: PyTorch's schemas, argument checks, Meta kernels, the sampling kernels and the composite
+factories, as records.
+
+The sampling kernels (``uniform_``, ``normal_``, ``random_.from``, ``bernoulli_``, ``randperm.generator_out``,
+``multinomial`` and ``native_dropout``) are written once against the array module and the generator's
+``draw(kind, n, index)`` (``openreg.generator.PhiloxGeneratorImpl``): the CPU's generator computes its Philox
+stream with NumPy, the device's with the raw Philox kernel (or NumPy on the emulated driver), so one kernel
+serves both. They turn the stream into distributions:
+
+* ``uniform_``: ``from + u * (to - from)``, values rounding up to ``to`` are folded back to ``from``;
+* ``normal_``: Box-Muller normals ``* std + mean``;
+* ``random_``: ``from + w mod (to - from)`` with one word per value, two (64-bit) when the range exceeds 2**32;
+* ``bernoulli_``: ``u < p`` with float64 uniforms;
+* ``randperm``: stable argsort of 64-bit random keys;
+* ``multinomial``: inverse CDF with replacement, exponential races (``-log(u) / p``, smallest first) without;
+* ``native_dropout``: ``keep = u < 1 - p``, ``input * keep / (1 - p)``.
+
+Everything else -- ``rand``, ``randn``, ``randint``, ``randperm``, the ``*_like`` forms, ``bernoulli``,
+``normal`` -- allocates and calls those (CompositeExplicitAutograd), and ``dropout`` decomposes into
+``native_dropout`` (CompositeImplicitAutograd).
+
+>>> import openreg
+>>> openreg.ops.aten.rand.generator([2, 3], generator=None, device="meta").shape
+openreg.Size([2, 3])
+>>> openreg.ops.aten.randint.low(5, 5, [2])
+Traceback (most recent call last):
+...
+RuntimeError: random_ expects 'from' to be less than 'to', but got from=5 >= to=5
+>>> g = openreg.Generator().manual_seed(0)
+>>> x = openreg.empty(1000).uniform_(-2, 3, generator=g)
+>>> -2 <= min(x.tolist()) and max(x.tolist()) < 3
+True
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from .._array_bridge import from_compute, to_compute, wrap_array
+from .._dispatch.ops import A
+from ..aten.meta_rules import broadcast_shapes
+from ..aten.structured import resize_out
+from ..random import resolve_generator
+from ._formulas import mask
+from ._record import NONDIFF, Deriv, Op, register
+
+# PyTorch's ScalarType names, used in "not implemented for" messages.
+_SCALAR_TYPE = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
+                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
+
+
+def scalar_type_name(dtype) -> str:
+    """PyTorch's name of a dtype (``Long`` for int64).
+
+    >>> import openreg
+    >>> scalar_type_name(openreg.int64)
+    'Long'
+    """
+    return _SCALAR_TYPE.get(dtype.name, dtype.name)
+
+
+def check_floating(op: str, t) -> None:
+    """PyTorch's dtype-dispatch failure for non-floating tensors (a ``NotImplementedError``)."""
+    if not t._dtype.is_floating_point:
+        raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_type_name(t._dtype)}'")
+
+
+def _finfo_max(dtype) -> float:
+    return {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}.get(
+        dtype.name, 1.7976931348623157e308)
+
+
+def check_uniform(self, low: float, high: float) -> None:
+    check_floating("check_uniform_bounds", self)
+    if not low <= high:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={low} > to={high}")
+    if high - low > _finfo_max(self._dtype):
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{scalar_type_name(self._dtype)}>"
+                           f"::max(), but found to={high} and from={low} which result in to-from to exceed the "
+                           f"limit")
+
+
+def check_normal(self, std: float) -> None:
+    check_floating("normal_kernel_cpu", self)
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+
+
+def random_bounds(self, low: int, high: int | None) -> tuple[int, int]:
+    """Check ``random_``'s ``[from, to)`` for the tensor's dtype; ``to=None`` means the dtype's top."""
+    dtype = self._dtype
+    if dtype.is_complex or dtype.is_quantized:
+        raise NotImplementedError(f"\"random_from_to_range_calc\" not implemented for '{scalar_type_name(dtype)}'")
+    if high is None:
+        high = default_random_to(dtype)
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    if not dtype.is_floating_point:  # floating types accept any range (PyTorch only warns)
+        lo, hi = _int_range(dtype)
+        if not lo <= low <= hi:
+            raise RuntimeError(f"from is out of bounds for {_C_TYPE[dtype.name]}")
+        if not lo <= high - 1 <= hi:
+            raise RuntimeError(f"to - 1 is out of bounds for {_C_TYPE[dtype.name]}")
+    return low, high
+
+
+_C_TYPE = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short", "int32": "int",
+           "int64": "long"}
+_MANTISSA = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}
+
+
+def _int_range(dtype) -> tuple[int, int]:
+    if dtype.name == "bool":
+        return 0, 1
+    bits = dtype.itemsize * 8
+    return (0, 2 ** bits - 1) if not dtype.is_signed else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
+def default_random_to(dtype) -> int:
+    """``random_()``'s exclusive upper bound: 2**mantissa + 1 for floats, the dtype's max + 1 for integers."""
+    if dtype.is_floating_point:
+        return 2 ** _MANTISSA[dtype.name] + 1
+    return _int_range(dtype)[1] + 1
+
+
+def check_bernoulli_p(p: float) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+
+
+def check_bernoulli_tensor(self, p) -> None:
+    """``p`` must expand to ``self``'s shape (PyTorch's expand error otherwise)."""
+    from .views import expand_geometry
+    expand_geometry(p, self._size)
+
+
+def check_multinomial(self, num_samples: int, replacement: bool) -> tuple[int, int]:
+    """Check ``multinomial``'s shape arguments; returns ``(rows, categories)``."""
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: "
+                           f"{scalar_type_name(self._dtype)}")
+    if self.dim() not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n = self._size[-1]
+    if n == 0:
+        raise RuntimeError("multinomial: prob_dist has no categories (size(-1) == 0)")
+    if not replacement and num_samples > n:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    rows = self._size[0] if self.dim() == 2 else 1
+    return rows, n
+
+
+def check_dropout_p(p: float) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def check_randperm(n: int, out=None) -> None:
+    if n < 0:
+        raise RuntimeError(f"n must be non-negative, got{n}")
+    if out is not None and (out._dtype is _dt.bool or out._dtype.is_complex):
+        raise NotImplementedError(f"\"randperm\" not implemented for '{scalar_type_name(out._dtype)}'")
+
+
+
+# -- sampling kernels (every backend: the generator draws the stream) -------------------------------------
+def _xp(t):
+    return t._storage._backend.array_module
+
+
+def _index(t) -> int:
+    return t._storage.device.index or 0
+
+
+def _write(self, values) -> None:
+    """Store computed values (shape of ``self``) into ``self``'s elements, whatever its strides."""
+    if self.numel() == 0:
+        return
+    self._array()[...] = from_compute(values.reshape(tuple(self._size)), self._dtype)
+
+
+def _uniform_kind(dtype) -> str:
+    return "f64" if dtype is _dt.float64 else "f32"
+
+
+def to_compute_array(stored, dtype, xp):
+    """Stored values (storage representation of ``dtype``) as compute values (bfloat16 bits widened)."""
+    if dtype is _dt.bfloat16:
+        from openreg._array_bridge import bf16_bits_to_float32
+        return bf16_bits_to_float32(stored)
+    return stored
+
+
+
+
+def _sample_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    check_uniform(self, from_, to)
+    impl = resolve_generator(generator, self.device)
+    n = self.numel()
+    if n == 0:
+        return self
+    xp = _xp(self)
+    u = impl.draw(_uniform_kind(self._dtype), n, _index(self))
+    work = u.dtype
+    values = (u * work.type(to - from_) + work.type(from_)).astype(work)
+    stored = from_compute(values, self._dtype)
+    if from_ < to:
+        back = to_compute_array(stored, self._dtype, xp)
+        stored = xp.where(back >= to, from_compute(xp.asarray([from_], dtype=work), self._dtype)[0], stored)
+    self._array()[...] = stored.reshape(tuple(self._size))
+    return self
+
+def _sample_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    check_normal(self, std)
+    impl = resolve_generator(generator, self.device)
+    n = self.numel()
+    if n == 0:
+        return self
+    kind = "normal_f64" if self._dtype is _dt.float64 else "normal_f32"
+    z = impl.draw(kind, n, _index(self))
+    work = z.dtype
+    _write(self, (z * work.type(std) + work.type(mean)).astype(work))
+    return self
+
+def _sample_random_from(self, from_, to, *, generator=None):
+    low, high = random_bounds(self, from_, to)
+    impl = resolve_generator(generator, self.device)
+    n = self.numel()
+    if n == 0:
+        return self
+    xp = _xp(self)
+    span = high - low
+    if span <= 2 ** 32:
+        w = impl.draw("u32", n, _index(self)).astype(xp.uint64)
+    else:
+        w2 = impl.draw("u32", 2 * n, _index(self)).astype(xp.uint64)
+        w = (w2[0::2] << xp.uint64(32)) | w2[1::2]
+    offsets = w % xp.uint64(span) if span < 2 ** 64 else w
+    if self._dtype.is_floating_point:
+        values = offsets.astype(xp.float64) + float(low)
+    else:
+        values = (offsets + xp.uint64(low % 2 ** 64)).view(xp.int64)  # wraps like two's complement
+    _write(self, values)
+    return self
+
+def _sample_bernoulli_float(self, p=0.5, *, generator=None):
+    check_bernoulli_p(p)
+    impl = resolve_generator(generator, self.device)
+    n = self.numel()
+    if n:
+        u = impl.draw("f64", n, _index(self))
+        _write(self, u < p)
+    return self
+
+def _sample_bernoulli_tensor(self, p, *, generator=None):
+    impl = resolve_generator(generator, self.device)
+    if p.device != self.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{self.device} and {p.device}! (when checking argument for bernoulli_)")
+    check_bernoulli_tensor(self, p)
+    n = self.numel()
+    if n == 0:
+        return self
+    xp = _xp(self)
+    probs = xp.broadcast_to(to_compute(p).astype(xp.float64), tuple(self._size)).reshape(-1)
+    if bool(((probs < 0) | (probs > 1) | xp.isnan(probs)).any()):
+        raise RuntimeError("bernoulli_: Expected p_in >= 0 && p_in <= 1 to be true, but got false (every "
+                           "element of p must be in [0, 1])")
+    u = impl.draw("f64", n, _index(self))
+    _write(self, u < probs)
+    return self
+
+def _sample_randperm_out(n, *, generator=None, out):
+    check_randperm(n, out)
+    impl = resolve_generator(generator, out.device)
+    resize_out("randperm", out, (n,))
+    if n == 0:
+        return out
+    if not out._dtype.is_floating_point and out._dtype is not _dt.bool and n - 1 > _int_range(out._dtype)[1]:
+        raise RuntimeError(f"n is too large for result tensor type: '{scalar_type_name(out._dtype)}'")
+    xp = _xp(out)
+    w2 = impl.draw("u32", 2 * n, _index(out)).astype(xp.uint64)
+    keys = (w2[0::2] << xp.uint64(32)) | w2[1::2]
+    _write(out, xp.argsort(keys, kind="stable") if xp is np else xp.argsort(keys))
+    return out
+
+def _sample_multinomial(self, num_samples, replacement=False, *, generator=None):
+    rows, cats = check_multinomial(self, num_samples, replacement)
+    impl = resolve_generator(generator, self.device)
+    xp = _xp(self)
+    probs = to_compute(self).astype(xp.float64).reshape(rows, cats)
+    if bool((~xp.isfinite(probs) | (probs < 0)).any()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    sums = probs.sum(axis=1)
+    if bool((sums <= 0).any()):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    if replacement:
+        u = impl.draw("f64", rows * num_samples, _index(self)).reshape(rows, num_samples)
+        cdf = xp.cumsum(probs, axis=1)
+        cdf = cdf / cdf[:, -1:]
+        result = xp.stack([xp.searchsorted(cdf[r], u[r], side="right") for r in range(rows)])
+        result = xp.minimum(result, cats - 1)
+    else:
+        # Exponential races: category k finishes at E_k / p_k; the first num_samples finishers win.
+        # Zero-probability categories never finish: they come last, in index order (as PyTorch's CPU).
+        e = -xp.log1p(-impl.draw("f64", rows * cats, _index(self)).reshape(rows, cats))
+        with np.errstate(divide="ignore"):
+            keys = xp.where(probs > 0, e / xp.where(probs > 0, probs, 1.0), xp.inf)
+        result = xp.argsort(keys, axis=1)[:, :num_samples]
+    result = result.astype(xp.int64)
+    if self.dim() == 1:
+        result = result.reshape(num_samples)
+    return wrap_array(xp.ascontiguousarray(result), _dt.int64, self._storage.device)
+
+def _sample_native_dropout(input, p, train):
+    check_dropout_p(p)
+    xp = _xp(input)
+    dev = input._storage.device
+    x = to_compute(input)
+    shape = tuple(input._size)
+    if train is False:
+        out = wrap_array(xp.ascontiguousarray(from_compute(x, input._dtype)), input._dtype, dev)
+        return out, wrap_array(xp.ones(shape, dtype=xp.bool_), _dt.bool, dev)
+    n = input.numel()
+    impl = resolve_generator(None, input.device)
+    kind = "f64" if input._dtype is _dt.float64 else "f32"
+    u = impl.draw(kind, n, _index(input)).reshape(shape) if n else xp.zeros(shape, dtype=xp.float32)
+    keep = u < u.dtype.type(1.0 - p)
+    scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
+    values = x * keep.astype(x.dtype) * x.dtype.type(scale)
+    out = wrap_array(xp.ascontiguousarray(from_compute(values, input._dtype)), input._dtype, dev)
+    return out, wrap_array(xp.ascontiguousarray(keep), _dt.bool, dev)
+
+
+# -- Meta kernels (checks, then ``self``) ---------------------------------------------------------------------
+def _meta_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    check_uniform(self, from_, to)
+    return self
+
+
+def _meta_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    check_normal(self, std)
+    return self
+
+
+def _meta_random_from(self, from_, to, *, generator=None):
+    random_bounds(self, from_, to)
+    return self
+
+
+def _meta_random_to(self, to, *, generator=None):
+    random_bounds(self, 0, to)
+    return self
+
+
+def _meta_random(self, *, generator=None):
+    return self
+
+
+def _meta_bernoulli_float(self, p=0.5, *, generator=None):
+    check_bernoulli_p(p)
+    return self
+
+
+def _meta_bernoulli_tensor(self, p, *, generator=None):
+    check_bernoulli_tensor(self, p)
+    return self
+
+
+def _meta_randperm_out(n, *, generator=None, out):
+    check_randperm(n, out)
+    resize_out("randperm", out, (n,))
+    return out
+
+
+def _meta_multinomial(self, num_samples, replacement=False, *, generator=None):
+    check_multinomial(self, num_samples, replacement)
+    size = (num_samples,) if self.dim() == 1 else (self._size[0], num_samples)
+    return A.empty__memory_format(size, dtype=_dt.int64, device=self.device)
+
+
+def _meta_native_dropout(input, p, train):
+    check_dropout_p(p)
+    return (A.empty_like(input), A.empty_like(input, dtype=_dt.bool))
+
+
+# -- composites -----------------------------------------------------------------------------------------------
+def _empty(size, dtype, device, pin_memory=None):
+    return A.empty__memory_format(tuple(size), dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def _out(out, size, check=None):
+    """``out`` resized to ``size`` once ``check(out)`` passed: a failed call leaves ``out`` as it was."""
+    if check is not None:
+        check(out)
+    resize_out("out", out, tuple(size))
+    return out
+
+
+def _uniform_ok(out) -> None:
+    check_uniform(out, 0.0, 1.0)
+
+
+def _normal_ok(out) -> None:
+    check_normal(out, 1.0)
+
+
+def _rand_generator(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    return A.uniform_(_empty(size, dtype, device, pin_memory), 0.0, 1.0, generator=generator)
+
+
+def _rand(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _rand_generator(size, generator=None, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def _rand_generator_out(size, *, generator=None, out):
+    return A.uniform_(_out(out, size, _uniform_ok), 0.0, 1.0, generator=generator)
+
+
+def _rand_out(size, *, out):
+    return _rand_generator_out(size, generator=None, out=out)
+
+
+def _randn_generator(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    return A.normal_(_empty(size, dtype, device, pin_memory), 0.0, 1.0, generator=generator)
+
+
+def _randn(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _randn_generator(size, generator=None, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def _randn_generator_out(size, *, generator=None, out):
+    return A.normal_(_out(out, size, _normal_ok), 0.0, 1.0, generator=generator)
+
+
+def _randn_out(size, *, out):
+    return _randn_generator_out(size, generator=None, out=out)
+
+
+def _like(self, dtype, device, pin_memory, memory_format):
+    return A.empty_like(self, dtype=dtype, device=device, pin_memory=pin_memory, memory_format=memory_format)
+
+
+def _rand_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return A.uniform_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0)
+
+
+def _randn_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return A.normal_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0)
+
+
+def _rand_like_generator(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                        memory_format=None):
+    return A.uniform_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0, generator=generator)
+
+
+def _randn_like_generator(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                         memory_format=None):
+    return A.normal_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0, generator=generator)
+
+
+def _copy_out(out, result):
+    """Write a composite's result into ``out`` (resized as PyTorch's out= rules say)."""
+    resize_out("out", out, tuple(result._size))
+    return A.copy_(out, result)
+
+
+def _rand_like_out(self, *, memory_format=None, out):
+    return A.uniform_(_out(out, self._size, _uniform_ok), 0.0, 1.0)
+
+
+def _rand_like_generator_out(self, *, generator=None, memory_format=None, out):
+    return A.uniform_(_out(out, self._size, _uniform_ok), 0.0, 1.0, generator=generator)
+
+
+def _randn_like_out(self, *, memory_format=None, out):
+    return A.normal_(_out(out, self._size, _normal_ok), 0.0, 1.0)
+
+
+def _randn_like_generator_out(self, *, generator=None, memory_format=None, out):
+    return A.normal_(_out(out, self._size, _normal_ok), 0.0, 1.0, generator=generator)
+
+
+def _randint_low_generator(low, high, size, *, generator=None, dtype=_dt.int64, layout=None, device=None,
+                          pin_memory=None):
+    t = _empty(size, dtype or _dt.int64, device, pin_memory)
+    return A.random___from(t, low, high, generator=generator)
+
+
+def _randint_low(low, high, size, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None):
+    return _randint_low_generator(low, high, size, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def _randint_generator(high, size, *, generator=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None):
+    return _randint_low_generator(0, high, size, generator=generator, dtype=dtype, device=device,
+                                 pin_memory=pin_memory)
+
+
+def _randint(high, size, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None):
+    return _randint_low_generator(0, high, size, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def _randint_low_generator_out(low, high, size, *, generator=None, out):
+    return A.random___from(_out(out, size, lambda o: random_bounds(o, low, high)), low, high, generator=generator)
+
+
+def _randint_low_out(low, high, size, *, out):
+    return _randint_low_generator_out(low, high, size, out=out)
+
+
+def _randint_generator_out(high, size, *, generator=None, out):
+    return _randint_low_generator_out(0, high, size, generator=generator, out=out)
+
+
+def _randint_out(high, size, *, out):
+    return _randint_low_generator_out(0, high, size, out=out)
+
+
+def _randint_like(self, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return A.random___from(_like(self, dtype, device, pin_memory, memory_format), 0, high)
+
+
+def _randint_like_low_dtype(self, low, high, *, dtype=None, layout=None, device=None, pin_memory=None,
+                           memory_format=None):
+    return A.random___from(_like(self, dtype, device, pin_memory, memory_format), low, high)
+
+
+def _randint_like_generator(self, high, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                           memory_format=None):
+    return A.random___from(_like(self, dtype, device, pin_memory, memory_format), 0, high, generator=generator)
+
+
+def _randint_like_low_generator_dtype(self, low, high, *, generator=None, dtype=None, layout=None, device=None,
+                                     pin_memory=None, memory_format=None):
+    return A.random___from(_like(self, dtype, device, pin_memory, memory_format), low, high, generator=generator)
+
+
+def _randperm_generator(n, *, generator=None, dtype=_dt.int64, layout=None, device=None, pin_memory=None):
+    return A.randperm__generator_out(n, generator=generator, out=_empty((n,), dtype or _dt.int64, device,
+                                                                         pin_memory))
+
+
+def _randperm(n, *, dtype=_dt.int64, layout=None, device=None, pin_memory=None):
+    return _randperm_generator(n, dtype=dtype, device=device, pin_memory=pin_memory)
+
+
+def _randperm_out(n, *, out):
+    return A.randperm__generator_out(n, generator=None, out=out)
+
+
+def _random_to(self, to, *, generator=None):
+    return A.random___from(self, 0, to, generator=generator)
+
+
+def _random_(self, *, generator=None):
+    return A.random___from(self, 0, None, generator=generator)
+
+
+def _bernoulli(self, *, generator=None):
+    check_floating("bernoulli_tensor_cpu_p_", self)
+    return A.bernoulli___Tensor(A.empty_like(self), self, generator=generator)
+
+
+def _bernoulli_p(self, p, *, generator=None):
+    return A.bernoulli___float(A.empty_like(self), p, generator=generator)
+
+
+def _bernoulli_tensor(self, p, *, generator=None):
+    return A.bernoulli___Tensor(A.empty_like(self), p, generator=generator)
+
+
+def _bernoulli_out(self, *, generator=None, out):
+    check_floating("bernoulli_tensor_cpu_p_", self)
+    if out.device != self.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{out.device} and {self.device}! (when checking argument for aten::bernoulli.out)")
+    # Draw first (it checks p), then resize and write out: a failed call leaves out as it was.
+    return _copy_out(out, A.bernoulli___Tensor(A.empty_like(self, dtype=out.dtype), self, generator=generator))
+
+
+def _multinomial_out(self, num_samples, replacement=False, *, generator=None, out):
+    return _copy_out(out, A.multinomial(self, num_samples, replacement, generator=generator))
+
+
+def _check_std_tensor(std) -> None:
+    if std.numel() and not std.is_meta and not bool(A.ge__Scalar(A.amin(std), 0.0).item()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def _normal_out_like(t, generator):
+    return A.normal_(A.empty_like(A.detach(t)), 0.0, 1.0, generator=generator)
+
+
+def _normal_tensor_float(mean, std=1.0, *, generator=None):
+    check_normal(mean, std)
+    z = _normal_out_like(mean, generator)
+    return A.add__Tensor(A.mul__Scalar(z, std), mean)
+
+
+def _normal_float_tensor(mean, std, *, generator=None):
+    check_floating("normal_kernel_cpu", std)
+    _check_std_tensor(std)
+    z = _normal_out_like(std, generator)
+    return A.add__Scalar(A.mul__Tensor(z, std), mean)
+
+
+def _normal_tensor_tensor(mean, std, *, generator=None):
+    check_floating("normal_kernel_cpu", mean)
+    _check_std_tensor(std)
+    shape = broadcast_shapes(mean._size, std._size)
+    z = A.normal_(_empty(shape, mean._dtype, mean.device), 0.0, 1.0, generator=generator)
+    return A.add__Tensor(A.mul__Tensor(z, std), mean)
+
+
+def _normal_float_float(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    return A.normal_(_empty(size, dtype, device, pin_memory), mean, std, generator=generator)
+
+
+def _normal_tensor_float_out(mean, std=1.0, *, generator=None, out):
+    return _copy_out(out, _normal_tensor_float(mean, std, generator=generator))
+
+
+def _normal_float_tensor_out(mean, std, *, generator=None, out):
+    return _copy_out(out, _normal_float_tensor(mean, std, generator=generator))
+
+
+def _normal_tensor_tensor_out(mean, std, *, generator=None, out):
+    return _copy_out(out, _normal_tensor_tensor(mean, std, generator=generator))
+
+
+def _normal_float_float_out(mean, std, size, *, generator=None, out):
+    return A.normal_(_out(out, size, lambda o: check_normal(o, std)), mean, std, generator=generator)
+
+
+def _dropout(input, p, train):
+    """PyTorch's ``dropout``: ``input`` itself when not training (or ``p == 0``), else ``input * mask / (1 - p)``
+    with the mask of ``native_dropout`` -- written with differentiable ops, so autograd needs no formula."""
+    check_dropout_p(p)
+    if not train or p == 0 or input.numel() == 0:
+        return input
+    mask = A.native_dropout(A.detach(input), p, train)[1]
+    scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+    return A.mul__Scalar(A.mul__Tensor(input, mask), scale)
+
+
+
+# -- records ----------------------------------------------------------------------------------------------
+_OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+_LONG = "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+_LIKE = _OPTS + ", MemoryFormat? memory_format=None"
+_GEN = "Generator? generator"
+_OUT_LIKE = "MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)"
+S, CS = "  [nondeterministic_seeded]", "  [core, nondeterministic_seeded]"
+CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
+
+
+def _explicit(**fns) -> dict:
+    """``{overload: {CompositeExplicitAutograd: fn}}`` (overload names spelled with ``__`` for ``.``)."""
+    return {name.replace("__", "."): {CEA: fn} for name, fn in fns.items()}
+
+
+def _sampled(backend, meta) -> dict:
+    """A sampling kernel: the same function on every backend, plus its Meta kernel."""
+    return {"Backend": backend, "Meta": meta}
+
+
+def _native_dropout_grad(g, a):
+    out_g = g[0]
+    if out_g is None:
+        return None
+    keep = a.result[1]
+    if a.train is False:
+        return out_g
+    scale = 1.0 / (1.0 - a.p) if a.p < 1 else 0.0
+    return out_g * mask(keep, out_g) * scale
+
+
+_NOT_PUBLIC = {"function": False, "method": False}   # openreg.rand & co. are in functions_random.py
+
+rand = Op("rand", f"""
+    rand(SymInt[] size, *, {_OPTS}) -> Tensor{CS}
+    rand.generator(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor{S}
+    rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!){S}
+    rand.generator_out(SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!){S}
+    """, kernels=_explicit(rand=_rand, rand__generator=_rand_generator, rand__out=_rand_out,
+                           rand__generator_out=_rand_generator_out),
+    derivatives={"rand": NONDIFF, "rand.generator": NONDIFF}, **_NOT_PUBLIC)
+
+rand_like = Op("rand_like", f"""
+    rand_like(Tensor self, *, {_LIKE}) -> Tensor{S}
+    rand_like.generator(Tensor self, *, {_GEN}, {_LIKE}) -> Tensor{S}
+    rand_like.out(Tensor self, *, {_OUT_LIKE}{S}
+    rand_like.generator_out(Tensor self, *, {_GEN}, {_OUT_LIKE}{S}
+    """, kernels=_explicit(rand_like=_rand_like, rand_like__generator=_rand_like_generator,
+                           rand_like__out=_rand_like_out, rand_like__generator_out=_rand_like_generator_out),
+    derivatives={"rand_like": NONDIFF, "rand_like.generator": NONDIFF}, **_NOT_PUBLIC)
+
+randn = Op("randn", f"""
+    randn(SymInt[] size, *, {_OPTS}) -> Tensor{CS}
+    randn.generator(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor{S}
+    randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!){S}
+    randn.generator_out(SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!){S}
+    """, kernels=_explicit(randn=_randn, randn__generator=_randn_generator, randn__out=_randn_out,
+                           randn__generator_out=_randn_generator_out),
+    derivatives={"randn": NONDIFF, "randn.generator": NONDIFF}, **_NOT_PUBLIC)
+
+randn_like = Op("randn_like", f"""
+    randn_like(Tensor self, *, {_LIKE}) -> Tensor{S}
+    randn_like.generator(Tensor self, *, {_GEN}, {_LIKE}) -> Tensor{S}
+    randn_like.out(Tensor self, *, {_OUT_LIKE}{S}
+    randn_like.generator_out(Tensor self, *, {_GEN}, {_OUT_LIKE}{S}
+    """, kernels=_explicit(randn_like=_randn_like, randn_like__generator=_randn_like_generator,
+                           randn_like__out=_randn_like_out, randn_like__generator_out=_randn_like_generator_out),
+    derivatives={"randn_like": NONDIFF, "randn_like.generator": NONDIFF}, **_NOT_PUBLIC)
+
+randint = Op("randint", f"""
+    randint(SymInt high, SymInt[] size, *, {_LONG}) -> Tensor{S}
+    randint.generator(SymInt high, SymInt[] size, *, {_GEN}, {_LONG}) -> Tensor{S}
+    randint.low(SymInt low, SymInt high, SymInt[] size, *, {_LONG}) -> Tensor{S}
+    randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, {_GEN}, {_LONG}) -> Tensor{S}
+    randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!){S}
+    randint.generator_out(SymInt high, SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!){S}
+    randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!){S}
+    randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!){S}
+    """, kernels=_explicit(randint=_randint, randint__generator=_randint_generator, randint__low=_randint_low,
+                           randint__low_generator=_randint_low_generator, randint__out=_randint_out,
+                           randint__generator_out=_randint_generator_out, randint__low_out=_randint_low_out,
+                           randint__low_generator_out=_randint_low_generator_out),
+    derivatives={n: NONDIFF for n in ("randint", "randint.generator", "randint.low", "randint.low_generator")},
+    **_NOT_PUBLIC)
+
+randint_like = Op("randint_like", f"""
+    randint_like(Tensor self, SymInt high, *, {_LIKE}) -> Tensor{S}
+    randint_like.generator(Tensor self, SymInt high, *, {_GEN}, {_LIKE}) -> Tensor{S}
+    randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, {_LIKE}) -> Tensor{S}
+    randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, {_GEN}, {_LIKE}) -> Tensor{S}
+    """, kernels=_explicit(randint_like=_randint_like, randint_like__generator=_randint_like_generator,
+                           randint_like__low_dtype=_randint_like_low_dtype,
+                           randint_like__low_generator_dtype=_randint_like_low_generator_dtype),
+    derivatives={"randint_like": NONDIFF, "randint_like.low_dtype": NONDIFF}, **_NOT_PUBLIC)
+
+randperm = Op("randperm", f"""
+    randperm(SymInt n, *, {_LONG}) -> Tensor{CS}
+    randperm.generator(SymInt n, *, {_GEN}, {_LONG}) -> Tensor{S}
+    randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!){S}
+    randperm.generator_out(SymInt n, *, {_GEN}, Tensor(a!) out) -> Tensor(a!){S}
+    """, kernels={**_explicit(randperm=_randperm, randperm__generator=_randperm_generator,
+                             randperm__out=_randperm_out),
+                  "randperm.generator_out": _sampled(_sample_randperm_out, _meta_randperm_out)},
+    derivatives={"randperm": NONDIFF, "randperm.generator": NONDIFF}, **_NOT_PUBLIC)
+
+uniform = Op("uniform_", f"""
+    uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!){S}
+    """, kernels={"uniform_": _sampled(_sample_uniform_, _meta_uniform_)},
+    derivatives={"uniform_": NONDIFF}, **_NOT_PUBLIC)
+
+normal = Op("normal", f"""
+    normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!){S}
+    normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor{S}
+    normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
+    normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor{S}
+    normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
+    normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor{S}
+    normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
+    normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, {_OPTS}) -> Tensor{S}
+    normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
+    """, kernels={
+        "normal_": _sampled(_sample_normal_, _meta_normal_),
+        # Decompositions into differentiable ops: gradients flow to mean/std (d/dstd = the standard normal draw).
+        "normal.Tensor_float": {CIA: _normal_tensor_float}, "normal.float_Tensor": {CIA: _normal_float_tensor},
+        "normal.Tensor_Tensor": {CIA: _normal_tensor_tensor},
+        **_explicit(normal__Tensor_float_out=_normal_tensor_float_out,
+                    normal__float_Tensor_out=_normal_float_tensor_out,
+                    normal__Tensor_Tensor_out=_normal_tensor_tensor_out, normal__float_float=_normal_float_float,
+                    normal__float_float_out=_normal_float_float_out)},
+    derivatives={"normal_": NONDIFF, "normal.float_float": NONDIFF}, **_NOT_PUBLIC)
+
+random = Op("random_", f"""
+    random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!){S}
+    random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!){S}
+    random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!){S}
+    """, kernels={"random_.from": _sampled(_sample_random_from, _meta_random_from),
+                  "random_.to": {CEA: _random_to}, "random_": {CEA: _random_}},
+    derivatives={"random_.from": NONDIFF, "random_.to": NONDIFF, "random_": NONDIFF}, **_NOT_PUBLIC)
+
+bernoulli = Op("bernoulli", f"""
+    bernoulli(Tensor self, *, Generator? generator=None) -> Tensor{S}
+    bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
+    bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor{S}
+    bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor{S}
+    bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!){S}
+    bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!){S}
+    """, kernels={"bernoulli_.float": _sampled(_sample_bernoulli_float, _meta_bernoulli_float),
+                  "bernoulli_.Tensor": _sampled(_sample_bernoulli_tensor, _meta_bernoulli_tensor),
+                  **_explicit(bernoulli=_bernoulli, bernoulli__out=_bernoulli_out, bernoulli__p=_bernoulli_p,
+                              bernoulli__Tensor=_bernoulli_tensor)},
+    derivatives={n: NONDIFF for n in ("bernoulli", "bernoulli.p", "bernoulli.Tensor", "bernoulli_.Tensor",
+                                      "bernoulli_.float")}, **_NOT_PUBLIC)
+
+multinomial = Op("multinomial", f"""
+    multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor{S}
+    multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
+    """, kernels={"multinomial": _sampled(_sample_multinomial, _meta_multinomial),
+                  "multinomial.out": {CEA: _multinomial_out}},
+    derivatives={"multinomial": NONDIFF}, **_NOT_PUBLIC)
+
+native_dropout = Op("native_dropout", f"""
+    native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor){CS}
+    """, kernels={"native_dropout": _sampled(_sample_native_dropout, _meta_native_dropout)},
+    derivatives={"native_dropout": Deriv(save="result", name="NativeDropoutBackward0", input=_native_dropout_grad,
+                                         jvp={"input": lambda t, a: [_native_dropout_grad([t], a), None]})},
+    **_NOT_PUBLIC)
+
+dropout_op = Op("dropout", f"""
+    dropout(Tensor input, float p, bool train) -> Tensor{S}
+    """, kernels={"dropout": {CIA: _dropout}}, **_NOT_PUBLIC)
+
+register(rand, rand_like, randn, randn_like, randint, randint_like, randperm, uniform, normal, random, bernoulli,
+         multinomial, native_dropout, dropout_op)
