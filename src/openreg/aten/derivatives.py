@@ -96,21 +96,7 @@ def _linear_jvp(op: str, arg: str):
 
 # -- ops without formulas (the pointwise ones are in their operator records) -------------------------
 
-nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round", "aten::trunc",
-        "aten::zeros_like", "aten::ones_like", "aten::empty_like", "aten::full_like")
-
-
-# -- factories and other ops without formulas ---------------------------------------------------------
-
-nondiff("aten::new_empty", "aten::new_empty_strided", "aten::new_full",
-        "aten::new_ones", "aten::new_zeros", "aten::empty.memory_format", "aten::empty_strided", "aten::full", "aten::ones",
-        "aten::zeros", "aten::eye", "aten::eye.m", "aten::linspace", "aten::arange", "aten::arange.start",
-        "aten::arange.start_step", "aten::scalar_tensor")
-
-
-
-
-nondiff("aten::linspace.Scalar_Tensor", "aten::linspace.Tensor_Scalar", "aten::linspace.Tensor_Tensor")
+nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round", "aten::trunc")
 
 
 def registered_ops() -> list[str]:

@@ -1,4 +1,5 @@
-"""Factory kernels that allocate through the storage backend of the requested device (any backend).
+"""Allocation through the storage backend of the requested device (any backend): the kernels of
+``empty.memory_format`` and ``empty_strided`` (their records are in ``openreg/operators/factories.py``).
 
 >>> import openreg
 >>> openreg.empty_strided((2, 3), (1, 2)).stride()
@@ -50,8 +51,3 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     if pin_memory:
         return t.pin_memory()
     return t
-
-
-_resolve_device = resolve_device
-
-KERNELS = {"empty.memory_format": empty_memory_format, "empty_strided": empty_strided}

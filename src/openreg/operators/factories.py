@@ -1,16 +1,19 @@
-"""Factory operators: ``zeros``, ``ones``, ``full``, ``arange``, ``linspace``, ``eye``, the ``*_like`` and
-``new_*`` families, ``triu_indices``/``tril_indices`` and ``scalar_tensor``.
+"""Factory operators: ``empty``/``empty_strided``, ``zeros``, ``ones``, ``full``, ``arange``, ``linspace``,
+``eye``, the ``*_like`` and ``new_*`` families, ``triu_indices``/``tril_indices`` and ``scalar_tensor``.
 
-They have no tensor argument (or only a template tensor), so BackendSelect picks the kernel from ``device=``.
-Every kernel allocates through ``empty``/``empty_strided`` and fills with ``fill_``/``zero_`` or with values
-computed on the host and copied in (``arange``, ``linspace``, ``eye``, ``triu_indices``): one
-CompositeExplicitAutograd kernel serves the CPU, the device and Meta.
+They have no tensor argument (or only a template tensor), so BackendSelect picks the kernel from ``device=``
+(``Library.define`` registers it for every schema with a ``Device?`` argument). ``empty``/``empty_strided``
+allocate through the storage backend of the requested device; the others allocate through them and fill with
+``fill_``/``zero_`` or with values computed on the host and copied in (``arange``, ``linspace``, ``eye``,
+``triu_indices``): one CompositeExplicitAutograd kernel serves the CPU, the device and Meta.
 
 >>> import openreg
 >>> openreg.arange(1, 7, 2).tolist(), openreg.arange(3.0).dtype
 ([1, 3, 5], openreg.float32)
 >>> openreg.eye(2, 3, dtype=openreg.int64).tolist()
 [[1, 0, 0], [0, 1, 0]]
+>>> openreg.empty_strided((2, 3), (1, 2)).stride()
+(1, 2)
 """
 from __future__ import annotations
 
@@ -22,56 +25,24 @@ from .. import dtypes as _dt
 from .._array_bridge import from_compute, wrap_array
 from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.ops import A
-from .._dispatch.tags import Tag
+from ..aten.factories import empty_memory_format as _empty
+from ..aten.factories import empty_strided as _empty_strided
+from ..aten.factories import resolve_device
+from ..aten.structured import resize_out
+from ..aten.views import below_inplace_or_view, fresh
 from ..devices import CPU
 from ..memory_format import normalize, preserve_format, preserved_strides, strides_for
 from ..scalar_conversion import as_tensor_scalar, check_scalar_fits
 from ..storage_bounds import storage_nbytes
-from ..tensor import Tensor
-from .factories import empty_memory_format, empty_strided, resolve_device
-from .structured import resize_out
-from .views import below_inplace_or_view, fresh
+from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._record import NONDIFF, Op, register
 
-C = Tag.core
-_OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
-_LIKE = _OPTS + ", MemoryFormat? memory_format=None"
-
-SCHEMAS = [
-    (f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", ()),
-    (f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", ()),
-    (f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", (C,)),
-    (f"arange(Scalar end, *, {_OPTS}) -> Tensor", ()),
-    (f"arange.start(Scalar start, Scalar end, *, {_OPTS}) -> Tensor", ()),
-    (f"arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor", (C,)),
-    ("arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)", ()),
-    ("arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)", ()),
-    (f"linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor", ()),
-    (f"linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, {_OPTS}) -> Tensor", ()),
-    (f"linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, {_OPTS}) -> Tensor", ()),
-    (f"linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, {_OPTS}) -> Tensor", ()),
-    (f"eye(SymInt n, *, {_OPTS}) -> Tensor", ()),
-    (f"eye.m(SymInt n, SymInt m, *, {_OPTS}) -> Tensor", ()),
-    (f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
-    (f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
-    (f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", ()),
-    (f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor", (C,)),
-    (("triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
-      "Device? device=None, bool? pin_memory=None) -> Tensor"), ()),
-    (("tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, "
-      "Device? device=None, bool? pin_memory=None) -> Tensor"), ()),
-    (f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor", (C,)),
-    (f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
-    (f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor", ()),
-    (f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
-    (f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor", ()),
-    (f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor", ()),
-]
 
 def from_host(arr: np.ndarray, dtype, device) -> Tensor:
     """A tensor on ``device`` holding host-computed values ``arr`` converted to ``dtype``."""
     dev = resolve_device(device)
     if dev._type == "meta":
-        return empty_memory_format(arr.shape, dtype=dtype, device=dev)
+        return _empty(arr.shape, dtype=dtype, device=dev)
     t = wrap_array(from_compute(arr, dtype), dtype, CPU)
     if dev._type == "cpu":
         return t
@@ -86,7 +57,7 @@ def full_dtype(value):
 
 
 def _alloc(size, dtype, device, pin_memory) -> Tensor:
-    return empty_memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
+    return _empty(size, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
 def _zero_new(t: Tensor) -> Tensor:
@@ -102,15 +73,15 @@ def _fill_new(t: Tensor, value) -> Tensor:
     return t
 
 
-def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     return _zero_new(_alloc(size, dtype, device, pin_memory))
 
 
-def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _ones(size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     return _fill_new(_alloc(size, dtype, device, pin_memory), 1)
 
 
-def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     dtype = dtype or full_dtype(fill_value)
     return _fill_new(_alloc(size, dtype, device, pin_memory), fill_value)
 
@@ -163,7 +134,7 @@ def _arange_dtype(dtype, *values):
     return _dt.get_default_dtype() if any(_is_float(v) for v in values) else _dt.int64
 
 
-def arange_start_step(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _arange_start_step(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     dtype = _arange_dtype(dtype, start, end, step)
     if dtype is _dt.bool:
         raise RuntimeError("\"arange_cpu\" not implemented for 'Bool'")
@@ -172,15 +143,15 @@ def arange_start_step(start, end, step=1, *, dtype=None, layout=None, device=Non
     return from_host(_arange_values(start, end, step, dtype), dtype, device)
 
 
-def arange(end, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return arange_start_step(0, end, 1, dtype=dtype, device=device, pin_memory=pin_memory)
+def _arange(end, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _arange_start_step(0, end, 1, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
-def arange_start(start, end, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return arange_start_step(start, end, 1, dtype=dtype, device=device, pin_memory=pin_memory)
+def _arange_start(start, end, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _arange_start_step(start, end, 1, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
-def arange_start_out(start, end, step=1, *, out: Tensor) -> Tensor:
+def _arange_start_out(start, end, step=1, *, out: Tensor) -> Tensor:
     values = _arange_values(start, end, step, out._dtype)
     resize_out("arange", out, values.shape)
     if not out.is_meta:
@@ -189,11 +160,11 @@ def arange_start_out(start, end, step=1, *, out: Tensor) -> Tensor:
     return out
 
 
-def arange_out(end, *, out: Tensor) -> Tensor:
-    return arange_start_out(0, end, 1, out=out)
+def _arange_out(end, *, out: Tensor) -> Tensor:
+    return _arange_start_out(0, end, 1, out=out)
 
 
-def linspace(start, end, steps: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _linspace(start, end, steps: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     if dtype is None:
@@ -239,16 +210,16 @@ def _scalar_of(op: str, name: str, t: Tensor):
     return t.item()
 
 
-def linspace_tensor_tensor(start, end, steps: int, *, dtype=None, layout=None, device=None,
+def _linspace_tensor_tensor(start, end, steps: int, *, dtype=None, layout=None, device=None,
                            pin_memory=None) -> Tensor:
     s = _scalar_of("linspace", "start", start) if isinstance(start, Tensor) else start
     e = _scalar_of("linspace", "end", end) if isinstance(end, Tensor) else end
     if device is None:
         device = (start if isinstance(start, Tensor) else end).device
-    return linspace(s, e, steps, dtype=dtype, device=device, pin_memory=pin_memory)
+    return _linspace(s, e, steps, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
-def eye_m(n: int, m: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _eye_m(n: int, m: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
     if m < 0:
@@ -262,31 +233,31 @@ def eye_m(n: int, m: int, *, dtype=None, layout=None, device=None, pin_memory=No
     return fresh(out)
 
 
-def eye(n: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return eye_m(n, n, dtype=dtype, device=device, pin_memory=pin_memory)
+def _eye(n: int, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _eye_m(n, n, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
 def _like_alloc(self: Tensor, dtype, device, pin_memory, memory_format) -> Tensor:
     fmt = normalize(memory_format)
     stride = preserved_strides(self) if fmt is preserve_format else strides_for(self._size, fmt)
-    out = empty_strided(self._size, stride, dtype=dtype or self._dtype,
+    out = _empty_strided(self._size, stride, dtype=dtype or self._dtype,
                          device=self.device if device is None else device)
     return out.pin_memory() if pin_memory else out
 
 
-def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+def _empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
     return _like_alloc(self, dtype, device, pin_memory, memory_format)
 
 
-def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+def _zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
     return _zero_new(_like_alloc(self, dtype, device, pin_memory, memory_format))
 
 
-def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
+def _ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None) -> Tensor:
     return _fill_new(_like_alloc(self, dtype, device, pin_memory, memory_format), 1)
 
 
-def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
+def _full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None,
               memory_format=None) -> Tensor:
     return _fill_new(_like_alloc(self, dtype, device, pin_memory, memory_format), fill_value)
 
@@ -324,7 +295,7 @@ def _tri_indices(op: str, row: int, col: int, offset: int, dtype, device, upper:
     if 2 * count * dtype.itemsize > (1 << 63) - 1:
         raise RuntimeError(f"Storage size calculation overflowed with sizes=[2, {count}]")
     dev = resolve_device(device)
-    out = empty_memory_format((2, count), dtype=dtype, device=dev if dev._type == "meta" else CPU)
+    out = _empty((2, count), dtype=dtype, device=dev if dev._type == "meta" else CPU)
     if dev._type == "meta" or count == 0:
         return out if dev._type in ("meta", "cpu") else fresh(A._to_copy(out, device=dev))
     i = np.arange(first, stop, dtype=np.int64)
@@ -337,17 +308,17 @@ def _tri_indices(op: str, row: int, col: int, offset: int, dtype, device, upper:
     return out if dev._type == "cpu" else fresh(A._to_copy(out, device=dev))
 
 
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout=None, device=None,
+def _triu_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout=None, device=None,
                  pin_memory=None) -> Tensor:
     return _tri_indices("triu_indices", row, col, offset, dtype or _dt.int64, device, True)
 
 
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout=None, device=None,
+def _tril_indices(row: int, col: int, offset: int = 0, *, dtype=_dt.int64, layout=None, device=None,
                  pin_memory=None) -> Tensor:
     return _tri_indices("tril_indices", row, col, offset, dtype or _dt.int64, device, False)
 
 
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     if dtype is None:
         dtype = full_dtype(1j) if isinstance(s, complex) else _dt.get_default_dtype()
     return _fill_new(_alloc((), dtype, device, pin_memory), as_tensor_scalar(s, dtype))
@@ -357,39 +328,102 @@ def _new_opts(self, dtype, device):
     return dtype or self._dtype, self.device if device is None else device
 
 
-def new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _new_empty(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     dtype, device = _new_opts(self, dtype, device)
-    return empty_memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory)
+    return _empty(size, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
-def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+def _new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
     dtype, device = _new_opts(self, dtype, device)
-    return empty_strided(size, stride, dtype=dtype, device=device, pin_memory=pin_memory)
+    return _empty_strided(size, stride, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
-def new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return _zero_new(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory))
+def _new_zeros(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _zero_new(_new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory))
 
 
-def new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    return _fill_new(new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), 1)
+def _new_ones(self, size, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    return _fill_new(_new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory), 1)
 
 
-def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
-    out = new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory)
+def _new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None) -> Tensor:
+    out = _new_empty(self, size, dtype=dtype, device=device, pin_memory=pin_memory)
     return _fill_new(out, fill_value)
 
 
-EXPLICIT = {
-    "zeros": zeros, "ones": ones, "full": full, "arange": arange, "arange.start": arange_start,
-    "arange.start_step": arange_start_step, "arange.out": arange_out, "arange.start_out": arange_start_out,
-    "linspace": linspace, "linspace.Tensor_Tensor": linspace_tensor_tensor,
-    "linspace.Tensor_Scalar": linspace_tensor_tensor, "linspace.Scalar_Tensor": linspace_tensor_tensor, "eye": eye, "eye.m": eye_m, "empty_like": empty_like, "zeros_like": zeros_like,
-    "ones_like": ones_like, "full_like": full_like, "triu_indices": triu_indices, "tril_indices": tril_indices,
-    "scalar_tensor": scalar_tensor, "new_empty": new_empty, "new_empty_strided": new_empty_strided,
-    "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full,
-}
-IMPLICIT: dict = {}
-META: dict = {}
 
-__all__ = ["EXPLICIT", "IMPLICIT", "META", "SCHEMAS"]
+_OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+_LIKE = _OPTS + ", MemoryFormat? memory_format=None"
+_LONG_OPTS = "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None"
+CEA = "CompositeExplicitAutograd"
+
+
+def factory(name: str, schemas: str, kernels: dict, nondiff: tuple = ()) -> Op:
+    """A factory record: CompositeExplicitAutograd kernels ``{overload: fn}``, no derivative for the overloads
+    in ``nondiff`` (their results never require grad), public functions and methods written by hand
+    (``openreg/functions_tensor.py``, ``factories.py``, ``_tensor_methods_views.py``: they take sizes as
+    ``*size`` and ``requires_grad=``)."""
+    return Op(name, schemas, kernels={o: {CEA: fn} for o, fn in kernels.items()},
+              derivatives=dict.fromkeys(nondiff, NONDIFF), function=False, method=False)
+
+
+empty = factory("empty", f"""
+    empty.memory_format(SymInt[] size, *, {_OPTS}, MemoryFormat? memory_format=None) -> Tensor  [core]
+    """, {"empty.memory_format": _empty}, ("empty.memory_format",))
+empty_strided = factory("empty_strided", f"""
+    empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor  [core]
+    """, {"empty_strided": _empty_strided}, ("empty_strided",))
+zeros = factory("zeros", f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", {"zeros": _zeros}, ("zeros",))
+ones = factory("ones", f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", {"ones": _ones}, ("ones",))
+full = factory("full", f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor  [core]", {"full": _full},
+               ("full",))
+arange = factory("arange", f"""
+    arange(Scalar end, *, {_OPTS}) -> Tensor
+    arange.start(Scalar start, Scalar end, *, {_OPTS}) -> Tensor
+    arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor  [core]
+    arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
+    arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
+    """, {"arange": _arange, "arange.start": _arange_start, "arange.start_step": _arange_start_step,
+          "arange.out": _arange_out, "arange.start_out": _arange_start_out},
+    ("arange", "arange.start", "arange.start_step"))
+linspace = factory("linspace", f"""
+    linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor
+    linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, {_OPTS}) -> Tensor
+    linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, {_OPTS}) -> Tensor
+    linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, {_OPTS}) -> Tensor
+    """, {"linspace": _linspace, "linspace.Tensor_Tensor": _linspace_tensor_tensor,
+          "linspace.Tensor_Scalar": _linspace_tensor_tensor, "linspace.Scalar_Tensor": _linspace_tensor_tensor},
+    ("linspace", "linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor"))
+eye = factory("eye", f"""
+    eye(SymInt n, *, {_OPTS}) -> Tensor
+    eye.m(SymInt n, SymInt m, *, {_OPTS}) -> Tensor
+    """, {"eye": _eye, "eye.m": _eye_m}, ("eye", "eye.m"))
+empty_like = factory("empty_like", f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", {"empty_like": _empty_like},
+                     ("empty_like",))
+zeros_like = factory("zeros_like", f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", {"zeros_like": _zeros_like},
+                     ("zeros_like",))
+ones_like = factory("ones_like", f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", {"ones_like": _ones_like},
+                    ("ones_like",))
+full_like = factory("full_like", f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor  [core]",
+                    {"full_like": _full_like}, ("full_like",))
+triu_indices = factory("triu_indices", f"triu_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
+                       {"triu_indices": _triu_indices})
+tril_indices = factory("tril_indices", f"tril_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
+                       {"tril_indices": _tril_indices})
+scalar_tensor = factory("scalar_tensor", f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor  [core]",
+                        {"scalar_tensor": _scalar_tensor}, ("scalar_tensor",))
+new_empty = factory("new_empty", f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+                    {"new_empty": _new_empty}, ("new_empty",))
+new_empty_strided = factory(
+    "new_empty_strided", f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
+    {"new_empty_strided": _new_empty_strided}, ("new_empty_strided",))
+new_zeros = factory("new_zeros", f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+                    {"new_zeros": _new_zeros}, ("new_zeros",))
+new_ones = factory("new_ones", f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+                   {"new_ones": _new_ones}, ("new_ones",))
+new_full = factory("new_full", f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor",
+                   {"new_full": _new_full}, ("new_full",))
+
+register(empty, empty_strided, zeros, ones, full, arange, linspace, eye, empty_like, zeros_like, ones_like,
+         full_like, triu_indices, tril_indices, scalar_tensor, new_empty, new_empty_strided, new_zeros, new_ones,
+         new_full)
