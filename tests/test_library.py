@@ -557,3 +557,27 @@ def test_docstring_examples_run():
     for module in (lib_module, fi, inf, co, oc):
         result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
         assert result.failed == 0, module.__name__
+
+
+def test_destroy_restores_record_kernels():
+    """Overriding kernels the operator loader registered from records (a structured CPU kernel, a composite,
+    the Autograd and Autocast kernels it derived) and destroying the Library restores exactly the record's."""
+    import warnings
+    names = ("aten::hypot", "aten::gather", "aten::mm", "aten::rand")
+    before = {q: dispatcher.dump_table(q) for q in names}
+    x = openreg.tensor([[3.0, 1.0], [4.0, 2.0]])
+    lib = Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lib.impl("hypot", lambda a, b: a, "CPU")
+        lib.impl("gather", lambda a, d, i, *, sparse_grad=False: a, "CompositeExplicitAutograd")
+        lib.impl("mm", lambda ks, a, b: a, "AutocastCPU", with_keyset=True)
+        lib.impl("rand", lambda size, **kw: openreg.zeros(size), "CompositeExplicitAutograd")
+    assert openreg.hypot(x, x) is x and openreg.ops.aten.rand([2]).tolist() == [0.0, 0.0]
+    assert all(dispatcher.dump_table(q) != before[q] for q in names)
+    lib._destroy()
+    assert {q: dispatcher.dump_table(q) for q in names} == before
+    assert openreg.hypot(x[0], x[1]).tolist() == [5.0, openreg.hypot(x[0, 1:], x[1, 1:]).item()]
+    assert openreg.gather(x, 1, openreg.tensor([[1], [0]])).tolist() == [[1.0], [4.0]]
+    with openreg.autocast("cpu"):
+        assert (x @ x).dtype is openreg.bfloat16

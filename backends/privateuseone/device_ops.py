@@ -243,7 +243,8 @@ def register_all() -> None:
     aten = Library("aten", "IMPL")
     inductor = Library("inductor", "IMPL")
     _libs.extend([aten, inductor])
-    register_backend(PRIVATEUSE1, "PrivateUse1", lambda fn, name: on_device(fn, f"aten::{name}", check=False))
+    register_backend(PRIVATEUSE1, "PrivateUse1", lambda fn, name: on_device(fn, f"aten::{name}", check=False),
+                     refresh=register_generic)
     for name, fn in KERNELS.items():
         aten.impl(name, fn, "PrivateUse1")
     for name, fn in INDUCTOR_KERNELS.items():

@@ -231,19 +231,16 @@ _per_op_lib = None
 
 
 def register_per_op_fallbacks(names=PER_OP_FALLBACKS) -> None:
-    """Register the CPU fallback for each defined operator in ``names`` (and for those defined later)."""
+    """Register the CPU fallback for each operator in ``names`` that has no device kernel (they are operator
+    records, defined before any backend registers)."""
     global _per_op_lib
     from openreg._dispatch import dispatcher
     from openreg.library import Library
     if _per_op_lib is None:
         _per_op_lib = Library("aten", "IMPL")
-        wanted = {f"aten::{n}" for n in names}
-
-        def on_define(qualname: str) -> None:
-            if qualname in wanted and not dispatcher.has_kernel(qualname, DispatchKey.PrivateUse1):
-                _per_op_lib.impl(qualname.split("::", 1)[1], cpu_fallback_kernel, "PrivateUse1")
-        dispatcher._listeners.append(on_define)
     for n in names:
         q = f"aten::{n}"
-        if dispatcher.find(q) is not None and not dispatcher.has_kernel(q, DispatchKey.PrivateUse1):
+        if dispatcher.find(q) is None:
+            raise RuntimeError(f"register_per_op_fallbacks: {q} is not defined")
+        if not dispatcher.has_kernel(q, DispatchKey.PrivateUse1):
             _per_op_lib.impl(n, cpu_fallback_kernel, "PrivateUse1")

@@ -6,8 +6,9 @@
 [1.0, 2.0]
 """
 # ruff: noqa: I001, RUF100
-# Import order here is registration order (operators, then kernels, then backends), so it is kept by hand;
-# the per-line noqa markers document re-exports for linters that check them.
+# Every registration step below covers what is defined so far and skips what is done, and the operator loader's
+# ``finish()`` (last) derives the remaining dispatch entries, so these imports may come in any order; the order
+# kept here groups them by topic. The per-line noqa markers document re-exports for linters that check them.
 from __future__ import annotations
 
 __version__ = "0.1.0"
@@ -81,3 +82,5 @@ from .utils import data as _utils_data  # noqa: F401,E402  (openreg.utils.data)
 from .backends import cuda as _backends_cuda, cudnn as _backends_cudnn, mps as _backends_mps  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (eager: returns the model unchanged)
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401,E402
+
+_operators.finish()  # Autograd and Autocast kernels (and a backend's late additions) of every defined operator

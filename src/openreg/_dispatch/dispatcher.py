@@ -74,7 +74,6 @@ class OperatorEntry:
 _lock = threading.RLock()
 _operators: dict[str, OperatorEntry] = {}
 _fallbacks: dict[DispatchKey, list[KernelEntry]] = {}
-_listeners: list[Callable[[str], None]] = []     # told of every newly defined operator name
 _removal_listeners: list[Callable[[str], None]] = []   # told of every operator name whose definition is undone
 
 
@@ -176,8 +175,6 @@ def define(schema_text: str | FunctionSchema, *, site: str = "", tags=(), alias_
                 _drop_if_empty(entry)
             for listener in _removal_listeners:
                 listener(name)
-    for listener in _listeners:
-        listener(name)
     return RegistrationHandle(undo, f"def {name}")
 
 

@@ -6,11 +6,8 @@
 ...     (openreg.ones(2, 2) @ openreg.ones(2, 2)).dtype
 openreg.bfloat16
 """
-from . import kernels as _kernels
 from .autocast_mode import autocast, custom_bwd, custom_fwd
 from .grad_scaler import GradScaler
 from .state import is_autocast_available
-
-_kernels.register_all()
 
 __all__ = ["GradScaler", "autocast", "custom_bwd", "custom_fwd", "is_autocast_available"]

@@ -3,7 +3,8 @@
 Each kernel excludes both Autocast keys, casts the eligible inputs as its policy says and calls the op again
 (a full dispatch, as PyTorch's ``WrapFunction``): the casts and the op then run through autograd, so gradients
 come back through the casts in the inputs' own dtypes. Eligible inputs are floating tensors (not float64) of
-the kernel's device. Ops listed in ``policy.py`` that are defined later get their kernels when defined.
+the kernel's device. The operator loader (``openreg/operators/_loader.finish``) registers them for every op
+listed in ``policy.py``, once every operator is defined.
 
 >>> import openreg
 >>> a = openreg.ones(2, 2)
@@ -146,14 +147,8 @@ def register_op(qualname: str) -> None:
         _registered.add((name, key))
 
 
-def _on_define(qualname: str) -> None:
-    try:
-        register_op(qualname)
-    except (AttributeError, RuntimeError):   # defined half-way: registered by a later definition
-        return
-
-
 def register_all() -> None:
+    """Register the Autocast kernels of every defined op the policy tables list (ops registered already are
+    skipped, so calling it again after more operators were defined is safe)."""
     for name in set(policy.CPU) | set(policy.CUDA):
         register_op("aten::" + name)
-    dispatcher._listeners.append(_on_define)

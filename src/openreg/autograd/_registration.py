@@ -1,6 +1,8 @@
 """Plugging autograd into the dispatcher: one generic kernel per op of the derivatives table at the
-``Autograd`` alias key (also for ops defined later), the not-implemented fallback at every Autograd<Backend>
-key, and the kernels of ``inductor.accumulate_grad_``.
+``Autograd`` alias key, the not-implemented fallback at every Autograd<Backend> key, and the kernels of
+``inductor.accumulate_grad_``. ``register_all`` covers every defined op of the table and skips those done, so
+the operator loader calls it after it defines operators (``_loader.finish``); entries added to the table later
+register their kernel themselves (``derivatives.defderiv``).
 
 >>> import openreg
 >>> from openreg._dispatch import dispatcher
@@ -48,16 +50,7 @@ def register_all() -> int:
     return sum(register_op(q) for q in list(DERIVATIVES))
 
 
-def _on_define(qualname: str) -> None:
-    if qualname not in _registered:
-        try:
-            register_op(qualname)
-        except (AttributeError, RuntimeError):   # defined half-way: the op's first call uses the fallback
-            return
-
-
 _fallback = Library("_", "IMPL")
 for _key in ("AutogradCPU", "AutogradPrivateUse1", "AutogradMeta", "AutogradOther"):
     _fallback.fallback(not_implemented_fallback, _key, with_keyset=True)
-register_all()
-dispatcher._listeners.append(_on_define)
+register_all()   # the operator loader calls it again once every operator is defined (``_loader.finish``)

@@ -7,6 +7,8 @@
 * ``load()`` registers the Meta and composite kernels and the derivative entries (with their Autograd
   kernels); ``register_backend(device_type, key)`` the structured and backend kernels of one backend. Each
   call covers every record and backend known so far, so the order of these calls does not matter.
+* ``finish()`` (the last step of ``import openreg``) also derives the Autograd kernels of the derivatives
+  table and the Autocast kernels of the autocast policy for every operator defined by then.
 
 All registrations go through ``Library`` objects, so destroying them restores exactly what was there.
 
@@ -27,7 +29,7 @@ from ._variants import make_function, make_methods
 _libs: dict[tuple, Library] = {}
 _defined: set[str] = set()
 _loaded: set[str] = set()
-_backends: dict[str, tuple] = {}          # device_type -> (dispatch key, wrap)
+_backends: dict[str, tuple] = {}          # device_type -> (dispatch key, wrap, refresh)
 _backend_done: set[tuple] = set()         # (record name, device_type)
 
 
@@ -166,7 +168,7 @@ def _resolve(path: str):
 
 
 def _register_backend_kernels(device_type: str) -> None:
-    key, wrap = _backends[device_type]
+    key, wrap, _ = _backends[device_type]
     for record in list(_catalog().values()):
         if record.name not in _loaded or (record.name, device_type) in _backend_done:
             continue
@@ -186,12 +188,27 @@ def _register_backend_kernels(device_type: str) -> None:
                 lib.impl(overload, wrap(fn, overload) if wrap and device_type != "cpu" else fn, key)
 
 
-def register_backend(device_type: str, dispatch_key: str, wrap=None) -> None:
+def register_backend(device_type: str, dispatch_key: str, wrap=None, refresh=None) -> None:
     """Register every record's compute (and ``"Backend"`` kernels) for a backend; ``wrap(fn, overload)``
     adapts a kernel to the backend (e.g. the device's current device and stream). Records whose compute is
-    not ``device``-capable are skipped on backends other than the CPU unless they give an override."""
-    _backends[device_type] = (dispatch_key, wrap)
+    not ``device``-capable are skipped on backends other than the CPU unless they give an override.
+    ``refresh()``, if given, is the backend's own registration of operators defined later; ``finish`` calls it."""
+    _backends[device_type] = (dispatch_key, wrap, refresh)
     _register_backend_kernels(device_type)
+
+
+def finish() -> None:
+    """Bring every derived dispatch entry up to date with every operator defined so far, whichever module
+    defined it and in whatever order: the records' kernels and derivatives (``load``), the Autograd kernels of
+    the derivatives table and the Autocast kernels of the autocast policy. Each step skips what is done, so
+    ``import openreg`` calls this last and the order of its imports does not matter."""
+    load()
+    for refresh in [r for _, _, r in _backends.values() if r is not None]:
+        refresh()
+    from ..amp import kernels as autocast_kernels
+    from ..autograd import _registration as autograd_kernels
+    autograd_kernels.register_all()
+    autocast_kernels.register_all()
 
 
 def declared_overloads() -> dict[str, Op]:
@@ -199,4 +216,4 @@ def declared_overloads() -> dict[str, Op]:
     return {f"{r.ns}::{overload_name(s)}": r for r in _catalog().values() for s, _ in r.schemas}
 
 
-__all__ = ["declared_overloads", "define", "functions", "load", "register_backend", "tensor_methods"]
+__all__ = ["declared_overloads", "define", "finish", "functions", "load", "register_backend", "tensor_methods"]
