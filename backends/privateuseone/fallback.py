@@ -6,7 +6,9 @@ CPU kernel, then writes the arguments the schema marks as mutated (``Tensor(a!)`
 device memory (resizing ``out=`` tensors as the CPU kernel did) and returns the results on the device. Nothing
 is written back unless the CPU kernel succeeded, so a failing op leaves its inputs unchanged.
 
-Use it for single operators, or for every operator of the backend::
+An operator record names it as its device kernel (``index.Tensor``, ``triu_indices``:
+``"PrivateUse1": "openreg.backends.privateuseone.fallback:cpu_fallback_kernel"``). Use it for single
+operators, or for every operator of the backend::
 
     lib = openreg.library.Library("aten", "IMPL")
     lib.impl("sub.Tensor", cpu_fallback_kernel, "PrivateUse1")        # one operator
@@ -32,11 +34,9 @@ from openreg.tensor import Tensor
 
 __all__ = [
     "FALLBACK_BLOCKLIST",
-    "PER_OP_FALLBACKS",
     "cpu_fallback",
     "cpu_fallback_kernel",
     "register_backend_fallback",
-    "register_per_op_fallbacks",
 ]
 
 # Operators whose meaning is tied to the device's own memory: running them on a CPU copy would be wrong.
@@ -45,8 +45,6 @@ FALLBACK_BLOCKLIST: set[str] = {
     "aten::set_.source_Storage_storage_offset", "aten::set_.source_Tensor", "aten::set_",
     "aten::resize_", "aten::_copy_from", "aten::_copy_from_and_resize",
 }
-# Operators the device runs through the fallback (as PyTorch's open-registration backend does).
-PER_OP_FALLBACKS = ("sub.Tensor", "index.Tensor", "triu_indices", "_foreach_add.List")
 
 _CPU_KS = keyset(DispatchKey.CPU)
 _P1_KS = keyset(DispatchKey.PrivateUse1)
@@ -225,22 +223,3 @@ def register_backend_fallback():
     lib = Library("_", "IMPL")
     lib.fallback(cpu_fallback, "PrivateUse1")
     return lib
-
-
-_per_op_lib = None
-
-
-def register_per_op_fallbacks(names=PER_OP_FALLBACKS) -> None:
-    """Register the CPU fallback for each operator in ``names`` that has no device kernel (they are operator
-    records, defined before any backend registers)."""
-    global _per_op_lib
-    from openreg._dispatch import dispatcher
-    from openreg.library import Library
-    if _per_op_lib is None:
-        _per_op_lib = Library("aten", "IMPL")
-    for n in names:
-        q = f"aten::{n}"
-        if dispatcher.find(q) is None:
-            raise RuntimeError(f"register_per_op_fallbacks: {q} is not defined")
-        if not dispatcher.has_kernel(q, DispatchKey.PrivateUse1):
-            _per_op_lib.impl(n, cpu_fallback_kernel, "PrivateUse1")

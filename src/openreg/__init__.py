@@ -57,9 +57,6 @@ from .random import (  # noqa: F401,E402
 )
 from .functions_random import *  # noqa: F401,F403,E402  (openreg.rand, randn, randint, randperm, ...)
 from .nn import functional as _nn_functional  # noqa: F401,E402  (openreg.nn.functional)
-from .backends.privateuseone.fallback import register_per_op_fallbacks as _per_op_fallbacks  # noqa: E402
-
-_per_op_fallbacks()  # sub.Tensor, index.Tensor, triu_indices, _foreach_add.List run on the CPU for the device
 
 # Autograd: the engine, grad modes, the Autograd kernels of every op with a formula.
 from . import autograd  # noqa: F401,E402

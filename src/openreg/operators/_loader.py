@@ -31,6 +31,9 @@ _defined: set[str] = set()
 _loaded: set[str] = set()
 _backends: dict[str, tuple] = {}          # device_type -> (dispatch key, wrap, refresh)
 _backend_done: set[tuple] = set()         # (record name, device_type)
+# Kernel keys naming one backend: registered when that backend registers (``register_backend``), so a record
+# can name a backend module's kernel as ``"module:function"`` without importing the backend.
+_BACKEND_KEYS = frozenset(("CPU", "PrivateUse1"))
 
 
 def _lib(ns: str, purpose: str) -> Library:
@@ -155,7 +158,7 @@ def load() -> None:
                     _impl_group(meta, group, _structured_kernels(record, group, "meta", None), "Meta")
         for overload, by_key in record.kernels.items():
             for key, fn in by_key.items():
-                if key != "Backend":
+                if key != "Backend" and key not in _BACKEND_KEYS:
                     _lib(record.ns, key).impl(overload, fn, key)
         _register_derivatives(record)
     for device_type in list(_backends):
@@ -173,6 +176,10 @@ def _register_backend_kernels(device_type: str) -> None:
         if record.name not in _loaded or (record.name, device_type) in _backend_done:
             continue
         _backend_done.add((record.name, device_type))
+        for overload, by_key in record.kernels.items():    # a backend's own kernel: registered as it is
+            fn = by_key.get(key)
+            if fn is not None:
+                _lib(record.ns, key).impl(overload, _resolve(fn) if isinstance(fn, str) else fn, key)
         override = record.overrides.get(device_type)
         if not record.device and device_type != "cpu" and override is None:
             continue
@@ -184,7 +191,7 @@ def _register_backend_kernels(device_type: str) -> None:
                 _impl_group(lib, group, kernels, key, wrap if device_type != "cpu" else None)
         for overload, by_key in record.kernels.items():
             fn = by_key.get("Backend")
-            if fn is not None:
+            if fn is not None and key not in by_key:
                 lib.impl(overload, wrap(fn, overload) if wrap and device_type != "cpu" else fn, key)
 
 

@@ -13,7 +13,9 @@ composites, Autograd), ``openreg.<fn>``, the Tensor methods and the structured `
 * ``device``: whether ``compute`` (and ``kernels``) run on every array module; decided here, never guessed.
 * ``overrides``: ``{device_type: "module:function"}``, a compute function replacing ``compute`` on one
   backend (e.g. a raw CUDA kernel); imported when that backend registers.
-* ``kernels``: unstructured kernels ``{"overload": {"CompositeImplicitAutograd" | ... | "Meta": fn}}``.
+* ``kernels``: unstructured kernels ``{"overload": {"CompositeImplicitAutograd" | ... | "Meta": fn}}``;
+  ``"Backend"`` is every backend's kernel (the device's only with ``device=True``), ``"CPU"``/``"PrivateUse1"``
+  one backend's own (a function, or ``"module:function"`` imported when that backend registers).
 * ``derivatives``: ``{"functional overload": Deriv(...)}`` (applies to the group's in-place overload too),
   ``NONDIFF`` for float outputs that are never differentiable, or ``Forbid(message)``.
 * ``function``/``method``: generated ``openreg.<fn>`` / ``Tensor.<fn>`` (+ ``<fn>_`` when an in-place

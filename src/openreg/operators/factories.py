@@ -406,8 +406,12 @@ ones_like = factory("ones_like", f"ones_like(Tensor self, *, {_LIKE}) -> Tensor"
                     ("ones_like",))
 full_like = factory("full_like", f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor  [core]",
                     {"full_like": _full_like}, ("full_like",))
-triu_indices = factory("triu_indices", f"triu_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
-                       {"triu_indices": _triu_indices})
+# The device computes triu_indices through the CPU fallback (as PyTorch's open-registration example backend).
+triu_indices = Op("triu_indices", f"triu_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
+                  kernels={"triu_indices": {
+                      CEA: _triu_indices,
+                      "PrivateUse1": "openreg.backends.privateuseone.fallback:cpu_fallback_kernel"}},
+                  function=False, method=False)
 tril_indices = factory("tril_indices", f"tril_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
                        {"tril_indices": _tril_indices})
 scalar_tensor = factory("scalar_tensor", f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor  [core]",

@@ -218,7 +218,9 @@ index = Op(
     """
     index.Tensor(Tensor self, Tensor?[] indices) -> Tensor  [core, dynamic_output_shape]
     """,
-    kernels={"index.Tensor": {"CompositeExplicitAutograd": _index, "Meta": _meta_index}},
+    # The device runs it through the CPU fallback (as PyTorch's open-registration example backend does).
+    kernels={"index.Tensor": {"CompositeExplicitAutograd": _index, "Meta": _meta_index,
+                              "PrivateUse1": "openreg.backends.privateuseone.fallback:cpu_fallback_kernel"}},
     derivatives={"index.Tensor": Deriv(save="indices", self=_index_grad,
                                        jvp={"self": lambda t, a: lookup("aten::index.Tensor")(t, a.indices)})},
     function=False, method=False,
