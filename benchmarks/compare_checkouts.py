@@ -21,10 +21,8 @@ from pathlib import Path
 
 # The measuring side: runs inside one checkout's interpreter and prints {case: seconds} as JSON.
 MEASURE = r'''
-import json, os, sys, time, timeit
+import json, sys, time, timeit
 import openreg
-import openreg.nn.functional as F
-from openreg import nn
 
 x, y = openreg.ones(16), openreg.ones(16)
 m = openreg.ones(4, 4)
@@ -55,17 +53,9 @@ def per_call(fn, repeats=5):
 
 
 def train_step(device):
-    openreg.manual_seed(0)
-    model = nn.Sequential(nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
-                          nn.Linear(256, 10)).to(device)
-    xs = openreg.randn(64, 256, device=device)
-    ys = openreg.randint(0, 10, (64,), device=device)
-    opt = openreg.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
-
-    def step():
-        opt.zero_grad()
-        F.cross_entropy(model(xs), ys).backward()
-        opt.step()
+    sys.path.insert(0, "benchmarks")   # the checkout's own training-step benchmark (cwd is the checkout)
+    from bench_train_step import openreg_step
+    step = openreg_step(device)
     for _ in range(3):
         step()
     times = []

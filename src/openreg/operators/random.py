@@ -400,88 +400,14 @@ def _out(out, size, check=None):
     return out
 
 
-def _uniform_ok(out) -> None:
-    check_uniform(out, 0.0, 1.0)
-
-
-def _normal_ok(out) -> None:
-    check_normal(out, 1.0)
-
-
-def _rand_generator(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    return A.uniform_(_empty(size, dtype, device, pin_memory), 0.0, 1.0, generator=generator)
-
-
-def _rand(size, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return _rand_generator(size, generator=None, dtype=dtype, device=device, pin_memory=pin_memory)
-
-
-def _rand_generator_out(size, *, generator=None, out):
-    return A.uniform_(_out(out, size, _uniform_ok), 0.0, 1.0, generator=generator)
-
-
-def _rand_out(size, *, out):
-    return _rand_generator_out(size, generator=None, out=out)
-
-
-def _randn_generator(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    return A.normal_(_empty(size, dtype, device, pin_memory), 0.0, 1.0, generator=generator)
-
-
-def _randn(size, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return _randn_generator(size, generator=None, dtype=dtype, device=device, pin_memory=pin_memory)
-
-
-def _randn_generator_out(size, *, generator=None, out):
-    return A.normal_(_out(out, size, _normal_ok), 0.0, 1.0, generator=generator)
-
-
-def _randn_out(size, *, out):
-    return _randn_generator_out(size, generator=None, out=out)
-
-
 def _like(self, dtype, device, pin_memory, memory_format):
     return A.empty_like(self, dtype=dtype, device=device, pin_memory=pin_memory, memory_format=memory_format)
-
-
-def _rand_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    return A.uniform_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0)
-
-
-def _randn_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    return A.normal_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0)
-
-
-def _rand_like_generator(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
-                        memory_format=None):
-    return A.uniform_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0, generator=generator)
-
-
-def _randn_like_generator(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
-                         memory_format=None):
-    return A.normal_(_like(self, dtype, device, pin_memory, memory_format), 0.0, 1.0, generator=generator)
 
 
 def _copy_out(out, result):
     """Write a composite's result into ``out`` (resized as PyTorch's out= rules say)."""
     resize_out("out", out, tuple(result._size))
     return A.copy_(out, result)
-
-
-def _rand_like_out(self, *, memory_format=None, out):
-    return A.uniform_(_out(out, self._size, _uniform_ok), 0.0, 1.0)
-
-
-def _rand_like_generator_out(self, *, generator=None, memory_format=None, out):
-    return A.uniform_(_out(out, self._size, _uniform_ok), 0.0, 1.0, generator=generator)
-
-
-def _randn_like_out(self, *, memory_format=None, out):
-    return A.normal_(_out(out, self._size, _normal_ok), 0.0, 1.0)
-
-
-def _randn_like_generator_out(self, *, generator=None, memory_format=None, out):
-    return A.normal_(_out(out, self._size, _normal_ok), 0.0, 1.0, generator=generator)
 
 
 def _randint_low_generator(low, high, size, *, generator=None, dtype=_dt.int64, layout=None, device=None,
@@ -680,41 +606,55 @@ def _native_dropout_grad(g, a):
 
 _NOT_PUBLIC = {"function": False, "method": False}   # openreg.rand & co. are in functions_random.py
 
-rand = Op("rand", f"""
-    rand(SymInt[] size, *, {_OPTS}) -> Tensor{CS}
-    rand.generator(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor{S}
-    rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!){S}
-    rand.generator_out(SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!){S}
-    """, kernels=_explicit(rand=_rand, rand__generator=_rand_generator, rand__out=_rand_out,
-                           rand__generator_out=_rand_generator_out),
-    derivatives={"rand": NONDIFF, "rand.generator": NONDIFF}, **_NOT_PUBLIC)
+def _sampling_factories(name: str, sample, check, core: bool) -> tuple[Op, Op]:
+    """The records of ``name`` (``rand``, ``randn``) and ``name_like``: allocate (or resize ``out`` once
+    ``check(out)`` passed), then fill with ``sample(tensor, generator)``; their results are not differentiable."""
+    def generator_(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+        return sample(_empty(size, dtype, device, pin_memory), generator)
 
-rand_like = Op("rand_like", f"""
-    rand_like(Tensor self, *, {_LIKE}) -> Tensor{S}
-    rand_like.generator(Tensor self, *, {_GEN}, {_LIKE}) -> Tensor{S}
-    rand_like.out(Tensor self, *, {_OUT_LIKE}{S}
-    rand_like.generator_out(Tensor self, *, {_GEN}, {_OUT_LIKE}{S}
-    """, kernels=_explicit(rand_like=_rand_like, rand_like__generator=_rand_like_generator,
-                           rand_like__out=_rand_like_out, rand_like__generator_out=_rand_like_generator_out),
-    derivatives={"rand_like": NONDIFF, "rand_like.generator": NONDIFF}, **_NOT_PUBLIC)
+    def default(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+        return generator_(size, dtype=dtype, device=device, pin_memory=pin_memory)
 
-randn = Op("randn", f"""
-    randn(SymInt[] size, *, {_OPTS}) -> Tensor{CS}
-    randn.generator(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor{S}
-    randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!){S}
-    randn.generator_out(SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!){S}
-    """, kernels=_explicit(randn=_randn, randn__generator=_randn_generator, randn__out=_randn_out,
-                           randn__generator_out=_randn_generator_out),
-    derivatives={"randn": NONDIFF, "randn.generator": NONDIFF}, **_NOT_PUBLIC)
+    def generator_out(size, *, generator=None, out):
+        return sample(_out(out, size, check), generator)
 
-randn_like = Op("randn_like", f"""
-    randn_like(Tensor self, *, {_LIKE}) -> Tensor{S}
-    randn_like.generator(Tensor self, *, {_GEN}, {_LIKE}) -> Tensor{S}
-    randn_like.out(Tensor self, *, {_OUT_LIKE}{S}
-    randn_like.generator_out(Tensor self, *, {_GEN}, {_OUT_LIKE}{S}
-    """, kernels=_explicit(randn_like=_randn_like, randn_like__generator=_randn_like_generator,
-                           randn_like__out=_randn_like_out, randn_like__generator_out=_randn_like_generator_out),
-    derivatives={"randn_like": NONDIFF, "randn_like.generator": NONDIFF}, **_NOT_PUBLIC)
+    def like_generator(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                       memory_format=None):
+        return sample(_like(self, dtype, device, pin_memory, memory_format), generator)
+
+    def like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        return like_generator(self, dtype=dtype, device=device, pin_memory=pin_memory, memory_format=memory_format)
+
+    def like_generator_out(self, *, generator=None, memory_format=None, out):
+        return sample(_out(out, self._size, check), generator)
+
+    factory = Op(name, f"""
+        {name}(SymInt[] size, *, {_OPTS}) -> Tensor{CS if core else S}
+        {name}.generator(SymInt[] size, *, {_GEN}, {_OPTS}) -> Tensor{S}
+        {name}.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!){S}
+        {name}.generator_out(SymInt[] size, *, {_GEN}, Tensor(a!) out) -> Tensor(a!){S}
+        """, kernels={name: {CEA: default}, f"{name}.generator": {CEA: generator_},
+                      f"{name}.out": {CEA: lambda size, *, out: generator_out(size, out=out)},
+                      f"{name}.generator_out": {CEA: generator_out}},
+        derivatives={name: NONDIFF, f"{name}.generator": NONDIFF}, **_NOT_PUBLIC)
+    like_name = f"{name}_like"
+    factory_like = Op(like_name, f"""
+        {like_name}(Tensor self, *, {_LIKE}) -> Tensor{S}
+        {like_name}.generator(Tensor self, *, {_GEN}, {_LIKE}) -> Tensor{S}
+        {like_name}.out(Tensor self, *, {_OUT_LIKE}{S}
+        {like_name}.generator_out(Tensor self, *, {_GEN}, {_OUT_LIKE}{S}
+        """, kernels={like_name: {CEA: like}, f"{like_name}.generator": {CEA: like_generator},
+                      f"{like_name}.out": {CEA: lambda self, *, memory_format=None, out:
+                                           like_generator_out(self, out=out)},
+                      f"{like_name}.generator_out": {CEA: like_generator_out}},
+        derivatives={like_name: NONDIFF, f"{like_name}.generator": NONDIFF}, **_NOT_PUBLIC)
+    return factory, factory_like
+
+
+rand, rand_like = _sampling_factories("rand", lambda t, g: A.uniform_(t, 0.0, 1.0, generator=g),
+                                      lambda out: check_uniform(out, 0.0, 1.0), core=True)
+randn, randn_like = _sampling_factories("randn", lambda t, g: A.normal_(t, 0.0, 1.0, generator=g),
+                                        lambda out: check_normal(out, 1.0), core=True)
 
 randint = Op("randint", f"""
     randint(SymInt high, SymInt[] size, *, {_LONG}) -> Tensor{S}
