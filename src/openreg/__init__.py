@@ -24,7 +24,6 @@ from ._dispatch.keys import DispatchKey  # noqa: F401
 from ._dispatch.tags import Tag  # noqa: F401
 from ._dispatch.ops import ops  # noqa: F401
 from . import library  # noqa: F401
-from .aten import builtin as _aten_builtin  # noqa: F401  (defines the operators that are not records yet)
 from .operators import _loader as _operators  # noqa: E402  (the operator records)
 
 _operators.load()

@@ -1,7 +1,9 @@
 """The one loader: turns the operator records into definitions, kernels, derivatives, functions and methods.
 
-* ``define()`` defines every record's schemas (with their tags) through ``openreg.library``; the Tensor
-  class needs the overloads for its generated methods, so this runs when ``tensor.py`` builds the class.
+* ``define()`` defines every record's schemas (with their tags) through ``openreg.library`` (one DEF
+  library per namespace) and registers the fallthrough fallbacks of the layers an operator passes through
+  unless it has a kernel there; the Tensor class needs the overloads for its generated methods, so this runs
+  when ``tensor.py`` builds the class.
 * ``tensor_methods()`` / ``functions()``: the generated (or hand-written) ``Tensor`` methods and
   ``openreg.<fn>`` functions of every record.
 * ``load()`` registers the Meta and composite kernels and the derivative entries (with their Autograd
@@ -36,11 +38,25 @@ _backend_done: set[tuple] = set()         # (record name, device_type)
 _BACKEND_KEYS = frozenset(("CPU", "PrivateUse1"))
 
 
+# Layers every operator passes through unless it registers a kernel there.
+_FALLTHROUGH_KEYS = ("BackendSelect", "ADInplaceOrView", "AutogradOther", "PythonTLSSnapshot", "AutogradCPU",
+                     "AutogradPrivateUse1", "AutogradMeta", "AutocastCPU", "AutocastPrivateUse1")
+
+
 def _lib(ns: str, purpose: str) -> Library:
+    """The loader's library of namespace ``ns`` for ``purpose`` ("def": the namespace's one DEF library)."""
     lib = _libs.get((ns, purpose))
     if lib is None:
-        lib = _libs[(ns, purpose)] = Library(ns, "FRAGMENT" if purpose == "def" else "IMPL")
+        lib = _libs[(ns, purpose)] = Library(ns, "DEF" if purpose == "def" else "IMPL")
     return lib
+
+
+def _fallthroughs() -> None:
+    if ("_", "fallthrough") not in _libs:
+        from .._dispatch.dispatcher import fallthrough_kernel
+        lib = _libs[("_", "fallthrough")] = Library("_", "IMPL")
+        for key in _FALLTHROUGH_KEYS:
+            lib.fallback(fallthrough_kernel, key)
 
 
 def _catalog() -> dict[str, Op]:
@@ -50,7 +66,8 @@ def _catalog() -> dict[str, Op]:
 
 
 def define() -> None:
-    """Define the schemas of every record not defined yet."""
+    """Define the schemas of every record not defined yet (and, once, the fallthrough fallbacks)."""
+    _fallthroughs()
     for record in list(_catalog().values()):
         if record.name in _defined:
             continue
