@@ -7,15 +7,8 @@
 from openreg.library import Library
 from openreg.operators._loader import register_backend
 
-from . import kernels
-
 _lib = Library("aten", "IMPL", "CPU")
-_inductor = Library("inductor", "IMPL", "CPU")
-register_backend("cpu", "CPU")  # the operator records' compute functions
-for _name, _fn in kernels.KERNELS.items():
-    _lib.impl(_name, _fn, "CPU")
-for _name, _fn in kernels.INDUCTOR_KERNELS.items():
-    _inductor.impl(_name, _fn, "CPU")
+register_backend("cpu", "CPU")  # the operator records' compute functions and CPU kernels (kernels.py)
 
 # The attention kernels are written against the array module, so the device reuses them.
 from . import kernels_attention

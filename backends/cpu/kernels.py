@@ -93,5 +93,4 @@ def mm_plus_mm(a, b, c, d, out):
     return out
 
 
-KERNELS = {"cat": cat, "clone": clone, "copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
-INDUCTOR_KERNELS = {"_mm_plus_mm": mm_plus_mm}
+__all__ = ["cat", "clone", "copy_", "fill_", "mm_plus_mm", "zero_"]

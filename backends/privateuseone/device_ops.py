@@ -4,7 +4,8 @@
   driver's) through the records' loader (``register_backend``); the records of ``abs``, ``mm``/``bmm`` and
   ``addmm`` name this module's versions as their device overrides (the raw ``abs`` kernel, GEMMs into pool
   outputs);
-* ``copy_`` (``copies.py``), ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm``: device kernels of their own;
+* ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm`` (and ``copy_`` in ``copies.py``): device kernels of their
+  own, which their records name;
 * every other CPU kernel that declares it runs on the device (``openreg._dispatch.device_support
   .runs_on_device``; records say it with ``Op(device=...)``) is registered for the device as well, wrapped so
   that mixing devices raises
@@ -33,7 +34,6 @@ from openreg.scalar_conversion import check_scalar_fits
 from openreg.tensor import Tensor
 
 from . import raw_kernels
-from .copies import copy_
 from .driver_select import get_driver
 from .storage_backend import pool_empty
 from .streams import current_stream
@@ -193,8 +193,6 @@ def mm_plus_mm(a, b, c, d, out):
     return out
 
 
-KERNELS = {"copy_": copy_, "fill_.Scalar": fill_, "zero_": zero_}
-INDUCTOR_KERNELS = {"_mm_plus_mm": mm_plus_mm}
 
 
 # -- generic re-registration of CPU kernels that declare device support -------------------------------------
@@ -239,16 +237,11 @@ def unported_ops() -> list[str]:
 
 
 def register_all() -> None:
-    """Register every device kernel (called once by ``register()``)."""
-    aten = Library("aten", "IMPL")
-    inductor = Library("inductor", "IMPL")
-    _libs.extend([aten, inductor])
+    """Register every device kernel (called once by ``register()``): the records' (their compute functions,
+    wrapped for the device's current device and stream, and the device kernels they name: ``copy_``, ``fill_``,
+    ``zero_``, ``_mm_plus_mm`` here), then the CPU kernels of other ops that declare they run on the device."""
     register_backend(PRIVATEUSE1, "PrivateUse1", lambda fn, name: on_device(fn, f"aten::{name}", check=False),
                      refresh=register_generic)
-    for name, fn in KERNELS.items():
-        aten.impl(name, fn, "PrivateUse1")
-    for name, fn in INDUCTOR_KERNELS.items():
-        inductor.impl(name, fn, "PrivateUse1")
     register_generic()
 
 

@@ -137,11 +137,21 @@ def _meta_zero_(self: Tensor) -> Tensor:
 
 
 # -- the records ------------------------------------------------------------------------------------------
+# The backends' own kernels (NumPy copies on the CPU; the device's copy engine and raw fill kernel).
+_CPU, _DEVICE = "openreg.backends.cpu.kernels", "openreg.backends.privateuseone"
+_BACKEND_KERNELS = {
+    "copy_": {"CPU": f"{_CPU}:copy_", "PrivateUse1": f"{_DEVICE}.copies:copy_"},
+    "fill_.Scalar": {"CPU": f"{_CPU}:fill_", "PrivateUse1": f"{_DEVICE}.device_ops:fill_"},
+    "zero_": {"CPU": f"{_CPU}:zero_", "PrivateUse1": f"{_DEVICE}.device_ops:zero_"},
+    "clone": {"CPU": f"{_CPU}:clone"},
+}
+
+
 def _copy_op(name: str, schemas: str, kernels: dict, derivatives: dict) -> Op:
-    """``kernels``: ``{overload: (dispatch key, fn)}`` (the backends' own ``copy_``/``fill_``/``zero_`` kernels
-    are in ``backends/*``); methods and functions are written by hand."""
-    return Op(name, schemas, kernels={o: {key: fn} for o, (key, fn) in kernels.items()}, derivatives=derivatives,
-              function=False, method=False)
+    """``kernels``: ``{overload: (dispatch key, fn)}``, plus the backends' own kernels of ``_BACKEND_KERNELS``;
+    methods and functions are written by hand."""
+    return Op(name, schemas, kernels={o: {key: fn, **_BACKEND_KERNELS.get(o, {})} for o, (key, fn) in kernels.items()},
+              derivatives=derivatives, function=False, method=False)
 
 
 def _no_grad_to_self(g, a):

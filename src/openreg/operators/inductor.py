@@ -95,7 +95,8 @@ def _inductor_op(name: str, schema: str, kernels: dict) -> Op:
 
 mm_plus_mm_op = _inductor_op(
     "_mm_plus_mm", "_mm_plus_mm(Tensor a, Tensor b, Tensor c, Tensor d, Tensor(t!) out) -> Tensor(t!)",
-    {"Meta": _meta_mm_plus_mm})
+    {"Meta": _meta_mm_plus_mm, "CPU": "openreg.backends.cpu.kernels:mm_plus_mm",
+     "PrivateUse1": "openreg.backends.privateuseone.device_ops:mm_plus_mm"})
 alloc_from_pool_op = _inductor_op(
     "_alloc_from_pool",
     "_alloc_from_pool(Tensor self, int offset_bytes, ScalarType dtype, int[] size, int[] stride) -> Tensor",

@@ -183,10 +183,15 @@ def split_sizes(self: Tensor, split_size, dim: int = 0) -> list:
 
 
 # -- the records ------------------------------------------------------------------------------------------
+# The CPU's own cat: one NumPy concatenate instead of a copy_ per input.
+_BACKEND_KERNELS = {"cat": {"CPU": "openreg.backends.cpu.kernels:cat"}}
+
+
 def _shape_op(name: str, schemas: str, kernels: dict, derivatives: dict) -> Op:
-    """``kernels``: ``{overload: (dispatch key, fn)}``; methods and functions are written by hand."""
-    return Op(name, schemas, kernels={o: {key: fn} for o, (key, fn) in kernels.items()}, derivatives=derivatives,
-              function=False, method=False)
+    """``kernels``: ``{overload: (dispatch key, fn)}``, plus the backends' own kernels of ``_BACKEND_KERNELS``;
+    methods and functions are written by hand."""
+    return Op(name, schemas, kernels={o: {key: fn, **_BACKEND_KERNELS.get(o, {})} for o, (key, fn) in kernels.items()},
+              derivatives=derivatives, function=False, method=False)
 
 
 def _cat_pieces(name: str = "SplitBackward0") -> Deriv:
