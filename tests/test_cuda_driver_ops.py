@@ -157,3 +157,24 @@ def test_dtypes_on_cuda_driver_match_cpu(cuda_device, name, dtype):
     assert got.dtype is expected.dtype
     np.testing.assert_array_equal(np.asarray(got.cpu().to(openreg.float64) if dtype is openreg.bfloat16 else got.cpu()),
                                   np.asarray(expected.to(openreg.float64) if dtype is openreg.bfloat16 else expected))
+
+
+@pytest.mark.parametrize("name", ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"])
+def test_narrow_floats_keep_raw_bits_on_cuda_driver(cuda_device, name):
+    """CuPy has no bfloat16/float8: the cuda driver stores their raw bits (uint16/uint8) and converts per call;
+    values and bits match the CPU's ml_dtypes storage."""
+    d = getattr(openreg, name)
+    x = openreg.tensor([[1.0, -2.5, 300.0], [0.1, 1e-3, -7.0]])
+    expected = x.to(d)
+    got = x.to(cuda_device).to(d)
+    assert got._array().dtype == d.raw_numpy                     # raw bits on the device
+    assert type(got._array()).__module__ == "cupy_double.strict"
+    np.testing.assert_array_equal(got.cpu().numpy().view(d.raw_numpy), expected.numpy().view(d.raw_numpy))
+    np.testing.assert_array_equal(got.float().cpu().numpy(), expected.float().numpy())
+    np.testing.assert_array_equal(x.to(d).to(cuda_device).float().cpu().numpy(), expected.float().numpy())  # h2d
+    small = openreg.tensor([[1, 2, 3]], dtype=openreg.uint8)          # uint8 values, not float8 bits
+    assert small.to(cuda_device).to(d).float().cpu().tolist() == [[1.0, 2.0, 3.0]]
+    assert openreg.empty(1, 3, dtype=d, device=cuda_device).copy_(small).float().cpu().tolist() == [[1.0, 2.0, 3.0]]
+    same = (got * got) if name != "bfloat16" else (got + got)
+    ref = (expected * expected) if name != "bfloat16" else (expected + expected)
+    np.testing.assert_array_equal(same.cpu().numpy().view(d.raw_numpy), ref.numpy().view(d.raw_numpy))

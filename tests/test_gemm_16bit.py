@@ -9,7 +9,16 @@ from device_params import DEVICES
 from openreg.backends.privateuseone import gemm_16bit
 
 import openreg
-from openreg._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits
+from openreg._array_bridge import from_float32, to_float32
+
+
+def bf16_bits_to_float32(bits):
+    """Raw bfloat16 bits (how cuBLAS sees the buffers) as float32."""
+    return to_float32(np.asarray(bits).view(np.uint16), openreg.bfloat16)
+
+
+def float32_to_bf16_bits(values):
+    return from_float32(values, openreg.bfloat16).view(np.uint16)
 
 
 class FakeArray(np.ndarray):

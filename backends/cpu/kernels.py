@@ -45,9 +45,9 @@ def cat(tensors, dim: int = 0):
     if dev._type != "cpu":
         raise RuntimeError(f"cat: the CPU kernel got tensors on {dev}")
     if not parts:
-        return wrap_array(np.empty(size, dtype=_storage_np(dtype)), dtype, CPU)
+        return wrap_array(np.empty(size, dtype=dtype.numpy), dtype, CPU)
     arrays = [to_compute(t) for _, t in parts]
-    work = np.result_type(*arrays) if dtype.name == "bfloat16" else _storage_np(dtype)
+    work = np.result_type(*arrays) if dtype.is_narrow_float else dtype.numpy
     out = np.concatenate(arrays, axis=d, dtype=work, casting="unsafe")
     return wrap_array(from_compute(out, dtype), dtype, CPU)
 
@@ -58,10 +58,6 @@ def clone(self, *, memory_format=None):
     np.copyto(out._array(), self._array())
     keep_backend_meta(self, out)
     return out
-
-
-def _storage_np(dtype):
-    return np.dtype(np.uint16) if dtype.name == "bfloat16" else dtype.numpy
 
 
 def fill_(self, value):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from openreg._array_bridge import from_compute, host_array, to_compute
+from openreg._array_bridge import from_compute, from_float32, host_array, to_compute
 from openreg.devices import PRIVATEUSE1
 from openreg.operators.copy import check_copy
 
@@ -47,6 +47,12 @@ def _real_if_needed(value, src, dst):
     if src._dtype.is_complex and not dst._dtype.is_complex:
         return value.real
     return value
+
+
+def _converted(values, dtype):
+    """Element values in ``dtype``'s storage form. A uint8 source holds values, never float8 bits, so narrow
+    floats are rounded from the values (on the cuda driver their storage is raw bits of the same width)."""
+    return from_float32(values, dtype) if dtype.is_narrow_float else from_compute(values, dtype)
 
 
 def _host_bytes(t) -> np.ndarray:
@@ -80,7 +86,7 @@ def _host_to_device(dst, src, non_blocking: bool) -> None:
         if not (non_blocking and storage_is_pinned(src._storage)):
             drv.stream_synchronize(stream)
         return
-    value = from_compute(_real_if_needed(host_array(src), src, dst), dst._dtype)
+    value = _converted(_real_if_needed(host_array(src), src, dst), dst._dtype)
     with drv.using_device(index), drv.using_stream(stream):
         raw_kernels.copy_into(dst._array(), drv.upload(np.ascontiguousarray(value), index))
         drv.stream_synchronize(stream)
@@ -101,8 +107,8 @@ def _device_to_host(dst, src, non_blocking: bool) -> None:
 
 
 def _kernel_converts(dst, src) -> bool:
-    """Whether the raw copy kernel converts between the two dtypes itself (not bfloat16 / complex)."""
-    return (dst._dtype.name != "bfloat16" and src._dtype.name != "bfloat16"
+    """Whether the raw copy kernel converts between the two dtypes itself (not bfloat16/float8 / complex)."""
+    return (not dst._dtype.is_narrow_float and not src._dtype.is_narrow_float
             and np.dtype(dst._dtype.numpy) in kernel_launch.COPY_DTYPES
             and np.dtype(src._dtype.numpy) in kernel_launch.COPY_DTYPES)
 
@@ -156,8 +162,8 @@ def _device_copy(drv, dst, src, stream, s_stream) -> None:
         return
     with drv.using_device(s_index), drv.using_stream(s_stream):
         value = _real_if_needed(to_compute(src), src, dst)
-        if src._dtype is not dst._dtype or dst._dtype.name == "bfloat16":
-            value = from_compute(value, dst._dtype)
+        if src._dtype is not dst._dtype or dst._dtype.is_narrow_float:
+            value = _converted(value, dst._dtype)
         if same_memory:
             value = value.copy()
         if s_index != d_index:

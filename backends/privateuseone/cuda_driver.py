@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from openreg.dtypes import raw_storage_numpy
+
 from .driver import Driver, DriverOutOfMemory, Segment
 
 
@@ -153,7 +155,8 @@ class CudaDriver(Driver):
         memptr = segment.mem
         base = memptr.mem
         view_ptr = cp.cuda.MemoryPointer(base, int(memptr.ptr) - int(base.ptr) + byte_offset)
-        return cp.ndarray(shape, np_dtype, view_ptr, byte_strides)
+        # bfloat16/float8 (ml_dtypes types on the host) are kept as raw bits: kernels widen them.
+        return cp.ndarray(shape, raw_storage_numpy(np_dtype), view_ptr, byte_strides)
 
     # -- copies -----------------------------------------------------------------------------------------
     @staticmethod
@@ -196,8 +199,9 @@ class CudaDriver(Driver):
 
     def upload(self, host, index):
         cp = _cupy()
+        host = np.ascontiguousarray(host)
         with self._device(index):
-            return cp.asarray(np.ascontiguousarray(host))
+            return cp.asarray(host.view(raw_storage_numpy(host.dtype)))
 
     def download(self, arr):
         return _cupy().asnumpy(arr)

@@ -22,15 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from openreg._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits
+from openreg import dtypes as _dt
+from openreg._array_bridge import from_float32, to_float32
 
 
 def _widen(xp, arr, kind: str):
-    return bf16_bits_to_float32(arr) if kind == "bfloat16" else arr.astype(xp.float32)
+    return to_float32(arr, _dt.bfloat16) if kind == "bfloat16" else arr.astype(xp.float32)
 
 
 def _narrow(arr, kind: str):
-    return float32_to_bf16_bits(arr) if kind == "bfloat16" else arr.astype(np.float16)
+    return from_float32(arr, _dt.bfloat16) if kind == "bfloat16" else arr.astype(np.float16)
 
 
 def host_gemm_16bit(xp, a, b, out, kind: str, alpha: float = 1.0, beta: float = 0.0):

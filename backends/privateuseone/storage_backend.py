@@ -20,6 +20,7 @@ import numpy as np
 
 from openreg.devices import PRIVATEUSE1, mark_privateuse1_used
 from openreg.devices import device as Device
+from openreg.dtypes import raw_storage_numpy
 from openreg.storage import StorageBackend
 
 from . import state
@@ -137,7 +138,7 @@ def pool_empty(shape: tuple, np_dtype, device):
     """
     ctx = _ctx or context()
     if not ctx.host:
-        return ctx.xp.empty(shape, np_dtype)
+        return ctx.xp.empty(shape, raw_storage_numpy(np_dtype))
     np_dtype = np.dtype(np_dtype)
     nbytes = np_dtype.itemsize
     for n in shape:
@@ -195,6 +196,8 @@ class PrivateUse1StorageBackend(StorageBackend):
         xp = ctx.xp
         if not hasattr(arr, "strides") or not hasattr(arr, "nbytes") or isinstance(arr, np.generic):
             arr = xp.asarray(arr)
+        if not ctx.host and isinstance(arr, np.ndarray):  # a host result (bfloat16/float8: as their raw bits)
+            arr = drv.upload(arr, _index(ctx, device))
         index = _index(ctx, device)
         alloc = DeviceAllocation(ctx.allocator, index, int(arr.nbytes))
         # Keep a dense permuted layout (a transposed input's ufunc result), as PyTorch's TensorIterator does.
@@ -212,7 +215,8 @@ class PrivateUse1StorageBackend(StorageBackend):
         return alloc, view
 
     def to_host_array(self, tensor) -> np.ndarray:
-        return (_ctx or context()).driver.download(tensor._array())
+        arr = (_ctx or context()).driver.download(tensor._array())
+        return arr if arr.dtype == tensor._dtype.numpy else arr.view(tensor._dtype.numpy)
 
 
 def _is_dense_permutation(arr) -> bool:

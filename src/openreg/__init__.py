@@ -14,8 +14,9 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 from .dtypes import (  # noqa: F401
-    bfloat16, bool, complex64, complex128, dtype, float16, float32, float64, get_default_dtype, int8, int16,
-    int32, int64, promote_types, qint8, qint32, quint8, set_default_dtype, uint8,
+    bfloat16, bool, complex64, complex128, dtype, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
+    float16, float32, float64, get_default_dtype, int8, int16, int32, int64, promote_types, qint8, qint32, quint8,
+    set_default_dtype, uint8,
 )
 from .devices import device  # noqa: F401
 from .storage import UntypedStorage  # noqa: F401

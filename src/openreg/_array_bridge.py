@@ -1,12 +1,16 @@
 """Moving between arrays and tensors: wrap a kernel's result array, read a tensor as a host array.
 
-bfloat16 has no NumPy type: its storage holds raw bits (uint16); ``to_compute``/``from_compute`` widen
-to float32 and round back (round to nearest even), which is what a kernel does for it.
+bfloat16 and float8 (the "narrow floats") compute in float32: ``to_compute``/``from_compute`` widen and round
+back (round to nearest even). On the CPU and the emulated device their storage holds ml_dtypes arrays, which
+convert themselves; the cuda driver keeps their raw bits (uint16/uint8: CuPy has no such dtypes), converted
+here by bit arithmetic (bfloat16) or a table of the 256 values (float8).
 
 >>> import numpy as np, openreg
 >>> t = openreg._array_bridge.wrap_array(np.arange(3.0))
 >>> t.tolist(), t.dtype
 ([0.0, 1.0, 2.0], openreg.float64)
+>>> to_float32(np.array([1.0, 3.0], dtype=openreg.bfloat16.numpy), openreg.bfloat16).dtype
+dtype('float32')
 """
 from __future__ import annotations
 
@@ -17,44 +21,80 @@ from .devices import CPU
 from .devices import device as Device
 from .storage import UntypedStorage, storage_backend
 
-
-def bf16_bits_to_float32(bits) -> np.ndarray:
-    xp = _xp(bits)
-    return (bits.astype(xp.uint32) << 16).view(xp.float32)
+_E4M3FN_MAX = 448.0
 
 
-def float32_to_bf16_bits(values) -> np.ndarray:
+def to_float32(arr, dtype):
+    """A narrow float's storage array (ml_dtypes values, or raw bits on CuPy) as float32 values."""
+    if arr.dtype == dtype.numpy:
+        return arr.astype(np.float32)
+    xp = _xp(arr)
+    if dtype is _dt.bfloat16:       # raw bits: bfloat16 is the top half of a float32
+        return (arr.astype(xp.uint32) << 16).view(xp.float32)
+    return xp.asarray(_float8_table(dtype)).take(arr.astype(xp.int32))
+
+
+def from_float32(values, dtype):
+    """Values rounded (to nearest even) to a narrow float, in the storage form of their array module.
+
+    Other types go through float32 first, as PyTorch's conversions do (a float64 is rounded twice).
+    float8_e4m3fn saturates to +-448 (infinities too), as PyTorch's casts do; the other float8 types overflow
+    to their NaN or infinity, as in PyTorch and ml_dtypes.
+    """
     xp = _xp(values)
+    if xp is np:
+        with np.errstate(over="ignore", invalid="ignore"):   # overflow rounds to inf/NaN silently, as in C
+            f = np.asarray(values).astype(np.float32, copy=False)
+            if dtype is _dt.float8_e4m3fn:
+                f = np.clip(f, -_E4M3FN_MAX, _E4M3FN_MAX)
+            return f.astype(dtype.numpy)
+    if dtype is _dt.bfloat16:
+        return _float32_to_bf16_bits(xp, values)
+    # float8 on CuPy: no device rounding kernel yet; round on the host through ml_dtypes, bits back.
+    host = from_float32(xp.asnumpy(values), dtype)
+    return xp.asarray(host.view(dtype.raw_numpy))
+
+
+def _float32_to_bf16_bits(xp, values):
+    """float32 -> bfloat16 bits on the cuda driver, whose arrays cannot hold ml_dtypes' bfloat16."""
     f = xp.asarray(values, dtype=xp.float32)
     u = f.view(xp.uint32)
     rounding = ((u >> 16) & 1) + xp.uint32(0x7FFF)
     out = ((u + rounding) >> 16).astype(xp.uint16)
-    nan = xp.isnan(f)
-    if nan.any():
-        out = xp.where(nan, xp.uint16(0x7FC0), out)
-    return out
+    return xp.where(xp.isnan(f), xp.uint16(0x7FC0), out)
 
 
-_UINT16 = np.dtype(np.uint16)
+_TABLES: dict = {}
+
+
+def _float8_table(dtype) -> np.ndarray:
+    """The float32 value of each of the 256 bit patterns of a float8 dtype."""
+    table = _TABLES.get(dtype.name)
+    if table is None:
+        table = _TABLES[dtype.name] = np.arange(256, dtype=np.uint8).view(dtype.numpy).astype(np.float32)
+    return table
 
 
 def _xp(arr):
-    return np if isinstance(arr, np.ndarray) or np.isscalar(arr) else __import__("cupy")
+    return np if isinstance(arr, (np.ndarray, np.generic)) or np.isscalar(arr) else __import__("cupy")
 
 
 def to_compute(t) -> np.ndarray:
-    """The tensor's elements as an array a kernel can compute with (bfloat16 widened to float32)."""
+    """The tensor's elements as an array a kernel can compute with (bfloat16/float8 widened to float32)."""
     arr = t._array()
-    if t._dtype is _dt.bfloat16:
-        return bf16_bits_to_float32(arr)
+    if t._dtype.is_narrow_float:
+        return to_float32(arr, t._dtype)
     return arr
 
 
 def from_compute(arr, dtype):
-    """Convert a computed array to the storage representation of ``dtype`` (uint16 arrays already hold bfloat16
-    bits: openreg has no uint16 dtype, so a kernel returns one only as a finished bfloat16 result)."""
-    if dtype is _dt.bfloat16:
-        return arr if arr.dtype == _UINT16 else float32_to_bf16_bits(arr)
+    """Convert a computed array to the storage representation of ``dtype`` (an array already in that
+    representation, e.g. gathered elements, is returned as it is: on the cuda driver a narrow float's raw bits).
+    """
+    if dtype.is_narrow_float:
+        if arr.dtype == dtype.numpy or (arr.dtype == dtype.raw_numpy and not isinstance(arr, np.ndarray)):
+            return arr
+        return from_float32(arr, dtype)
     np_dtype = dtype.numpy
     if arr.dtype != np_dtype:
         return arr.astype(np_dtype)
@@ -98,8 +138,8 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
         _load_tensor_types()
     if dtype is None:
         dtype = _dt.from_numpy(arr.dtype)
-    elif arr.dtype is not dtype.numpy and dtype is not _dt.bfloat16 and arr.dtype != dtype.numpy:
-        arr = arr.astype(dtype.numpy)
+    elif arr.dtype is not dtype.numpy and arr.dtype != dtype.numpy and arr.dtype != dtype.raw_numpy:
+        arr = from_compute(arr, dtype)
     if device._type == "cpu":
         if type(arr) is not np.ndarray:
             arr = np.asarray(arr)
@@ -144,13 +184,14 @@ def _wrap_dense_layout(arr: np.ndarray, dtype, device: Device):
 
 
 def host_array(t) -> np.ndarray:
-    """The tensor's values as a NumPy array on the host (a copy for device tensors; bfloat16 as float32)."""
+    """The tensor's values as a NumPy array on the host (a copy for device tensors; bfloat16 and float8 as
+    float32)."""
     if t._storage.device._type == "cpu":
         arr = t._array()
     elif t._storage.device._type == "meta":
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     else:
         arr = storage_backend(t._storage.device._type).to_host_array(t)
-    if t._dtype is _dt.bfloat16:
-        return bf16_bits_to_float32(arr)
+    if t._dtype.is_narrow_float:
+        return to_float32(arr, t._dtype)
     return arr

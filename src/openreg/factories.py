@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from . import dtypes as _dt
-from ._array_bridge import float32_to_bf16_bits, wrap_array
+from ._array_bridge import from_float32, wrap_array
 from ._dispatch.ops import A
 from .devices import CPU
 from .devices import device as Device
@@ -126,7 +126,8 @@ def _scalar_type_of(x):
 
 
 def _infer_dtype(arr: np.ndarray, data):
-    if isinstance(data, (np.ndarray, np.generic)) and arr.dtype.kind in "biufc":
+    if isinstance(data, (np.ndarray, np.generic)) and (arr.dtype.kind in "biufc"
+                                                        or arr.dtype in _dt.NARROW_FLOAT_NUMPY):
         return _dt.from_numpy(arr.dtype)
     if isinstance(data, (list, tuple)) and arr.size:
         inferred = _scalar_type_of(data)
@@ -193,8 +194,10 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
     dtype = dtype or inferred
     if dtype.is_quantized:
         raise RuntimeError("tensor(): use quantize_per_tensor to create quantized tensors")
-    if dtype is _dt.bfloat16:
-        arr = float32_to_bf16_bits(arr.astype(np.float32))
+    if dtype.is_narrow_float:
+        if arr.dtype.kind == "c":
+            raise TypeError(f"can't convert complex to {dtype.name}")
+        arr = from_float32(arr, dtype)
     else:
         if arr.dtype.kind == "c" and not dtype.is_complex:
             raise TypeError(f"can't convert complex to {dtype.name}")

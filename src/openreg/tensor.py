@@ -357,13 +357,28 @@ class TensorBase:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
                                "instead.")
-        if self._dtype is _dt.bfloat16:
-            raise TypeError("Got unsupported ScalarType BFloat16")
         return self._array()
 
     def __array__(self, dtype=None, copy=None):
-        arr = self.numpy() if not self._requires_grad else self.detach().numpy()
-        return arr if dtype is None else arr.astype(dtype)
+        """NumPy's array protocol with NumPy 2's ``copy``: ``None`` shares memory when it can, ``True`` always
+        copies, ``False`` never does and raises ``ValueError`` when a copy is needed (another ``dtype``, or a
+        tensor off the CPU). Without ``copy=True`` a device tensor raises ``TypeError``, as in PyTorch: move it
+        with ``.cpu()`` first. bfloat16 and float8 give ml_dtypes arrays."""
+        if self._storage.device._type != "cpu":
+            if copy is False:
+                raise ValueError(f"Unable to avoid copy while creating an array as requested: the tensor is on "
+                                 f"{self.device}, so NumPy can only get a copy in host memory (call .cpu())")
+            if copy is not True:
+                self.numpy()   # raises PyTorch's TypeError naming the device
+            arr, copy = self.detach().cpu()._array(), False   # already a copy
+        else:
+            arr = self._array()
+        if dtype is not None and np.dtype(dtype) != arr.dtype:
+            if copy is False and self._storage.device._type == "cpu":
+                raise ValueError(f"Unable to avoid copy while creating an array as requested: converting "
+                                 f"{self.dtype} to {np.dtype(dtype)} needs a copy")
+            return arr.astype(dtype)
+        return arr.copy() if copy else arr
 
     def tolist(self):
         from ._array_bridge import host_array

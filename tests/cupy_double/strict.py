@@ -244,6 +244,14 @@ def _to_device(name, a, dtype=None, *args, copy=None, blocking=False, order=None
 
 
 # -- ufuncs --------------------------------------------------------------------------------------------------
+def _loop_dtype(char: str) -> np.dtype:
+    """A ufunc loop's type character; CuPy lists bfloat16 loops as "E" when ml_dtypes is installed."""
+    if char == "E":
+        import ml_dtypes
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(char)
+
+
 class _Ufunc:
     """A CuPy ufunc: its recorded loops decide which dtypes it takes; ``at`` takes what CuPy's ``at`` takes."""
 
@@ -262,7 +270,7 @@ class _Ufunc:
             return
         for loop in self.types:
             ins = loop.split("->")[0]
-            if len(ins) == self.nin and all(np.can_cast(a, np.dtype(c), "safe") for a, c in zip(arrays, ins)):
+            if len(ins) == self.nin and all(np.can_cast(a, _loop_dtype(c), "safe") for a, c in zip(arrays, ins)):
                 return
         raise TypeError(f"Wrong type ({', '.join(map(str, arrays))}) of arguments for cupy_{self.__name__}")
 

@@ -104,14 +104,9 @@ def can_cast(src, dst) -> bool:
     return src is _dt.bool or dst is not _dt.bool
 
 
-_CAST_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-               "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte",
-               "bool": "Bool", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
 def scalar_type_name(d) -> str:
     """PyTorch's C++ ScalarType name (``Float``, ``Long`` ...) used in error messages."""
-    return _CAST_NAMES.get(d.name, d.name)
+    return d.scalar_name
 
 
 def check_out_cast(op: str, result, out_dtype) -> None:

@@ -22,6 +22,7 @@ from ..storage import UntypedStorage, storage_backend
 from ..storage_bounds import INT64_MAX, storage_nbytes
 from ..tensor import Size
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from .float8_support import check_float8
 from .iterator_layout import has_strided_operand, iterator_strides, relayout, tensor_operands
 from .meta_rules import Spec, can_cast, fmt_shape, scalar_type_name
 
@@ -108,8 +109,12 @@ def check_no_internal_overlap(t) -> None:
 
 
 def _compute(name: str, compute, spec: Spec, args, kwargs):
-    """Run ``compute``, refusing results int64 cannot size and reporting memory exhaustion as PyTorch does."""
-    nbytes = spec.dtype.itemsize
+    """Run ``compute``, refusing results int64 cannot size, float8 inputs of operators PyTorch has no float8
+    kernel for, and reporting memory exhaustion as PyTorch does."""
+    dtype = spec.dtype
+    if dtype.is_narrow_float or not dtype.is_floating_point or spec.compute.is_narrow_float:
+        check_float8(name, args, kwargs)    # the output dtype alone does not tell (comparisons, argmax ...)
+    nbytes = dtype.itemsize
     for s in spec.size:
         nbytes *= s
     if nbytes > INT64_MAX:

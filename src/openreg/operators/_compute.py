@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
 from .._array_bridge import to_compute
 from ..tensor import TensorBase
 
 _F16 = np.dtype(np.float16)
-_BF16 = _dt.bfloat16
 
 
 def xp_of(t):
@@ -59,7 +57,7 @@ def pair(spec, a, b):
     """The array module and both operands in the compute dtype (fast when no conversion is needed)."""
     if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a._ks == b._ks:
         d = spec.compute_dtype or spec.dtype
-        if a._dtype is d and b._dtype is d and d is not _BF16:
+        if a._dtype is d and b._dtype is d and not d.is_narrow_float:
             return a._storage._backend.array_module, a._array(), b._array()
     xp = xp_of(a) if isinstance(a, TensorBase) else xp_of(b)
     return xp, operand(a, spec, xp), operand(b, spec, xp)

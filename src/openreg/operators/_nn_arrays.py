@@ -12,7 +12,7 @@ storage backend (so the same code runs on NumPy and on CuPy).
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._array_bridge import float32_to_bf16_bits, to_compute, wrap_array
+from .._array_bridge import from_float32, to_compute, wrap_array
 from ..aten.meta_rules import fmt_shape
 
 _HALF = (_dt.float16, _dt.bfloat16)
@@ -35,8 +35,8 @@ def values(t, like=None):
 
 def store(arr, dtype, device):
     """A new tensor of ``dtype`` on ``device`` holding ``arr`` (computed in float32 for half types)."""
-    if dtype is _dt.bfloat16:
-        return wrap_array(float32_to_bf16_bits(arr.astype("float32")), dtype, device)
+    if dtype.is_narrow_float:
+        return wrap_array(from_float32(arr, dtype), dtype, device)
     return wrap_array(arr.astype(dtype.numpy, copy=False), dtype, device)
 
 

@@ -38,7 +38,7 @@ def wrap_scalar(value, like=None):
     d = _dt.default_dtype_for_category(_dt.scalar_category(value))
     if isinstance(value, complex) and _dt.get_default_dtype() is _dt.float64:
         d = _dt.complex128
-    arr = np.asarray(value, dtype=np.float32 if d is _dt.bfloat16 else d.numpy)
+    arr = np.asarray(value, dtype=d.compute_numpy)
     t = wrap_array(from_compute(arr, d), d)
     t._wrapped_number = True
     return t

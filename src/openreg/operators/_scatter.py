@@ -11,15 +11,15 @@ core of ``index_put_(accumulate=True)``, ``scatter_add_``, embedding and pooling
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits
+from .._array_bridge import from_float32, to_float32
 
 
 def accumulate_at(xp, dst, key, vals, dtype) -> None:
     """``dst[key] += vals`` with repeated indices accumulating, for any dtype (bfloat16 via float32, bool as or)."""
-    if dtype is _dt.bfloat16:
-        work = bf16_bits_to_float32(dst)
-        _add_at(xp, work, key, bf16_bits_to_float32(vals))
-        dst[...] = float32_to_bf16_bits(work)
+    if dtype.is_narrow_float:
+        work = to_float32(dst, dtype)
+        _add_at(xp, work, key, to_float32(vals, dtype))
+        dst[...] = from_float32(work, dtype)
     elif dtype is _dt.bool:
         # No ``logical_or.at`` on CuPy: count the true values landing on each element, then or the counts in.
         hits = xp.zeros(dst.shape, xp.int32)

@@ -14,6 +14,7 @@ import math
 
 from .. import dtypes as _dt
 from .._dispatch.ops import ops
+from ..aten.float8_support import is_float8, refuse_float8
 from ._record import Op, register
 
 
@@ -73,14 +74,14 @@ allclose = Op(
 
 
 def _finite_limits(dtype):
-    import numpy as np
-    info = np.finfo(np.float32 if dtype is _dt.bfloat16 else dtype.numpy)
-    if dtype is _dt.bfloat16:
-        return 3.3895313892515355e38, -3.3895313892515355e38
+    import ml_dtypes
+    info = ml_dtypes.finfo(dtype.numpy)
     return float(info.max), float(info.min)
 
 
 def _nan_to_num(self, nan=None, posinf=None, neginf=None):
+    if is_float8(self._dtype):
+        refuse_float8("nan_to_num", self._dtype)
     if not self._dtype.is_floating_point:
         return self.clone()
     hi, lo = _finite_limits(self._dtype)

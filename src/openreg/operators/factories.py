@@ -140,6 +140,8 @@ def _arange_start_step(start, end, step=1, *, dtype=None, layout=None, device=No
         raise RuntimeError("\"arange_cpu\" not implemented for 'Bool'")
     if dtype.is_complex:
         raise NotImplementedError("\"arange_cpu\" not implemented for 'ComplexFloat'")
+    if dtype in _dt.FLOAT8_DTYPES:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{dtype.scalar_name}'")
     return from_host(_arange_values(start, end, step, dtype), dtype, device)
 
 

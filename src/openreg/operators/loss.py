@@ -15,7 +15,7 @@ Meta gets shape-only kernels. ``reduction`` is PyTorch's enum: 0 none, 1 mean, 2
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits, host_array, wrap_array
+from .._array_bridge import from_float32, host_array, to_float32, wrap_array
 from .._dispatch.ops import A
 from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.structured import empty_tensor
@@ -33,14 +33,14 @@ def _on(t: Tensor, like: Tensor, xp):
 
 
 def _values(t: Tensor, like: Tensor, xp):
-    """Elements in computation form (bfloat16 bits widened to float32)."""
+    """Elements in computation form (bfloat16 widened to float32)."""
     arr = _on(t, like, xp)
-    return bf16_bits_to_float32(arr) if t._dtype is _dt.bfloat16 else arr
+    return to_float32(arr, t._dtype) if t._dtype.is_narrow_float else arr
 
 
 def _store(arr, dtype, device) -> Tensor:
-    if dtype is _dt.bfloat16:
-        return wrap_array(float32_to_bf16_bits(arr), dtype, device)
+    if dtype.is_narrow_float:
+        return wrap_array(from_float32(arr, dtype), dtype, device)
     return wrap_array(arr.astype(dtype.numpy, copy=False), dtype, device)
 
 
@@ -71,7 +71,7 @@ def _picked(self: Tensor, target: Tensor, weight: Tensor | None, ignore_index: i
     bad = (safe < 0) | (safe >= n_cls)
     if t.size and bool(bad.any()):
         raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
-    ctype = xp.float32 if self._dtype is _dt.bfloat16 else self._dtype.numpy
+    ctype = self._dtype.compute_numpy
     w = valid.astype(ctype)
     if weight is not None:
         w = w * _values(weight, self, xp).astype(ctype, copy=False)[safe]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._array_bridge import to_compute, wrap_array
 from .._dispatch.ops import A
+from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import scalar_type_name
 from ..tensor import Size, TensorBase
 from ._record import Op, register
@@ -32,6 +33,8 @@ def _indices(self: TensorBase):
 
 
 def _nonzero_explicit(self: TensorBase) -> TensorBase:
+    if is_float8(self._dtype):
+        refuse_float8("nonzero", self._dtype)
     idx = _indices(self)
     ndim, n = idx.shape
     flat = wrap_array(idx, _dt.int64, self.device)  # (ndim, N) row-major is (N, ndim) column-major

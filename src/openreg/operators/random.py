@@ -44,11 +44,6 @@ from ..random import resolve_generator
 from ._formulas import mask
 from ._record import NONDIFF, Deriv, Op, register
 
-# PyTorch's ScalarType names, used in "not implemented for" messages.
-_SCALAR_TYPE = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
 
 def scalar_type_name(dtype) -> str:
     """PyTorch's name of a dtype (``Long`` for int64).
@@ -57,12 +52,12 @@ def scalar_type_name(dtype) -> str:
     >>> scalar_type_name(openreg.int64)
     'Long'
     """
-    return _SCALAR_TYPE.get(dtype.name, dtype.name)
+    return dtype.scalar_name
 
 
 def check_floating(op: str, t) -> None:
     """PyTorch's dtype-dispatch failure for non-floating tensors (a ``NotImplementedError``)."""
-    if not t._dtype.is_floating_point:
+    if not t._dtype.is_floating_point or t._dtype in _dt.FLOAT8_DTYPES:
         raise NotImplementedError(f"\"{op}\" not implemented for '{scalar_type_name(t._dtype)}'")
 
 
@@ -92,6 +87,8 @@ def random_bounds(self, low: int, high: int | None) -> tuple[int, int]:
     dtype = self._dtype
     if dtype.is_complex or dtype.is_quantized:
         raise NotImplementedError(f"\"random_from_to_range_calc\" not implemented for '{scalar_type_name(dtype)}'")
+    if dtype in _dt.FLOAT8_DTYPES:
+        raise NotImplementedError(f"\"random_update_from_to\" not implemented for '{scalar_type_name(dtype)}'")
     if high is None:
         high = default_random_to(dtype)
     if low >= high:
@@ -187,10 +184,10 @@ def _uniform_kind(dtype) -> str:
 
 
 def to_compute_array(stored, dtype, xp):
-    """Stored values (storage representation of ``dtype``) as compute values (bfloat16 bits widened)."""
-    if dtype is _dt.bfloat16:
-        from openreg._array_bridge import bf16_bits_to_float32
-        return bf16_bits_to_float32(stored)
+    """Stored values (storage representation of ``dtype``) as compute values (bfloat16 widened)."""
+    if dtype.is_narrow_float:
+        from openreg._array_bridge import to_float32
+        return to_float32(stored, dtype)
     return stored
 
 

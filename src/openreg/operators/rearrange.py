@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._dispatch.ops import ops
+from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import wrap_dim
 from ._record import Op, register
 
@@ -125,6 +126,8 @@ repeat_interleave = Op(
 
 
 def _flip(self, dims):
+    if is_float8(self._dtype):
+        refuse_float8("flip", self._dtype)
     out = self
     for d in dims:
         d = wrap_dim(d, max(self.dim(), 1))

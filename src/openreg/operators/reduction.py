@@ -39,7 +39,7 @@ def reduction_dtype(self_dtype, dtype):
 def _reduce_input(spec, self, dtype, xp):
     """The input in the dtype to reduce in (``dtype=`` converts first) and the accumulation dtype."""
     arr = as_compute(self, spec, xp) if dtype is not None else to_compute(self)
-    acc = _F32 if spec.compute is _dt.bfloat16 or spec.compute is _dt.float16 else spec.compute.numpy
+    acc = _F32 if spec.compute.is_narrow_float or spec.compute is _dt.float16 else spec.compute.numpy
     return arr, acc
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._dispatch.ops import ops
+from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import wrap_dim
 from ._nn_arrays import like, values, xp_of
 from ._record import Deriv, Op, register
@@ -44,6 +45,8 @@ def _sorted(self, dim, descending):
 
 
 def _check_sortable(op: str, self):
+    if is_float8(self._dtype):
+        refuse_float8(op, self._dtype)
     if self._dtype.is_complex:
         raise RuntimeError(f"{op}(): input tensor must be real, got {self._dtype}")
 

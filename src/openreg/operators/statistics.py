@@ -16,6 +16,7 @@ from collections import namedtuple
 
 from .. import dtypes as _dt
 from .._dispatch.ops import ops
+from ..aten.float8_support import is_float8
 from ..aten.meta_rules import wrap_dim
 from ._record import Op, register
 
@@ -133,6 +134,8 @@ def _dims_of(self, dim):
 
 
 def _var(self, dim=None, *, correction=None, keepdim=False):
+    if is_float8(self._dtype):
+        raise RuntimeError(f"std_var_all: Unsupported dtype {self._dtype.scalar_name}")
     if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _dims_of(self, dim)

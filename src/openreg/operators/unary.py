@@ -45,7 +45,7 @@ def _abs_meta(self) -> Spec:
 
 
 def _abs(spec, self):
-    arr = to_compute(self) if self._dtype is _dt.bfloat16 else self._array()
+    arr = to_compute(self) if self._dtype.is_narrow_float else self._array()
     return self._storage._backend.array_module.abs(arr)
 
 
@@ -57,7 +57,7 @@ def _neg_meta(self) -> Spec:
 
 
 def _neg(spec, self):
-    arr = to_compute(self) if self._dtype is _dt.bfloat16 else self._array()
+    arr = to_compute(self) if self._dtype.is_narrow_float else self._array()
     return self._storage._backend.array_module.negative(arr)
 
 
