@@ -2,20 +2,24 @@
 
 Both directions share memory, never copy (unless ``copy=True`` or a ``dl_device`` that needs a copy is asked for):
 
-* **CPU tensors** go through NumPy's DLPack support (``ndarray.__dlpack__`` / ``np.from_dlpack``), so every
-  dtype NumPy has works, ``bool`` included. ``bfloat16`` is refused with a ``BufferError``: NumPy has no
-  bfloat16 (convert with ``.float()`` first). Pinned CPU tensors report ``kDLCPU`` (PyTorch reports
-  ``kDLCUDAHost``): the capsule comes from NumPy, which only produces ``kDLCPU``.
+* **Export** makes openreg's own capsules (``_dlpack_capsule.py``): a DLPack 1.x versioned capsule
+  (``"dltensor_versioned"``) when the consumer's ``max_version`` is ``(1, x)`` or newer, a legacy one
+  (``"dltensor"``) otherwise, with the ``IS_COPIED`` flag on copies. Every dtype travels, bfloat16
+  (``kDLBfloat``) and float8 (``kDLFloat8_e4m3fn`` ...) included. Pinned CPU tensors report ``kDLCPU``.
+* **Import** of CPU memory (``kDLCPU``, ``kDLCUDAHost``) gives a CPU tensor, through NumPy for NumPy's dtypes
+  and through openreg's capsule reader for bfloat16/float8 (which NumPy lacks).
 * **Device tensors on the cuda driver** are ``kDLCUDA`` tensors exported and imported through CuPy; the
   ``stream`` argument follows the DLPack protocol (the producer's current stream is made to wait for the
   consumer's). An exported capsule keeps the tensor's device memory alive; an imported tensor keeps the
-  producer alive.
+  producer alive. bfloat16/float8 device tensors (which CuPy cannot describe) are exported by openreg's own
+  capsules after the device's current stream has finished.
 * **Device tensors on the emulated driver** live in host memory that no other library may treat as a device:
   ``__dlpack_device__()`` reports ``kDLExtDev`` (as PyTorch does for PrivateUse1) and ``__dlpack__()`` raises
   ``BufferError`` naming the device and telling to call ``.cpu()`` first. ``openreg.from_dlpack`` of an openreg
   tensor, on any device, returns a new tensor sharing its memory.
 
-Failures to export or import raise ``BufferError``, as the DLPack protocol and PyTorch do.
+Failures to export or import raise ``BufferError``, as the DLPack protocol and PyTorch do; a capsule consumed
+twice raises an error that is both a ``BufferError`` and PyTorch's ``RuntimeError``.
 
 >>> import numpy as np, openreg
 >>> t = openreg.arange(4.0)
@@ -25,15 +29,18 @@ Failures to export or import raise ``BufferError``, as the DLPack protocol and P
 [10.0, 11.0, 12.0, 13.0]
 >>> openreg.from_dlpack(np.arange(3)).tolist()
 [0, 1, 2]
+>>> b = openreg.tensor([1.5, -2.0], dtype=openreg.bfloat16)
+>>> openreg.from_dlpack(b.__dlpack__(max_version=(1, 0))).tolist()      # bfloat16 travels as kDLBfloat
+[1.5, -2.0]
 """
 from __future__ import annotations
 
-import ctypes
 import enum
 from typing import Any
 
 import numpy as np
 
+from . import _dlpack_capsule as _capsule
 from . import dtypes as _dt
 from .devices import PRIVATEUSE1
 from .devices import device as Device
@@ -99,14 +106,17 @@ def __dlpack__(self: Tensor, *, stream: int | None = None, max_version: tuple[in
 
     ``stream`` (cuda driver only) is the consumer's CUDA stream as an integer (``None``/``-1``: no
     synchronisation; ``1``: the legacy default stream); it is ignored for CPU tensors, as in PyTorch.
-    ``max_version`` is the highest DLPack version the consumer understands (``(1, x)`` gets a versioned
-    capsule that can also mark read-only memory). ``dl_device=(kDLCPU, 0)`` on a device tensor exports a host
-    copy unless ``copy=False``; ``copy=True`` always exports a copy.
+    ``max_version`` is the highest DLPack version the consumer understands: ``(1, x)`` or newer gets a versioned
+    capsule (``"dltensor_versioned"``, which can flag copies), ``None`` or older a legacy ``"dltensor"`` one.
+    ``dl_device=(kDLCPU, 0)`` on a device tensor exports a host copy unless ``copy=False``; ``copy=True`` always
+    exports a copy; ``copy=False`` never does.
 
     >>> import numpy as np, openreg
     >>> t = openreg.tensor([[1, 2, 3], [4, 5, 6]], dtype=openreg.int32)
     >>> np.from_dlpack(t.t()).tolist()       # strided views export without a copy
     [[1, 4], [2, 5], [3, 6]]
+    >>> t.__dlpack__(max_version=(1, 0))
+    <capsule object "dltensor_versioned" at 0x...>
     """
     if self._requires_grad:
         raise BufferError("Can't export tensors that require gradient, use tensor.detach()")
@@ -115,6 +125,7 @@ def __dlpack__(self: Tensor, *, stream: int | None = None, max_version: tuple[in
                           f"tensor.dequantize() or tensor.int_repr() first")
     if stream is not None and type(stream) is not int:
         raise TypeError("stream must be ``int`` or ``none``")
+    versioned = max_version is not None and int(next(iter(max_version))) >= 1
     own = self.__dlpack_device__()
     if dl_device is not None and (int(dl_device[0]), int(dl_device[1])) != (int(own[0]), own[1]):
         if int(dl_device[0]) != DLDeviceType.kDLCPU:
@@ -124,14 +135,14 @@ def __dlpack__(self: Tensor, *, stream: int | None = None, max_version: tuple[in
         if copy is False:
             raise BufferError(f"Exporting a tensor on {self.device} to the CPU (dl_device=(kDLCPU, 0)) needs a "
                               f"copy, but copy=False was given")
-        return _export_cpu(self.detach().cpu(), max_version)
-    if copy:
-        return __dlpack__(self.detach().clone(), stream=stream, max_version=max_version)
+        return _export_host(self.detach().cpu(), versioned, copied=True)
     kind = self._storage.device._type
     if kind == "cpu":
-        return _export_cpu(self, max_version)
+        return _export_host(self.detach().clone() if copy else self, versioned, copied=bool(copy))
     if kind == PRIVATEUSE1 and own[0] == DLDeviceType.kDLCUDA:
-        return _export_cuda(self, stream, max_version)
+        if copy:
+            return _export_cuda(self.detach().clone(), stream, max_version, versioned, copied=True)
+        return _export_cuda(self, stream, max_version, versioned, copied=False)
     if kind == PRIVATEUSE1:
         raise BufferError(f"Can't export a tensor on {self.device} through DLPack: the '{_device_driver().name}' "
                           f"driver keeps device memory in host buffers that no other library may treat as a "
@@ -139,31 +150,41 @@ def __dlpack__(self: Tensor, *, stream: int | None = None, max_version: tuple[in
     raise BufferError(f"Can't export a tensor on the '{self.device.type}' device through DLPack: it has no data")
 
 
-def _check_exportable_dtype(t: Tensor, where: str) -> None:
-    if t._dtype is _dt.bfloat16:
-        raise BufferError(f"Can't export a bfloat16 tensor on {where} through DLPack: openreg exchanges "
-                          f"{where} memory through {'NumPy' if where == 'cpu' else 'CuPy'}, which has no "
-                          f"bfloat16. Convert it first, e.g. tensor.float().")
+def _element_layout(t: Tensor) -> tuple[tuple, tuple]:
+    return tuple(int(n) for n in t._size), tuple(int(s) for s in t._stride)
 
 
-def _export_cpu(t: Tensor, max_version) -> Any:
-    _check_exportable_dtype(t, "cpu")
+def _export_host(t: Tensor, versioned: bool, copied: bool) -> Any:
+    """A capsule of a CPU tensor's memory; it holds the storage's buffer until the consumer deletes it."""
     arr = t._array()
-    if max_version is None:
-        return arr.__dlpack__()
-    try:
-        return arr.__dlpack__(max_version=tuple(max_version))
-    except TypeError:  # NumPy < 2.1 knows no max_version: an unversioned capsule is always acceptable
-        return arr.__dlpack__()
+    flags = _capsule.FLAG_IS_COPIED if copied else 0
+    if not arr.flags.writeable:  # memory imported read-only (a read-only NumPy array ...)
+        if not versioned:
+            raise BufferError("Cannot export read-only memory through a legacy DLPack capsule, which cannot say "
+                              "it is read-only: the consumer must ask for max_version=(1, 0) or newer")
+        flags |= _capsule.FLAG_READ_ONLY
+    shape, strides = _element_layout(t)
+    data = arr.__array_interface__["data"][0] if arr.size else 0
+    return _capsule.make_capsule(data, (DLDeviceType.kDLCPU, 0), shape, strides,
+                                 _capsule.DTYPE_CODES[t._dtype.name], owner=(arr, t._storage._data),
+                                 versioned=versioned, flags=flags)
 
 
-def _export_cuda(t: Tensor, stream: int | None, max_version) -> Any:
+def _export_cuda(t: Tensor, stream: int | None, max_version, versioned: bool, copied: bool) -> Any:
     from .backends.privateuseone.streams import current_stream
 
-    _check_exportable_dtype(t, str(t.device))
     drv = _device_driver()
-    cp = drv.array_module
     index = int(t._storage.device.index or 0)
+    if t._dtype.is_narrow_float:
+        # CuPy cannot describe bfloat16/float8: openreg's own capsule over the raw memory, once the work queued
+        # on the device's current stream (the tensor's producers) is done, which satisfies any consumer stream.
+        drv.stream_synchronize(current_stream(index)._handle)
+        shape, strides = _element_layout(t)
+        data = t._storage.data_ptr() + t._offset * t._dtype.itemsize if t.numel() else 0
+        return _capsule.make_capsule(data, (DLDeviceType.kDLCUDA, index), shape, strides,
+                                     _capsule.DTYPE_CODES[t._dtype.name], owner=t._storage._data,
+                                     versioned=versioned, flags=_capsule.FLAG_IS_COPIED if copied else 0)
+    cp = drv.array_module
     item = t._dtype.itemsize
     alloc = t._storage._data
     with drv.using_device(index), drv.using_stream(current_stream(index)._handle):
@@ -185,37 +206,6 @@ def _export_cuda(t: Tensor, stream: int | None, max_version) -> Any:
 
 
 # -- import --------------------------------------------------------------------------------------------------
-_pythonapi = ctypes.pythonapi
-_pythonapi.PyCapsule_IsValid.restype = ctypes.c_int
-_pythonapi.PyCapsule_IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
-_pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_pythonapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-
-
-class _DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-# DLManagedTensor starts with its DLTensor {void* data; DLDevice device; ...}; DLManagedTensorVersioned starts
-# with {DLPackVersion version (2 x uint32); void* manager_ctx; void (*deleter)(...); uint64 flags;} then the
-# DLTensor.
-_DEVICE_OFFSET = {b"dltensor": ctypes.sizeof(ctypes.c_void_p),
-                  b"dltensor_versioned": 8 + 3 * 8 + ctypes.sizeof(ctypes.c_void_p)}
-
-
-def _capsule_device(capsule: Any) -> tuple[int, int] | None:
-    """The DLDevice of an unconsumed DLPack capsule, or None when ``capsule`` is not one."""
-    if type(capsule).__name__ != "PyCapsule":
-        return None
-    for name, offset in _DEVICE_OFFSET.items():
-        if _pythonapi.PyCapsule_IsValid(capsule, name):
-            ptr = _pythonapi.PyCapsule_GetPointer(capsule, name)
-            dev = _DLDevice.from_address(ptr + offset)
-            return int(dev.device_type), int(dev.device_id)
-    raise BufferError("from_dlpack: the capsule is not an unconsumed DLPack capsule (its name is neither "
-                      "'dltensor' nor 'dltensor_versioned'; a capsule can be consumed only once)")
-
-
 class _CapsuleHolder:
     """Presents an already produced capsule through the ``__dlpack__`` protocol (to NumPy or CuPy)."""
 
@@ -230,6 +220,14 @@ class _CapsuleHolder:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         return self._device
+
+
+def _ask_for_capsule(obj: Any) -> Any:
+    """The producer's capsule, versioned when it can make one (it carries the read-only flag)."""
+    try:
+        return obj.__dlpack__(max_version=_capsule.VERSION)
+    except TypeError:  # a producer that predates DLPack 1.0 knows no max_version
+        return obj.__dlpack__()
 
 
 def from_dlpack(ext_tensor: Any) -> Tensor:
@@ -252,9 +250,10 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
     """
     if isinstance(ext_tensor, Tensor):
         return _alias(ext_tensor)
-    device = _capsule_device(ext_tensor)
-    if device is not None:
-        source: Any = _CapsuleHolder(ext_tensor, device)
+    source: Any
+    if _capsule.capsule_name(ext_tensor) is not None:
+        source = ext_tensor
+        device = _capsule.read_capsule(ext_tensor).device
     elif hasattr(ext_tensor, "__dlpack__") and hasattr(ext_tensor, "__dlpack_device__"):
         device = tuple(int(x) for x in ext_tensor.__dlpack_device__())
         source = ext_tensor
@@ -263,8 +262,11 @@ def from_dlpack(ext_tensor: Any) -> Tensor:
                         f"DLPack capsule, got {type(ext_tensor).__name__}")
     kind, index = device
     if kind in (DLDeviceType.kDLCPU, DLDeviceType.kDLCUDAHost):
-        return _import_cpu(source)
+        return _import_cpu(source if _capsule.capsule_name(source) is not None else _ask_for_capsule(source),
+                           (int(kind), index))
     if kind == DLDeviceType.kDLCUDA:
+        if _capsule.capsule_name(source) is not None:
+            source = _CapsuleHolder(source, (DLDeviceType.kDLCUDA, index))
         return _import_cuda(source, index)
     raise BufferError(f"from_dlpack: unsupported DLPack device {_device_name(kind)} (device {index}); openreg "
                       f"imports CPU memory (kDLCPU, kDLCUDAHost) and CUDA memory (kDLCUDA, on the cuda driver)")
@@ -288,17 +290,60 @@ def _element_strides(shape: tuple, byte_strides: tuple, itemsize: int, where: st
     return tuple(max(s, 0) // itemsize for s in byte_strides)
 
 
-def _import_cpu(source: Any) -> Tensor:
+def _import_cpu(capsule: Any, device: tuple[int, int]) -> Tensor:
+    view = _capsule.read_capsule(capsule)
+    name = _capsule.DTYPE_BY_CODE.get((view.code, view.bits))
+    if view.lanes != 1 or (name is None and (view.code, view.bits) not in _NUMPY_TYPES):
+        known_code = any(code == view.code for code, _ in (*_capsule.DTYPE_BY_CODE, *_NUMPY_TYPES))
+        what = (f"lanes {view.lanes}" if view.lanes != 1 else f"code {view.code}" if not known_code
+                else f"{_capsule.CODE_NAMES[view.code]} bits {view.bits}")
+        raise BufferError(f"from_dlpack: Unsupported {what}: DLPack dtype "
+                          f"{_capsule.dtype_text(view.code, view.bits, view.lanes)} has no openreg dtype")
+    if name is not None and getattr(_dt, name).is_narrow_float:
+        return _import_narrow_float(capsule, view, getattr(_dt, name))
+    # NumPy imports its own dtypes (and from_numpy refuses those openreg lacks: uint16 ...)
     from .factories import from_numpy
-    try:
-        arr = np.from_dlpack(source)
-    except BufferError as exc:
-        raise BufferError(f"from_dlpack: NumPy could not import this CPU tensor ({exc}). openreg imports CPU "
-                          f"memory through NumPy, so dtypes NumPy lacks (bfloat16, ...) must be converted in "
-                          f"the producer first.") from exc
+    arr = np.from_dlpack(_CapsuleHolder(capsule, device))
     strides = _element_strides(arr.shape, arr.strides, arr.itemsize, "CPU")
     if any(s < 0 for s in arr.strides):  # only on dims of size <= 1, where a stride means nothing
         arr = np.lib.stride_tricks.as_strided(arr, arr.shape, tuple(s * arr.itemsize for s in strides))
+    return from_numpy(arr)
+
+
+# (type code, bits) of the dtypes NumPy's DLPack import knows.
+_NUMPY_TYPES = frozenset([(0, 8), (0, 16), (0, 32), (0, 64), (1, 8), (1, 16), (1, 32), (1, 64), (2, 16), (2, 32),
+                          (2, 64), (5, 64), (5, 128), (6, 8)])
+
+
+class _ImportedMemory:
+    """The producer's host memory as raw bytes; the producer's deleter runs when the last view of it goes."""
+
+    def __init__(self, view: Any, nbytes: int, read_only: bool):
+        self._view = view
+        self.__array_interface__ = {"version": 3, "shape": (nbytes,), "typestr": "|u1",
+                                    "data": (view.data, read_only)}
+
+    def __del__(self) -> None:
+        _capsule.call_deleter(self._view)
+
+
+def _import_narrow_float(capsule: Any, view: Any, dtype) -> Tensor:
+    """bfloat16/float8 host memory (NumPy cannot import those): read the capsule directly."""
+    from .factories import from_numpy
+    item = dtype.itemsize
+    byte_strides = tuple(s * item for s in view.strides)
+    strides = _element_strides(view.shape, byte_strides, item, "CPU")
+    _capsule.consume(capsule, view)
+    # As NumPy: a legacy capsule cannot say whether the memory may be written, so it is imported read-only.
+    read_only = bool(view.flags & _capsule.FLAG_READ_ONLY) or not view.versioned
+    if 0 in view.shape or not view.data:
+        _capsule.call_deleter(view)
+        arr = np.empty(view.shape, dtype.numpy)
+    else:
+        raw = np.asarray(_ImportedMemory(view, storage_nbytes(view.shape, strides, item), read_only))
+        arr = np.ndarray(view.shape, dtype.numpy, buffer=raw, strides=tuple(s * item for s in strides))
+        if read_only:
+            arr.flags.writeable = False
     return from_numpy(arr)
 
 
@@ -322,20 +367,46 @@ def _import_cuda(source: Any, index: int) -> Tensor:
             # The consumer's stream: ours. DLPack reserves 0; the legacy default stream is passed as 1.
             ptr = int(current_stream(index)._handle.ptr)
             source = _CapsuleHolder(source.__dlpack__(stream=ptr if ptr else 1), (DLDeviceType.kDLCUDA, index))
-        arr = cp.from_dlpack(source)
-    dtype = _dt.from_numpy(arr.dtype)
-    item = arr.itemsize
-    shape = tuple(int(n) for n in arr.shape)
-    strides = _element_strides(shape, tuple(int(s) for s in arr.strides), item, "CUDA")
+        view = _capsule.read_capsule(source._capsule)
+        name = _capsule.DTYPE_BY_CODE.get((view.code, view.bits)) if view.lanes == 1 else None
+        if name is not None and getattr(_dt, name).is_narrow_float:
+            # CuPy cannot describe bfloat16/float8: wrap the raw device memory the capsule describes.
+            dtype = getattr(_dt, name)
+            item = dtype.itemsize
+            shape = view.shape
+            strides = _element_strides(shape, tuple(s * item for s in view.strides), item, "CUDA")
+            _capsule.consume(source._capsule, view)
+            owner = _ImportedDeviceMemory(view)
+            nbytes = storage_nbytes(shape, strides, item) if view.data and 0 not in shape else 0
+            data = cp.cuda.MemoryPointer(cp.cuda.UnownedMemory(view.data, nbytes, owner, device_id=index), 0) \
+                if nbytes else None
+            ptr = view.data
+        else:
+            arr = cp.from_dlpack(source)
+            dtype = _dt.from_numpy(arr.dtype)
+            item = arr.itemsize
+            shape = tuple(int(n) for n in arr.shape)
+            strides = _element_strides(shape, tuple(int(s) for s in arr.strides), item, "CUDA")
+            nbytes = storage_nbytes(shape, strides, item) if arr.size else 0
+            # arr.data is a MemoryPointer whose memory holds the capsule, which holds the producer.
+            data, ptr = arr.data, int(arr.data.ptr)
     dev = Device(PRIVATEUSE1, index)
-    if arr.size == 0:
+    if not nbytes:
         storage = UntypedStorage(0, device=dev)
     else:
-        nbytes = storage_nbytes(shape, strides, item)
-        # arr.data is a MemoryPointer whose memory holds the capsule, which holds the producer.
-        alloc = DeviceAllocation.foreign(Segment(index, nbytes, int(arr.data.ptr), arr.data))
+        alloc = DeviceAllocation.foreign(Segment(index, nbytes, ptr, data))
         storage = UntypedStorage._wrap(alloc, nbytes, dev, resizable=False)
     return Tensor._make(storage, Size(shape), strides, 0, dtype)
+
+
+class _ImportedDeviceMemory:
+    """Holds imported device memory; the producer's deleter runs when the last MemoryPointer to it goes."""
+
+    def __init__(self, view: Any):
+        self._view = view
+
+    def __del__(self) -> None:
+        _capsule.call_deleter(self._view)
 
 
 __all__ = ["DLDeviceType", "__dlpack__", "__dlpack_device__", "from_dlpack"]

@@ -380,6 +380,12 @@ class TensorBase:
             return arr.astype(dtype)
         return arr.copy() if copy else arr
 
+    @property
+    def __cuda_array_interface__(self) -> dict:
+        """CUDA Array Interface v3 of a device tensor on the cuda driver (AttributeError for other tensors)."""
+        from ._cuda_array_interface import cuda_array_interface
+        return cuda_array_interface(self)
+
     def tolist(self):
         from ._array_bridge import host_array
         arr = host_array(self)
