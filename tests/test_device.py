@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from device_params import LAST_DEVICE, needs_two_devices
-from openreg.backends.privateuseone import device_ops, raw_kernels
+from openreg.backends.privateuseone import device_ops, kernels
 
 import openreg
 
@@ -256,7 +256,7 @@ def test_device_support_is_declared_by_the_kernel(monkeypatch):
 
 
 def test_raw_kernel_wiring(monkeypatch):
-    """With raw kernels enabled, abs/fill_/copy_/_mm_plus_mm reach device_kernels with the launcher."""
+    """With raw kernels enabled, abs/fill_/copy_/_mm_plus_mm reach the kernels' entry points with the launcher."""
     calls = []
 
     class Kernels:
@@ -280,10 +280,12 @@ def test_raw_kernel_wiring(monkeypatch):
             calls.append(("mm", launcher))
             out[...] = a @ b + c @ d
 
-    monkeypatch.setattr(raw_kernels, "enabled", lambda: True)
-    monkeypatch.setattr(raw_kernels, "launcher", lambda: "L")
-    monkeypatch.setattr(raw_kernels, "_kernels", lambda: Kernels)
-    monkeypatch.setattr(raw_kernels, "_dtypes", lambda attr: (np.dtype(np.float32),))
+    monkeypatch.setattr(kernels, "enabled", lambda: True)
+    monkeypatch.setattr(kernels, "launcher", lambda: "L")
+    for name in ("abs_", "copy_", "fill_", "mm_plus_mm"):
+        monkeypatch.setattr(kernels, name, getattr(Kernels, name))
+    for table in ("ABS_DTYPES", "COPY_DTYPES", "FILL_DTYPES", "MM_DTYPES"):
+        monkeypatch.setattr(kernels, table, (np.dtype(np.float32),))
     x = openreg.tensor([[-1.0, 2.0], [3.0, -4.0]], device=DEV)
     assert x.abs().cpu().tolist() == [[1.0, 2.0], [3.0, 4.0]]
     y = openreg.empty(2, 2, device=DEV)
@@ -299,6 +301,28 @@ def test_raw_kernel_wiring(monkeypatch):
 
 def test_emulated_raw_kernels_env(monkeypatch):
     monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "1")
-    assert raw_kernels.enabled()
+    assert kernels.enabled()
     monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "0")
-    assert raw_kernels.enabled() == (pu.driver() == "cuda")
+    assert kernels.enabled() == (pu.driver() == "cuda")
+
+
+def test_driver_protocol_is_what_drivers_differ_in():
+    """13 abstract driver methods (25 before): copies, uploads, default streams and the stream/event calls are
+    shared in the base; streams and events carry their own operations (as CuPy's do)."""
+    from openreg.backends.privateuseone.driver import Driver, EventHandle, StreamHandle
+    from openreg.backends.privateuseone.emulated_driver import EmulatedDriver
+
+    assert sorted(Driver.__abstractmethods__) == [
+        "alloc_pinned", "array_module", "as_array", "create_event", "create_stream", "device_count", "download",
+        "mem_get_info", "memcpy", "properties", "raw_alloc", "synchronize", "to_device"]
+    assert sorted(StreamHandle.__abstractmethods__) == ["query", "synchronize", "wait_event"]
+    assert sorted(EventHandle.__abstractmethods__) == ["elapsed_ms", "query", "record", "synchronize"]
+    drv = EmulatedDriver(devices=1, memory=1 << 20)
+    s, e = drv.default_stream(0), drv.create_event(0, True)
+    assert drv.default_stream(0) is s and s.id == 0 and isinstance(s, StreamHandle) and isinstance(e, EventHandle)
+    seg = drv.raw_alloc(0, 8)
+    drv.memcpy_htod(seg, 0, np.arange(8, dtype=np.uint8), s)
+    drv.memcpy_dtod(seg, 4, seg, 0, 4)                  # overlapping-safe, one memmove
+    host = np.zeros(8, np.uint8)
+    drv.memcpy_dtoh(host, seg, 0)
+    assert host.tolist() == [0, 1, 2, 3, 0, 1, 2, 3] and drv.total_memory(0) == 1 << 20

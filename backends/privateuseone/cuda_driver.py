@@ -24,7 +24,7 @@ import numpy as np
 
 from openreg.dtypes import raw_storage_numpy
 
-from .driver import Driver, DriverOutOfMemory, Segment
+from .driver import Driver, DriverOutOfMemory, EventHandle, Segment, StreamHandle
 
 
 def _cupy():
@@ -32,7 +32,7 @@ def _cupy():
     return cupy
 
 
-class CudaStream:
+class CudaStream(StreamHandle):
     """A CuPy stream bound to its device."""
 
     __slots__ = ("cupy_stream", "device", "is_default", "priority")
@@ -51,8 +51,20 @@ class CudaStream:
     def ptr(self) -> int:
         return int(self.cupy_stream.ptr)
 
+    def synchronize(self) -> None:
+        with _cupy().cuda.Device(self.device):
+            self.cupy_stream.synchronize()
 
-class CudaEvent:
+    def query(self) -> bool:
+        with _cupy().cuda.Device(self.device):
+            return bool(self.cupy_stream.done)
+
+    def wait_event(self, event: CudaEvent) -> None:
+        with _cupy().cuda.Device(self.device):
+            self.cupy_stream.wait_event(event.cupy_event)
+
+
+class CudaEvent(EventHandle):
     """A CuPy event bound to its device."""
 
     __slots__ = ("cupy_event", "device", "enable_timing")
@@ -62,6 +74,19 @@ class CudaEvent:
         self.cupy_event = cupy_event
         self.enable_timing = enable_timing
 
+    def record(self, stream: CudaStream) -> None:
+        with _cupy().cuda.Device(stream.device):
+            self.cupy_event.record(stream.cupy_stream)
+
+    def query(self) -> bool:
+        return bool(self.cupy_event.done)
+
+    def synchronize(self) -> None:
+        self.cupy_event.synchronize()
+
+    def elapsed_ms(self, end: CudaEvent) -> float:
+        return float(_cupy().cuda.get_elapsed_time(self.cupy_event, end.cupy_event))
+
 
 class CudaDriver(Driver):
     """CUDA devices through CuPy (an H100 or any GPU CuPy supports)."""
@@ -69,12 +94,12 @@ class CudaDriver(Driver):
     name = "cuda"
 
     def __init__(self):
+        super().__init__()
         cp = _cupy()
         self._count = int(cp.cuda.runtime.getDeviceCount())
         if self._count < 1:
             raise RuntimeError("the cuda driver found no CUDA device")
         self._pools: dict[int, Any] = {}
-        self._defaults: dict[int, CudaStream] = {}
         self._pending: list[tuple[Any, Any]] = []     # (event, host object kept alive for an async copy)
         self._lock = threading.Lock()
         # CuPy's own temporaries (kernel results before they are adopted) come from the same per-device pools.
@@ -97,10 +122,6 @@ class CudaDriver(Driver):
     def using_device(self, index: int) -> Iterator[None]:
         with self._device(index):
             yield
-
-    def total_memory(self, index: int) -> int:
-        with self._device(index):
-            return int(_cupy().cuda.runtime.memGetInfo()[1])
 
     def properties(self, index: int) -> dict:
         props = _cupy().cuda.runtime.getDeviceProperties(index)
@@ -140,10 +161,6 @@ class CudaDriver(Driver):
             raise DriverOutOfMemory(str(exc)) from None
         return Segment(index, nbytes, int(memptr.ptr), memptr)
 
-    def raw_free(self, segment: Segment) -> None:
-        # Dropping the last reference to the MemoryPointer returns it to the device's MemoryPool.
-        segment.mem = None
-
     def release_cached(self, index: int) -> None:
         pool = self._pools.get(index)
         if pool is not None:
@@ -159,45 +176,25 @@ class CudaDriver(Driver):
         return cp.ndarray(shape, raw_storage_numpy(np_dtype), view_ptr, byte_strides)
 
     # -- copies -----------------------------------------------------------------------------------------
-    @staticmethod
-    def _host_ptr(arr: np.ndarray) -> int:
-        return arr.ctypes.data
-
-    def memcpy_htod(self, dst, dst_offset, src, stream=None):
+    def memcpy(self, dst, dst_device, src, src_device, nbytes, stream=None, host=None):
         rt = _cupy().cuda.runtime
-        with self._device(dst.device):
+        if src_device is None or dst_device is None:
+            kind = rt.memcpyHostToDevice if src_device is None else rt.memcpyDeviceToHost
+            args, peer = (dst, src, nbytes, kind), False
+        elif dst_device == src_device:
+            args, peer = (dst, src, nbytes, rt.memcpyDeviceToDevice), False
+        else:
+            args, peer = (dst, dst_device, src, src_device, nbytes), True
+        with self._device(src_device if dst_device is None else dst_device):
             if stream is None:
-                rt.memcpy(dst.ptr + dst_offset, self._host_ptr(src), src.nbytes, rt.memcpyHostToDevice)
+                (rt.memcpyPeer if peer else rt.memcpy)(*args)
             else:
-                rt.memcpyAsync(dst.ptr + dst_offset, self._host_ptr(src), src.nbytes, rt.memcpyHostToDevice,
-                               stream.ptr)
-                self._keep_alive(stream, src)
-
-    def memcpy_dtoh(self, dst, src, src_offset, stream=None):
-        rt = _cupy().cuda.runtime
-        with self._device(src.device):
-            if stream is None:
-                rt.memcpy(self._host_ptr(dst), src.ptr + src_offset, dst.nbytes, rt.memcpyDeviceToHost)
-            else:
-                rt.memcpyAsync(self._host_ptr(dst), src.ptr + src_offset, dst.nbytes, rt.memcpyDeviceToHost,
-                               stream.ptr)
-                self._keep_alive(stream, dst)
-
-    def memcpy_dtod(self, dst, dst_offset, src, src_offset, nbytes, stream=None):
-        rt = _cupy().cuda.runtime
-        d_ptr, s_ptr = dst.ptr + dst_offset, src.ptr + src_offset
-        with self._device(dst.device):
-            if dst.device == src.device:
-                if stream is None:
-                    rt.memcpy(d_ptr, s_ptr, nbytes, rt.memcpyDeviceToDevice)
-                else:
-                    rt.memcpyAsync(d_ptr, s_ptr, nbytes, rt.memcpyDeviceToDevice, stream.ptr)
-            elif stream is None:
-                rt.memcpyPeer(d_ptr, dst.device, s_ptr, src.device, nbytes)
-            else:
-                rt.memcpyPeerAsync(d_ptr, dst.device, s_ptr, src.device, nbytes, stream.ptr)
+                (rt.memcpyPeerAsync if peer else rt.memcpyAsync)(*args, stream.ptr)
+                if host is not None:
+                    self._keep_alive(stream, host)
 
     def upload(self, host, index):
+        # CuPy cannot hold ml_dtypes' bfloat16/float8: their raw bits travel (kernels widen them).
         cp = _cupy()
         host = np.ascontiguousarray(host)
         with self._device(index):
@@ -218,55 +215,26 @@ class CudaDriver(Driver):
             cp.cuda.runtime.memcpyPeer(out.data.ptr, index, src.data.ptr, src_dev, src.nbytes)
         return out
 
-    def gemm(self, a, b, out=None):
-        return _cupy().matmul(a, b, out=out)
-
     def gemm_16bit(self, a, b, out, kind, alpha=1.0, beta=0.0):
         # bfloat16 has no CuPy dtype: cuBLAS reads the raw 16-bit buffers (gemm_16bit.cublas_gemm_16bit).
         from . import gemm_16bit
         return gemm_16bit.cublas_gemm_16bit(_cupy(), a, b, out, kind, alpha, beta)
 
     # -- streams and events -----------------------------------------------------------------------------
-    def default_stream(self, index):
-        s = self._defaults.get(index)
-        if s is None:
-            s = self._defaults[index] = CudaStream(index, _cupy().cuda.Stream.null, 0, is_default=True)
-        return s
-
-    def create_stream(self, index, priority=0):
+    def create_stream(self, index, priority=0, *, default=False):
+        if default:
+            return CudaStream(index, _cupy().cuda.Stream.null, 0, is_default=True)
         with self._device(index):
             return CudaStream(index, _cupy().cuda.Stream(non_blocking=True, priority=priority), priority)
 
     def stream_synchronize(self, stream):
-        with self._device(stream.device):
-            stream.cupy_stream.synchronize()
-        self._prune(all_done=False)
-
-    def stream_query(self, stream):
-        with self._device(stream.device):
-            return bool(stream.cupy_stream.done)
-
-    def stream_wait_event(self, stream, event):
-        with self._device(stream.device):
-            stream.cupy_stream.wait_event(event.cupy_event)
+        super().stream_synchronize(stream)
+        self._prune(all_done=False)     # host buffers of finished asynchronous copies can go
 
     def create_event(self, index, enable_timing):
         with self._device(index):
             return CudaEvent(index, _cupy().cuda.Event(block=False, disable_timing=not enable_timing),
                              enable_timing)
-
-    def event_record(self, event, stream):
-        with self._device(stream.device):
-            event.cupy_event.record(stream.cupy_stream)
-
-    def event_query(self, event):
-        return bool(event.cupy_event.done)
-
-    def event_synchronize(self, event):
-        event.cupy_event.synchronize()
-
-    def event_elapsed_ms(self, start, end):
-        return float(_cupy().cuda.get_elapsed_time(start.cupy_event, end.cupy_event))
 
     @contextlib.contextmanager
     def using_stream(self, stream) -> Iterator[None]:

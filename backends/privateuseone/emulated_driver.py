@@ -15,6 +15,7 @@ event is complete as soon as it is recorded and its timestamp is when the preced
 """
 from __future__ import annotations
 
+import ctypes
 import itertools
 import os
 import threading
@@ -22,7 +23,7 @@ import time
 
 import numpy as np
 
-from .driver import Driver, DriverOutOfMemory, Segment
+from .driver import Driver, DriverOutOfMemory, EventHandle, Segment, StreamHandle
 
 ALIGNMENT = 512          # device allocations are aligned like cudaMalloc's (256) or better
 PAGE = 4096              # page-locked host buffers are page aligned
@@ -48,7 +49,7 @@ def aligned_buffer(nbytes: int, alignment: int) -> np.ndarray:
     return raw[skip:skip + nbytes]
 
 
-class EmuStream:
+class EmuStream(StreamHandle):
     """An emulated stream: work runs at submission, in order; ``last`` is when its last work finished."""
 
     _ids = itertools.count(1)
@@ -62,14 +63,41 @@ class EmuStream:
     def __repr__(self) -> str:
         return f"EmuStream(device={self.device}, id={self.id})"
 
+    def synchronize(self) -> None:
+        """Emulated streams have no pending work."""
 
-class EmuEvent:
+    def query(self) -> bool:
+        return True
+
+    def wait_event(self, event: EmuEvent) -> None:
+        if event.time is not None and event.time > self.last:
+            self.last = event.time
+
+    def touch(self) -> None:
+        """Work was just submitted (and so finished)."""
+        self.last = time.perf_counter()
+
+
+class EmuEvent(EventHandle):
     """An emulated event: ``time`` is set when recorded."""
 
     def __init__(self, device: int, enable_timing: bool):
         self.device = device
         self.enable_timing = enable_timing
         self.time: float | None = None
+
+    def record(self, stream: EmuStream) -> None:
+        self.time = time.perf_counter()
+        stream.last = max(stream.last, self.time)
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        """The recorded work is already complete."""
+
+    def elapsed_ms(self, end: EmuEvent) -> float:
+        return (end.time - self.time) * 1000.0
 
 
 class EmulatedDriver(Driver):
@@ -78,11 +106,11 @@ class EmulatedDriver(Driver):
     name = "emulated"
 
     def __init__(self, devices: int | None = None, memory: int | None = None):
+        super().__init__()
         self._count = _env_int("OPENREG_EMULATED_DEVICES", 2) if devices is None else devices
         self._total = _env_int("OPENREG_EMULATED_MEMORY", 8 << 30) if memory is None else memory
         self._used = [0] * self._count
         self._lock = threading.Lock()
-        self._default = [EmuStream(i, default=True) for i in range(self._count)]
 
     @property
     def array_module(self):
@@ -90,9 +118,6 @@ class EmulatedDriver(Driver):
 
     def device_count(self) -> int:
         return self._count
-
-    def total_memory(self, index: int) -> int:
-        return self._total
 
     def properties(self, index: int) -> dict:
         # Compute capability 8.0: the emulated device implements what the kernels target at their lowest
@@ -130,25 +155,11 @@ class EmulatedDriver(Driver):
         return np.ndarray(shape, np_dtype, buffer=segment.mem, offset=byte_offset, strides=byte_strides)
 
     # -- copies -----------------------------------------------------------------------------------------
-    def _touch(self, stream) -> None:
+    def memcpy(self, dst, dst_device, src, src_device, nbytes, stream=None, host=None):
+        # Device memory is host memory: every direction is one memmove (overlapping ranges are fine).
+        ctypes.memmove(dst, src, nbytes)
         if stream is not None:
-            stream.last = time.perf_counter()
-
-    def memcpy_htod(self, dst, dst_offset, src, stream=None):
-        dst.mem[dst_offset:dst_offset + src.nbytes] = src
-        self._touch(stream)
-
-    def memcpy_dtoh(self, dst, src, src_offset, stream=None):
-        dst[...] = src.mem[src_offset:src_offset + dst.nbytes]
-        self._touch(stream)
-
-    def memcpy_dtod(self, dst, dst_offset, src, src_offset, nbytes, stream=None):
-        # NumPy copies overlapping ranges correctly (memmove semantics).
-        dst.mem[dst_offset:dst_offset + nbytes] = src.mem[src_offset:src_offset + nbytes]
-        self._touch(stream)
-
-    def upload(self, host, index):
-        return np.array(host, copy=True)
+            stream.touch()
 
     def download(self, arr):
         return np.array(arr, copy=True)
@@ -157,37 +168,11 @@ class EmulatedDriver(Driver):
         return np.array(arr, copy=True, order="C")
 
     # -- streams and events -----------------------------------------------------------------------------
-    def default_stream(self, index):
-        return self._default[index]
-
-    def create_stream(self, index, priority=0):
-        return EmuStream(index, priority)
-
-    def stream_synchronize(self, stream):
-        """Emulated streams have no pending work."""
-
-    def stream_query(self, stream):
-        return True
-
-    def stream_wait_event(self, stream, event):
-        if event.time is not None and event.time > stream.last:
-            stream.last = event.time
+    def create_stream(self, index, priority=0, *, default=False):
+        return EmuStream(index, priority, default=default)
 
     def create_event(self, index, enable_timing):
         return EmuEvent(index, enable_timing)
-
-    def event_record(self, event, stream):
-        event.time = time.perf_counter()
-        stream.last = max(stream.last, event.time)
-
-    def event_query(self, event):
-        return True
-
-    def event_synchronize(self, event):
-        """The recorded work is already complete."""
-
-    def event_elapsed_ms(self, start, end):
-        return (end.time - start.time) * 1000.0
 
     # -- page-locked host memory ------------------------------------------------------------------------
     def alloc_pinned(self, nbytes):
