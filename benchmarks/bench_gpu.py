@@ -9,7 +9,7 @@ float32 accumulation on the FMA pipe).
 Cases: ``abs`` (contiguous; strided input and output), ``copy_`` (contiguous, transposing, float32->float16),
 ``inductor._mm_plus_mm`` (256, 1024, 4096 float32 and 4096 float16, K1 = K2 = N) against two GEMMs
 (``cupy.cublas.gemm`` with beta=1 for float32, ``cupy.matmul`` + ``+=`` for float16, which cuBLAS has no
-beta path for in CuPy). Where openreg sends a float32 shape to cuBLAS (``cupy_launcher.CUBLAS_CROSSOVER_FLOPS``)
+beta path for in CuPy). Where openreg sends a float32 shape to cuBLAS (``launchers.CUBLAS_CROSSOVER_FLOPS``)
 the fused kernel is timed too ("fused (forced)"), so the crossover constant can be checked against a measurement.
 
 Without the cuda driver (no GPU or no CuPy) it prints one line saying so and exits 0; ``ci/bench`` runs it too.
@@ -113,8 +113,8 @@ class Case:
 
 
 def _launcher():
-    from openreg.backends.privateuseone import raw_kernels
-    return raw_kernels.launcher()
+    from openreg.backends.privateuseone import kernels
+    return kernels.launcher()
 
 
 def _host(t: openreg.Tensor) -> np.ndarray:

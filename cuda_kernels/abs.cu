@@ -4,7 +4,7 @@
 //   abs_strided_<dt>(out, in, geom)    any layouts (non-contiguous input and/or output, zero strides in)
 //
 // In-place (out == in) is allowed, so neither pointer is __restrict__ and loads are not __ldg.
-// Launch: 1-D grid of OPENREG_POINTWISE_THREADS-thread blocks, grid-stride loops (kernel_launch.py).
+// Launch: 1-D grid of OPENREG_POINTWISE_THREADS-thread blocks, grid-stride loops (kernels.py).
 #include "common.cuh"
 #include "indexing.cuh"
 #include "pointwise.cuh"

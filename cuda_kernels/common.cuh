@@ -51,7 +51,7 @@ __device__ __forceinline__ __half __ushort_as_half(unsigned short x) {
 }
 #endif
 
-// Threads per block of the pointwise kernels (abs, copy, fill); kernel_launch.POINTWISE_THREADS matches it.
+// Threads per block of the pointwise kernels (abs, copy, fill); kernels.POINTWISE_THREADS matches it.
 #define OPENREG_POINTWISE_THREADS 256
 
 // X-macro lists: X(c_type, suffix).  The suffix is the dtype's name in kernel names (abs_contig_f32, ...).

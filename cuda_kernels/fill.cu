@@ -4,7 +4,7 @@
 //   fill_strided_<dt>(out, value, geom)    any output layout; zero strides are allowed (every writer
 //                                          stores the same value, as PyTorch's fill_ on expanded tensors)
 //
-// `value` arrives already converted to the output dtype (kernel_launch.py packs it).
+// `value` arrives already converted to the output dtype (kernels.py packs it).
 #include "common.cuh"
 #include "indexing.cuh"
 #include "pointwise.cuh"

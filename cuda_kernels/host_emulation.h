@@ -1,6 +1,6 @@
 // host_emulation.h -- run the CUDA C++ kernels of this folder on the CPU.
 //
-// The host launcher (backends/privateuseone/host_launcher.py) compiles a kernel source with the system C++
+// The host launcher (backends/privateuseone/launchers.py) compiles a kernel source with the system C++
 // compiler and `-include host_emulation.h`; this header supplies what the kernels use from CUDA:
 //
 //   threadIdx / blockIdx / blockDim / gridDim, warpSize   thread-local variables set by the scheduler
@@ -151,7 +151,7 @@ __forceinline__ __half __ushort_as_half(unsigned short x) { return __half{x}; }
 // ---------------------------------------------------------------------------------------------------------
 namespace openreg_emu {
 
-struct LaunchParams {  // mirrored by ctypes in host_launcher.py
+struct LaunchParams {  // mirrored by ctypes in launchers.py
   uint32_t grid[3];
   uint32_t block[3];
   uint64_t shared_mem;

@@ -1,6 +1,6 @@
 // indexing.cuh -- linear index -> element offsets for up to 8 dims and N operands, 64-bit offsets.
 //
-// The launcher (kernel_launch.py) coalesces dims, orders them so the last one is the fastest-moving for
+// The launcher (kernels.py) coalesces dims, orders them so the last one is the fastest-moving for
 // the output, and fills a StridedGeometry<N> that is passed to the kernel by value (it lives in the
 // constant parameter bank).  Sizes and strides are in elements; strides may be zero (broadcast) or negative.
 //
@@ -24,8 +24,8 @@ struct StridedGeometry {
   int64_t strides[N][OPENREG_MAX_DIMS]; // strides[k][d]: operand k (0 is the output), dim d
 };
 
-static_assert(sizeof(StridedGeometry<1>) == 208, "StridedGeometry<1> layout must match kernel_launch.py");
-static_assert(sizeof(StridedGeometry<2>) == 272, "StridedGeometry<2> layout must match kernel_launch.py");
+static_assert(sizeof(StridedGeometry<1>) == 208, "StridedGeometry<1> layout must match kernels.py");
+static_assert(sizeof(StridedGeometry<2>) == 272, "StridedGeometry<2> layout must match kernels.py");
 
 // Fills off[k] with the element offset of linear index `linear` in operand k.
 // The loop is fully unrolled with a uniform `d < ndim` guard so the geometry is only ever indexed with

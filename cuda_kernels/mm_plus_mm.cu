@@ -35,7 +35,7 @@ struct MmPlusMmShape {
   int32_t k_fast;  // bit 0: a, 1: b, 2: c, 3: d
   int32_t reserved;
 };
-static_assert(sizeof(MmPlusMmShape) == 120, "MmPlusMmShape layout must match kernel_launch.py");
+static_assert(sizeof(MmPlusMmShape) == 120, "MmPlusMmShape layout must match kernels.py");
 
 enum : int {  // enums, not constexpr variables: NVRTC would emit those as .global symbols
   kBM = OPENREG_MM_BM,

@@ -1,5 +1,5 @@
 // philox.cu -- Philox4x32-10 counter-based random numbers (Salmon et al., SC11), bit-identical to
-// backends/privateuseone/philox.py (the NumPy reference of the emulated driver).
+// src/openreg/philox.py (the NumPy reference of the emulated driver).
 //
 // The stream of a (seed, offset) pair: word j is philox(counter = {lo(j/4), hi(j/4), 0, 0},
 // key = {lo(seed), hi(seed)})[j % 4]; `offset` counts words and is a multiple of 4 (the generator rounds every

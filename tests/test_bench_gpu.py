@@ -69,10 +69,10 @@ def test_without_the_cuda_driver_it_says_so_and_exits_0(bench, capsys, monkeypat
 
 def test_end_to_end_on_fake_cupy_with_host_kernels(bench, capsys, monkeypatch):
     test_cuda_driver = pytest.importorskip("test_cuda_driver")
-    from openreg.backends.privateuseone import raw_kernels
+    from openreg.backends.privateuseone import kernels
     from openreg.backends.privateuseone.cuda_driver import CudaDriver
     from openreg.backends.privateuseone.driver_select import use_driver
-    from openreg.backends.privateuseone.host_launcher import HostLauncher
+    from openreg.backends.privateuseone.launchers import HostLauncher
 
     try:
         launcher_cls = _fake_gpu_launcher(HostLauncher)
@@ -92,7 +92,7 @@ def test_end_to_end_on_fake_cupy_with_host_kernels(bench, capsys, monkeypatch):
     cp.cuda.runtime.getDeviceProperties = lambda i: {"name": b"Fake H100"}
     monkeypatch.setitem(sys.modules, "cupy", cp)
     test_cuda_driver._current[0] = 0
-    monkeypatch.setattr(raw_kernels, "launcher", lambda: launcher)
+    monkeypatch.setattr(kernels, "launcher", lambda: launcher)
     sizes = bench.Sizes(elements=1000, strided_rows=6, strided_cols=10, transpose=12, mm_float32=(8, 40),
                         mm_float16=(24,), min_time_ms=0.2, repeats=1)
     with use_driver(CudaDriver()):

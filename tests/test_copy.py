@@ -171,12 +171,12 @@ def test_storage_level_copies_and_resize():
 
 
 def test_device_dtype_conversion_runs_the_converting_kernel(monkeypatch):
-    from openreg.backends.privateuseone import raw_kernels
+    from openreg.backends.privateuseone import kernels
 
     if pu.driver() != "emulated":
         pytest.skip("the OPENREG_EMULATE_KERNELS switch is for the emulated driver")
     monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "1")
-    counts = raw_kernels.launcher().launch_counts
+    counts = kernels.launcher().launch_counts
     a = (np.arange(24, dtype=np.float32).reshape(4, 6) - 11.5) * np.float32(1.3e3)   # some round in f16
     a[0, 0] = 7e4                                                                  # overflows to inf
     for src_dev, dst_dev in ((D0, D0), (D1, D0)):

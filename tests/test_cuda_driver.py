@@ -15,7 +15,7 @@ import pytest
 from cupy_double import strict as _strict
 from cupy_double.strict import SURFACE, make_strict_cupy
 from cupy_double.strict import current as _current
-from openreg.backends.privateuseone import raw_kernels
+from openreg.backends.privateuseone import kernels
 from openreg.backends.privateuseone.allocator import OutOfMemoryError
 from openreg.backends.privateuseone.cuda_driver import CudaDriver
 from openreg.backends.privateuseone.driver import DriverOutOfMemory
@@ -334,9 +334,15 @@ class _NumpyKernels:
         out[...] = a @ b + c @ d
 
 
+def use_stand_in_kernels(mp, stand_in) -> None:
+    """Route the raw kernels' entry points to ``stand_in`` (and a named launcher) on the fake GPU."""
+    for name in ("abs_", "copy_", "fill_", "mm_plus_mm"):
+        mp.setattr(kernels, name, getattr(stand_in, name))
+    mp.setattr(kernels, "launcher", lambda: "cupy-launcher")
+
+
 def test_tensors_on_the_cuda_driver(fake_cupy, monkeypatch):
-    monkeypatch.setattr(raw_kernels, "_kernels", lambda: _NumpyKernels)
-    monkeypatch.setattr(raw_kernels, "launcher", lambda: "cupy-launcher")
+    use_stand_in_kernels(monkeypatch, _NumpyKernels)
     _NumpyKernels.launched = []
     drv = CudaDriver()
     a = np.array([[1.5, -2.0], [-3.0, 4.0]], np.float32)
@@ -378,8 +384,7 @@ def test_tensors_on_the_cuda_driver(fake_cupy, monkeypatch):
 
 
 def test_device_to_device_copies_do_not_synchronize_the_host(fake_cupy, monkeypatch):
-    monkeypatch.setattr(raw_kernels, "_kernels", lambda: _NumpyKernels)
-    monkeypatch.setattr(raw_kernels, "launcher", lambda: "cupy-launcher")
+    use_stand_in_kernels(monkeypatch, _NumpyKernels)
     host_waits = []
     monkeypatch.setattr(FakeStream, "synchronize", lambda self: host_waits.append(("stream", self.ptr)))
     monkeypatch.setattr(FakeEvent, "synchronize", lambda self: host_waits.append(("event", self)))

@@ -10,10 +10,9 @@ import sys
 
 import numpy as np
 import pytest
-from openreg.backends.privateuseone import raw_kernels
 from openreg.backends.privateuseone.cuda_driver import CudaDriver
 from openreg.backends.privateuseone.driver_select import use_driver
-from test_cuda_driver import _current, _NumpyKernels, make_fake_cupy
+from test_cuda_driver import _current, _NumpyKernels, make_fake_cupy, use_stand_in_kernels
 
 import openreg
 
@@ -27,8 +26,7 @@ def cuda_device():
     sys.modules["cupy"] = cp
     _current[0] = 0
     mp = pytest.MonkeyPatch()
-    mp.setattr(raw_kernels, "_kernels", lambda: _StrictKernels)
-    mp.setattr(raw_kernels, "launcher", lambda: "cupy-launcher")
+    use_stand_in_kernels(mp, _StrictKernels)
     with use_driver(CudaDriver()):
         yield "privateuseone:0"
     mp.undo()

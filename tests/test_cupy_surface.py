@@ -20,8 +20,8 @@ from cupy_double import record
 
 cupy = pytest.importorskip("cupy", reason="the real-CuPy checks need the cupy-cuda12x wheel (no GPU needed)")
 
-from openreg.backends.privateuseone import kernel_launch, kernels_random
-from openreg.backends.privateuseone.kernel_launch import Operand
+from openreg.backends.privateuseone import kernels, launchers
+from openreg.backends.privateuseone.launchers import Operand
 
 SOURCES = ("abs.cu", "copy.cu", "fill.cu", "mm_plus_mm.cu", "philox.cu")
 UFUNC_KEYWORDS = {"out", "dtype", "casting", "order", "where", "subok", "signature"}
@@ -77,7 +77,7 @@ def _compile(source: str, arch: str, mode: str) -> bytes:
         (f"-arch=sm_{arch}", "cubin") if mode == "cubin" else (f"-arch=compute_{arch}", "ptx"))
     try:
         obj, _ = compiler._compile_using_nvrtc_no_warning(
-            kernel_launch.load_source(source), options=kernel_launch.nvrtc_options(), arch=arch,
+            launchers.load_source(source), options=launchers.nvrtc_options(), arch=arch,
             filename=source)
     except compiler.CompileException as exc:
         pytest.fail(f"{source} does not compile for sm_{arch} through CuPy:\n{exc}")
@@ -115,7 +115,7 @@ def _ptx_params(source: str) -> dict[str, list[tuple[int, int]]]:
 
 @pytest.mark.parametrize("source", SOURCES)
 def test_every_kernel_the_launcher_names_is_in_the_module(source):
-    missing = set(kernel_launch.all_kernel_names(source)) - set(_ptx_params(source))
+    missing = set(kernels.all_kernel_names(source)) - set(_ptx_params(source))
     assert not missing, f"{source} lacks kernels the launcher asks for: {sorted(missing)[:5]}"
 
 
@@ -127,25 +127,25 @@ def _operands(dtype, strided: bool, n_ops: int):
 
 
 def _launches():
-    for dt in kernel_launch.ABS_DTYPES:
+    for dt in kernels.ABS_DTYPES:
         for strided in (False, True):
             out, inp = _operands(dt, strided, 2)
-            yield kernel_launch.abs_launch(out, inp)
-            yield kernel_launch.fill_launch(out, 1)
-    for o in kernel_launch.COPY_DTYPES:
-        for i in kernel_launch.COPY_DTYPES:
+            yield kernels.abs_launch(out, inp)
+            yield kernels.fill_launch(out, 1)
+    for o in kernels.COPY_DTYPES:
+        for i in kernels.COPY_DTYPES:
             for strided in (False, True):
                 (out,), (inp,) = _operands(o, strided, 1), _operands(i, strided, 1)
-                yield kernel_launch.copy_launch(out, inp)
-    for dt in kernel_launch.MM_DTYPES:
+                yield kernels.copy_launch(out, inp)
+    for dt in kernels.MM_DTYPES:
         f = np.dtype(dt)
         a, b, o = Operand(0, f, (70, 9), (9, 1)), Operand(0, f, (9, 66), (66, 1)), Operand(0, f, (70, 66), (66, 1))
-        yield kernel_launch.mm_plus_mm_launch(a, b, a, b, o)
-    for kind in kernels_random.KERNELS:
-        out = Operand(4096, kernels_random._operand_dtype(kernels_random.DTYPES[kind]), (1000,), (1,))
-        yield kernels_random.philox_launch(kind, out, seed=1, offset=8, n=1000)
-    words = Operand(4096, kernels_random._operand_dtype(np.dtype("uint32")), (64,), (1,))
-    yield kernels_random.block_launch(words, Operand(8192, words.dtype, (96,), (1,)), 16)
+        yield kernels.mm_plus_mm_launch(a, b, a, b, o)
+    for kind in kernels.PHILOX_KERNELS:
+        out = Operand(4096, kernels.philox_operand_dtype(kernels.PHILOX_DTYPES[kind]), (1000,), (1,))
+        yield kernels.philox_launch(kind, out, seed=1, offset=8, n=1000)
+    words = Operand(4096, kernels.philox_operand_dtype(np.dtype("uint32")), (64,), (1,))
+    yield kernels.philox_block_launch(words, Operand(8192, words.dtype, (96,), (1,)), 16)
 
 
 def test_launch_arguments_match_the_ptx_parameters():

@@ -1,5 +1,5 @@
 """Every kernel source compiles with NVRTC (cuda-python) for sm_80 and sm_90: no errors, no warnings, no
-register spills, and exactly the kernels that kernel_launch.py knows how to launch.
+register spills, and exactly the kernels that kernels.py knows how to launch.
 
 No GPU is needed: NVRTC compiles to a cubin without a driver.  Skipped (with the reason) when cuda-python
 or the NVRTC library is missing -- ``pip install -e '.[test]'`` installs both.
@@ -10,7 +10,8 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from openreg.backends.privateuseone import kernel_launch as kl
+from openreg.backends.privateuseone import kernels as kernel_table
+from openreg.backends.privateuseone import launchers as kl
 
 ARCHS = ("sm_80", "sm_90")
 SOURCE_FILES = sorted(p.name for p in kl.kernel_dir().glob("*.cu"))  # every source, known to SOURCES or not
@@ -85,8 +86,8 @@ def test_source_builds_cleanly(builds, source, arch):
     assert not noise, f"{source} ({arch}) compiles with warnings:\n" + "\n".join(noise)
     kernels = parse_ptxas(log)
     assert kernels, f"{source} defines no kernel"
-    if source in kl.SOURCES.values():  # exactly the kernels kernel_launch.py can name
-        assert set(kernels) == set(kl.all_kernel_names(source))
+    if source in kernel_table.SOURCES.values():  # exactly the kernels kernels.py can name
+        assert set(kernels) == set(kernel_table.all_kernel_names(source))
     for name, info in kernels.items():
         assert info["spill_stores"] == 0 and info["spill_loads"] == 0, f"{name} spills on {arch}: {info}"
         assert info["stack"] == 0, f"{name} uses a {info['stack']}-byte stack frame on {arch}"

@@ -9,7 +9,7 @@ import uuid
 import numpy as np
 import pytest
 from openreg.backends.privateuseone import driver_select
-from openreg.backends.privateuseone import host_launcher as hl
+from openreg.backends.privateuseone import launchers as hl
 
 
 def _source():

@@ -17,9 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from openreg.backends.privateuseone import device_kernels as dk
-from openreg.backends.privateuseone import host_launcher as hl
-from openreg.backends.privateuseone import kernel_launch as kl
+from openreg.backends.privateuseone import kernels as kl
+from openreg.backends.privateuseone import launchers as hl
 
 try:
     hl.find_compiler()
@@ -65,7 +64,7 @@ def counted(launcher: hl.HostLauncher, name: str) -> int:
 # Launch configuration (pure Python)
 # ----------------------------------------------------------------------------------------------------------
 def test_python_constants_match_the_kernel_sources():
-    text = "".join(p.read_text() for p in kl.kernel_dir().glob("*.cu*"))
+    text = "".join(p.read_text() for p in hl.kernel_dir().glob("*.cu*"))
     defines = dict(re.findall(r"#define (OPENREG_\w+) (\d+)", text))
     assert int(defines["OPENREG_POINTWISE_THREADS"]) == kl.POINTWISE_THREADS
     assert int(defines["OPENREG_MAX_DIMS"]) == kl.MAX_DIMS
@@ -110,7 +109,7 @@ def test_abs_contiguous_vector_head_and_tail(launcher, dtype):
                         (slice(1, n + 1), slice(0, n))):  # different phases: scalar loop
             out = np.zeros(n + 1, dtype)
             before = counted(launcher, name)
-            dk.abs_(launcher, out[os_], x[xs])
+            kl.abs_(launcher, out[os_], x[xs])
             assert counted(launcher, name) == before + 1
             np.testing.assert_array_equal(out[os_], np.abs(x[xs]))
             if dtype.kind == "f":
@@ -124,29 +123,29 @@ def test_abs_strided_input_and_output(launcher, dtype):
     for step in (2, 3):  # write into o[:, :, 0:6:2] and o[:, :, 0:6:3]
         o = np.zeros((4, 5, 6), dtype)
         before = counted(launcher, name)
-        dk.abs_(launcher, o[:, :, 0:6:step], x[:, :, : len(range(0, 6, step))])
+        kl.abs_(launcher, o[:, :, 0:6:step], x[:, :, : len(range(0, 6, step))])
         assert counted(launcher, name) == before + 1
         expect = np.zeros_like(o)
         expect[:, :, 0:6:step] = np.abs(x[:, :, : len(range(0, 6, step))])
         np.testing.assert_array_equal(o, expect)
     t = values((6, 7, 8), dtype).transpose(2, 0, 1)[:, ::2, 1:]  # non-contiguous, offset input
     o = np.empty(t.shape, dtype)
-    dk.abs_(launcher, o, t)
+    kl.abs_(launcher, o, t)
     np.testing.assert_array_equal(o, np.abs(t))
     row = values((1, 9), dtype)
     o = np.empty((5, 9), dtype)
-    dk.abs_(launcher, o, np.broadcast_to(row, (5, 9)))  # zero strides in the input
+    kl.abs_(launcher, o, np.broadcast_to(row, (5, 9)))  # zero strides in the input
     np.testing.assert_array_equal(o, np.abs(np.broadcast_to(row, (5, 9))))
     neg = values((3, 11), dtype)[:, ::-1]  # negative strides
     o = np.empty(neg.shape, dtype)
-    dk.abs_(launcher, o, neg)
+    kl.abs_(launcher, o, neg)
     np.testing.assert_array_equal(o, np.abs(neg))
 
 
 def test_abs_in_place_and_64_bit_index_path(launcher):
     x = values((33, 65), np.float32)
     expect = np.abs(x)
-    dk.abs_(launcher, x, x)
+    kl.abs_(launcher, x, x)
     np.testing.assert_array_equal(x, expect)
     y = values((7, 9, 11), np.int32)
     for fastdiv in (True, False):
@@ -162,13 +161,13 @@ def test_abs_in_place_and_64_bit_index_path(launcher):
 def test_abs_eight_dims_and_zero_size(launcher):
     x = values((2, 3, 2, 3, 2, 3, 2, 3), np.float64)[..., ::-1]
     o = np.zeros((2, 3, 2, 3, 2, 3, 2, 6))[..., ::2]
-    dk.abs_(launcher, o, x.transpose(1, 0, 2, 3, 4, 5, 6, 7).transpose(1, 0, 2, 3, 4, 5, 6, 7))
+    kl.abs_(launcher, o, x.transpose(1, 0, 2, 3, 4, 5, 6, 7).transpose(1, 0, 2, 3, 4, 5, 6, 7))
     np.testing.assert_array_equal(o, np.abs(x))
     before = sum(launcher.launch_counts.values())
-    dk.abs_(launcher, np.empty((0, 3), np.int8), np.empty((0, 3), np.int8))
+    kl.abs_(launcher, np.empty((0, 3), np.int8), np.empty((0, 3), np.int8))
     assert sum(launcher.launch_counts.values()) == before  # nothing to launch
     scalar = np.array(-2.5, np.float16)
-    dk.abs_(launcher, scalar, scalar)
+    kl.abs_(launcher, scalar, scalar)
     assert float(scalar) == 2.5
 
 
@@ -184,21 +183,21 @@ def test_abs_rejects_bad_input_before_launching(launcher):
     ]
     for o, i, message in cases:
         with pytest.raises(RuntimeError, match=message):
-            dk.abs_(launcher, o, i)
+            kl.abs_(launcher, o, i)
     buf = values(20, np.float32)
     with pytest.raises(RuntimeError, match="refer to a single memory location"):
-        dk.abs_(launcher, buf[1:11], buf[0:10])  # partial overlap
+        kl.abs_(launcher, buf[1:11], buf[0:10])  # partial overlap
     ro = np.zeros(3, np.float32)
     ro.flags.writeable = False
     with pytest.raises(RuntimeError, match="read-only"):
-        dk.abs_(launcher, ro, np.ones(3, np.float32))
+        kl.abs_(launcher, ro, np.ones(3, np.float32))
 
     class DeviceArray:  # what a CuPy array looks like to the host launcher
         def __init__(self):
             self.__cuda_array_interface__ = {"data": (0, False), "shape": (4, 4), "typestr": "<f4", "version": 3}
 
     with pytest.raises(RuntimeError, match="host array"):
-        dk.abs_(launcher, out, DeviceArray())
+        kl.abs_(launcher, out, DeviceArray())
     assert sum(launcher.launch_counts.values()) == before
     assert (out == 7.0).all()
 
@@ -207,7 +206,7 @@ def test_abs_disjoint_interleaved_views_are_allowed(launcher):
     o = values((4, 6), np.int16)
     even, odd = o[:, 0::2], o[:, 1::2]
     expect = np.abs(odd)
-    dk.abs_(launcher, even, odd)  # same byte range, no shared element
+    kl.abs_(launcher, even, odd)  # same byte range, no shared element
     np.testing.assert_array_equal(even, expect)
 
 
@@ -240,15 +239,15 @@ def test_copy_every_dtype_pair_contiguous_and_strided(launcher, out_dtype):
         c0, s0 = counted(launcher, contig), counted(launcher, strided)
 
         o = np.zeros((5, 37), out_dtype)
-        dk.copy_(launcher, o, x)
+        kl.copy_(launcher, o, x)
         np.testing.assert_array_equal(o, expect, err_msg=f"{in_dtype} -> {out_dtype} contiguous")
         o = np.zeros(5 * 37 + 1, out_dtype)
-        dk.copy_(launcher, o[1:], x.ravel())  # phases differ (or not, for 1-byte types)
+        kl.copy_(launcher, o[1:], x.ravel())  # phases differ (or not, for 1-byte types)
         np.testing.assert_array_equal(o[1:], expect.ravel(), err_msg=f"{in_dtype} -> {out_dtype} offset")
         assert counted(launcher, contig) == c0 + 2
 
         o = np.zeros((37, 15), out_dtype)
-        dk.copy_(launcher, o[:, 0:15:3], x.T)  # transposed input into a strided output
+        kl.copy_(launcher, o[:, 0:15:3], x.T)  # transposed input into a strided output
         np.testing.assert_array_equal(o[:, 0:15:3], expect.T, err_msg=f"{in_dtype} -> {out_dtype} strided")
         assert not o[:, 1:15:3].astype(bool).any()
         assert counted(launcher, strided) == s0 + 1
@@ -257,13 +256,13 @@ def test_copy_every_dtype_pair_contiguous_and_strided(launcher, out_dtype):
 def test_copy_broadcast_zero_size_and_64_bit_index(launcher):
     row = values((1, 1, 13), np.int64)
     o = np.zeros((3, 4, 13), np.float32)
-    dk.copy_(launcher, o, np.broadcast_to(row, (3, 4, 13)))
+    kl.copy_(launcher, o, np.broadcast_to(row, (3, 4, 13)))
     np.testing.assert_array_equal(o, np.broadcast_to(row, (3, 4, 13)).astype(np.float32))
     scalar = np.array(3.75)
     o = np.zeros((2, 3), np.float16)
-    dk.copy_(launcher, o, np.broadcast_to(scalar, (2, 3)))
+    kl.copy_(launcher, o, np.broadcast_to(scalar, (2, 3)))
     assert (o == 3.75).all()
-    dk.copy_(launcher, np.empty((4, 0), np.int8), np.empty((4, 0), np.float64))
+    kl.copy_(launcher, np.empty((4, 0), np.int8), np.empty((4, 0), np.float64))
     x = values((6, 10, 4), np.float64)
     o = np.zeros((4, 10, 6), np.float16).transpose(2, 1, 0)
     launcher.launch(kl.copy_launch(launcher.operand(o), launcher.operand(x), fastdiv=False))
@@ -277,33 +276,33 @@ def test_copy_float16_rounding_matches_numpy(launcher):
     x64 = np.concatenate(pieces)
     for src in (x64, x64.astype(np.float32)):
         o = np.zeros(src.shape, np.float16)
-        dk.copy_(launcher, o, src)
+        kl.copy_(launcher, o, src)
         np.testing.assert_array_equal(o.view(np.uint16), reference_cast(src, np.float16).view(np.uint16))
     back = np.zeros(o.shape, np.float64)
-    dk.copy_(launcher, back, o)
+    kl.copy_(launcher, back, o)
     np.testing.assert_array_equal(back, o.astype(np.float64))
 
 
 def test_copy_overlap_rules(launcher):
     x = values(16, np.int32)
     same = x.copy()
-    dk.copy_(launcher, x, x)  # onto itself: nothing to do
+    kl.copy_(launcher, x, x)  # onto itself: nothing to do
     np.testing.assert_array_equal(x, same)
     f = values(8, np.float32, specials=False)
     expect = f.astype(np.int32)
     as_int = f.view(np.int32)
-    dk.copy_(launcher, as_int, f)  # in-place conversion between same-size dtypes, element by element
+    kl.copy_(launcher, as_int, f)  # in-place conversion between same-size dtypes, element by element
     np.testing.assert_array_equal(as_int, expect)
     buf = np.arange(10, dtype=np.int64)
     with pytest.raises(RuntimeError, match="single memory location"):
-        dk.copy_(launcher, buf[1:], buf[:-1])
+        kl.copy_(launcher, buf[1:], buf[:-1])
     np.testing.assert_array_equal(buf, np.arange(10))
     with pytest.raises(RuntimeError, match="single memory location"):
-        dk.copy_(launcher, buf.view(np.int32)[:10], buf[:10])  # same address, different item size
+        kl.copy_(launcher, buf.view(np.int32)[:10], buf[:10])  # same address, different item size
     with pytest.raises(RuntimeError, match="more than one element"):
-        dk.copy_(launcher, np.lib.stride_tricks.as_strided(buf, (3, 3), (8, 8)), np.ones((3, 3), np.int64))
+        kl.copy_(launcher, np.lib.stride_tricks.as_strided(buf, (3, 3), (8, 8)), np.ones((3, 3), np.int64))
     with pytest.raises(RuntimeError, match="dtype complex64 is not supported"):
-        dk.copy_(launcher, np.zeros(3, np.complex64), np.zeros(3, np.float32))
+        kl.copy_(launcher, np.zeros(3, np.complex64), np.zeros(3, np.float32))
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -321,17 +320,17 @@ def test_fill_contiguous_strided_and_expanded(launcher, dtype):
     c0, s0 = counted(launcher, contig), counted(launcher, strided)
     for n in (1, 5, 16, 33, 1001):
         o = np.zeros(n + 2, dtype)
-        dk.fill_(launcher, o[1 : n + 1], value)  # unaligned head, vectors, tail
+        kl.fill_(launcher, o[1 : n + 1], value)  # unaligned head, vectors, tail
         np.testing.assert_array_equal(o[1 : n + 1], np.full(n, expect))
         assert not o[0] and not o[-1]
     assert counted(launcher, contig) == c0 + 5
     o = np.zeros((3, 4, 6), dtype)
-    dk.fill_(launcher, o[:, :, 0:6:3], value)
+    kl.fill_(launcher, o[:, :, 0:6:3], value)
     np.testing.assert_array_equal(o[:, :, 0:6:3], np.full((3, 4, 2), expect))
     assert not o[:, :, 1:6:3].astype(bool).any()
     base = np.zeros(8, dtype)
     expanded = np.lib.stride_tricks.as_strided(base, (5, 4), (0, 2 * dtype.itemsize))  # fill_ allows this
-    dk.fill_(launcher, expanded, value)
+    kl.fill_(launcher, expanded, value)
     np.testing.assert_array_equal(base[::2], np.full(4, expect))
     assert not base[1::2].astype(bool).any()
     assert counted(launcher, strided) == s0 + 2
@@ -339,17 +338,17 @@ def test_fill_contiguous_strided_and_expanded(launcher, dtype):
 
 def test_fill_value_conversion_and_overflow(launcher):
     o = np.zeros(4, np.int16)
-    dk.fill_(launcher, o, -3.9)
+    kl.fill_(launcher, o, -3.9)
     assert (o == -3).all()
-    dk.fill_(launcher, o, np.int64(12))
+    kl.fill_(launcher, o, np.int64(12))
     assert (o == 12).all()
     h = np.zeros(3, np.float16)
-    dk.fill_(launcher, h, float("-inf"))
+    kl.fill_(launcher, h, float("-inf"))
     assert np.isneginf(h).all()
     for arr, value in ((np.zeros(3, np.int8), 128), (np.zeros(3, np.uint8), -1), (np.zeros(3, np.float16), 1e6),
                        (np.zeros(3, np.int32), float("nan")), (np.zeros(3, np.float32), 1 + 2j)):
         with pytest.raises(RuntimeError, match="fill_"):
-            dk.fill_(launcher, arr, value)
+            kl.fill_(launcher, arr, value)
         assert not arr.any()
 
 
@@ -390,7 +389,7 @@ def test_mm_plus_mm_shapes_and_layouts(launcher, dtype, m, n, k1, k2, layouts):
     out = np.full((m, n), np.nan, dtype)
     name = kl.kernel_name("mm_plus_mm", None, dtype)
     before = counted(launcher, name)
-    dk.mm_plus_mm(launcher, a, b, c, d, out)
+    kl.mm_plus_mm(launcher, a, b, c, d, out)
     assert counted(launcher, name) == before + 1
     check_mm(out, a, b, c, d)
 
@@ -398,14 +397,14 @@ def test_mm_plus_mm_shapes_and_layouts(launcher, dtype, m, n, k1, k2, layouts):
 def test_mm_plus_mm_strided_out_and_zero_strides(launcher):
     a, b, c, d = mm_operands(40, 23, 9, 70, np.float32)
     big = np.zeros((40, 46), np.float32)
-    dk.mm_plus_mm(launcher, a[:, :], b, c, d, big[:, ::2])
+    kl.mm_plus_mm(launcher, a[:, :], b, c, d, big[:, ::2])
     check_mm(big[:, ::2], a, b, c, d)
     assert not big[:, 1::2].any()
     b0 = np.broadcast_to(RNG.standard_normal((1, 23)).astype(np.float32), (9, 23))  # zero row stride
     out = np.empty((23, 40), np.float32).T
-    dk.mm_plus_mm(launcher, a, b0, c[:, ::-1], d[::-1], out)
+    kl.mm_plus_mm(launcher, a, b0, c[:, ::-1], d[::-1], out)
     check_mm(out, a, b0, c[:, ::-1], d[::-1])
-    dk.mm_plus_mm(launcher, a[:0], b, c[:0], d, np.empty((0, 23), np.float32))  # M = 0: nothing to launch
+    kl.mm_plus_mm(launcher, a[:0], b, c[:0], d, np.empty((0, 23), np.float32))  # M = 0: nothing to launch
 
 
 def test_mm_plus_mm_rejects_bad_input_and_leaves_out_untouched(launcher):
@@ -423,12 +422,12 @@ def test_mm_plus_mm_rejects_bad_input_and_leaves_out_untouched(launcher):
     ]
     for args, message in bad:
         with pytest.raises(RuntimeError, match=message):
-            dk.mm_plus_mm(launcher, *args)
+            kl.mm_plus_mm(launcher, *args)
     square = RNG.standard_normal((6, 6)).astype(np.float32)
     sq_out = square.copy()
     for args, name in (((sq_out, square, square, square), "a"), ((square, square, square, sq_out.T), "d")):
         with pytest.raises(RuntimeError, match=f"out overlaps input {name}"):
-            dk.mm_plus_mm(launcher, *args, sq_out)
+            kl.mm_plus_mm(launcher, *args, sq_out)
     np.testing.assert_array_equal(sq_out, square)
     assert (out == 42.0).all()
     assert sum(launcher.launch_counts.values()) == before
@@ -493,7 +492,7 @@ def test_missing_compiler_is_a_clear_error(monkeypatch):
 def test_two_processes_racing_on_one_cache_entry(tmp_path):
     script = textwrap.dedent(f"""
         import numpy as np
-        from openreg.backends.privateuseone import host_launcher as hl
+        from openreg.backends.privateuseone import launchers as hl
         m = hl.HostLauncher(cache_dir={str(tmp_path)!r}).compile(
             'extern "C" __global__ void seven(int* p) {{ p[threadIdx.x] = 7 + {os.getpid()}*0; }}', "race.cu")
         x = np.zeros(4, np.int32)
@@ -514,9 +513,8 @@ def test_two_processes_racing_on_one_cache_entry(tmp_path):
 # The CUDA launcher's decisions (no GPU needed)
 # ----------------------------------------------------------------------------------------------------------
 def test_cupy_launcher_imports_without_cupy_and_routes_big_gemms_to_cublas():
-    from openreg.backends.privateuseone import cupy_launcher
 
-    launcher = cupy_launcher.CupyLauncher()
+    launcher = hl.CupyLauncher()
     assert not launcher.prefers_blas(np.float32, 64, 64, 64, 64)  # launch-bound: stay fused
     assert launcher.prefers_blas(np.float32, 2048, 2048, 1024, 1024)
     assert launcher.prefers_blas(np.float64, 64, 64, 10**6, 10**6)  # few tiles, long K
@@ -582,39 +580,37 @@ def fake_cupy(monkeypatch):
 
 
 def test_cupy_launcher_runs_the_same_launches(fake_cupy):
-    from openreg.backends.privateuseone import cupy_launcher
 
-    launcher = cupy_launcher.CupyLauncher()
+    launcher = hl.CupyLauncher()
     x = values((6, 10), np.float32)
     out = np.zeros((6, 20), np.float32)
-    dk.abs_(launcher, FakeDeviceArray(out[:, ::2]), FakeDeviceArray(x))
+    kl.abs_(launcher, FakeDeviceArray(out[:, ::2]), FakeDeviceArray(x))
     np.testing.assert_array_equal(out[:, ::2], np.abs(x))
-    dk.fill_(launcher, FakeDeviceArray(out[:, 1::2]), 5.0)
+    kl.fill_(launcher, FakeDeviceArray(out[:, 1::2]), 5.0)
     assert (out[:, 1::2] == 5.0).all()
     y = np.zeros(10, np.float32)
-    dk.abs_(launcher, FakeDeviceArray(y, device=1), FakeDeviceArray(-np.arange(10, dtype=np.float32), device=1))
+    kl.abs_(launcher, FakeDeviceArray(y, device=1), FakeDeviceArray(-np.arange(10, dtype=np.float32), device=1))
     assert y.tolist() == list(range(10))
     assert launcher.launch_counts == {"abs_strided_f32": 1, "fill_strided_f32": 1, "abs_contig_f32": 1}
-    # one RawModule per (source, device), NVRTC options from kernel_launch
-    assert fake_cupy["modules"] == [(0, kl.nvrtc_options()), (0, kl.nvrtc_options()), (1, kl.nvrtc_options())]
+    # one RawModule per (source, device), NVRTC options from launchers.nvrtc_options
+    assert fake_cupy["modules"] == [(0, hl.nvrtc_options()), (0, hl.nvrtc_options()), (1, hl.nvrtc_options())]
     with pytest.raises(RuntimeError, match="one device"):
-        dk.abs_(launcher, FakeDeviceArray(y, device=0), FakeDeviceArray(y.copy(), device=1))
+        kl.abs_(launcher, FakeDeviceArray(y, device=0), FakeDeviceArray(y.copy(), device=1))
     with pytest.raises(RuntimeError, match="device array"):
-        dk.abs_(launcher, y, y)
+        kl.abs_(launcher, y, y)
 
 
 def test_cupy_launcher_mm_plus_mm_fused_and_cublas(fake_cupy):
-    from openreg.backends.privateuseone import cupy_launcher
 
-    launcher = cupy_launcher.CupyLauncher()
+    launcher = hl.CupyLauncher()
     small = mm_operands(70, 33, 20, 9, np.float32, "ntnn")
     out = np.zeros((70, 33), np.float32)
-    dk.mm_plus_mm(launcher, *map(FakeDeviceArray, small), FakeDeviceArray(out))
+    kl.mm_plus_mm(launcher, *map(FakeDeviceArray, small), FakeDeviceArray(out))
     check_mm(out, *small)
     assert launcher.launch_counts == {"mm_plus_mm_f32": 1} and fake_cupy["betas"] == []
     big = mm_operands(256, 256, 1600, 1700, np.float32)  # 2*M*N*(K1+K2) > CUBLAS_CROSSOVER_FLOPS
     out = np.full((256, 256), np.nan, np.float32)
-    dk.mm_plus_mm(launcher, *map(FakeDeviceArray, big), FakeDeviceArray(out))
+    kl.mm_plus_mm(launcher, *map(FakeDeviceArray, big), FakeDeviceArray(out))
     check_mm(out, *big)
     assert fake_cupy["betas"] == [0.0, 1.0] and launcher.launch_counts["cublas_gemm"] == 2
 
@@ -623,13 +619,11 @@ def test_cupy_launcher_mm_plus_mm_fused_and_cublas(fake_cupy):
 # The device ops end to end: OPENREG_EMULATE_KERNELS=1 routes them through the real host launcher
 # ----------------------------------------------------------------------------------------------------------
 def test_device_ops_go_through_the_launcher_only_when_enabled(monkeypatch):
-    from openreg.backends.privateuseone import raw_kernels
-
     import openreg
 
     if openreg.privateuseone.driver() != "emulated":
         pytest.skip("the OPENREG_EMULATE_KERNELS switch is for the emulated driver")
-    lnch = raw_kernels.launcher()
+    lnch = kl.launcher()
     dev = "privateuseone:0"
     x_np = values((3, 4, 6), np.float32, specials=False)
     x = openreg.tensor(x_np, device=dev)

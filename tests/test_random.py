@@ -11,10 +11,11 @@ import pytest
 from device_params import LAST_DEVICE, needs_two_devices
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from openreg.backends.privateuseone import kernels_random as dkr
-from openreg.backends.privateuseone import philox
+from openreg.backends.cpu.kernels_random import numpy_values
+from openreg.backends.privateuseone import kernels
 
 import openreg
+from openreg import philox
 from openreg import random as orandom
 from openreg.generator import DEFAULT_SEED
 
@@ -94,7 +95,7 @@ def test_numpy_transforms_are_exact():
 @pytest.fixture(scope="module")
 def launcher():
     try:
-        from openreg.backends.privateuseone import host_launcher as hl
+        from openreg.backends.privateuseone import launchers as hl
     except ImportError as exc:  # the Kernels work is not in this checkout
         pytest.skip(f"host launcher not available: {exc}")
     try:
@@ -107,7 +108,8 @@ def launcher():
 def test_kernel_known_answers(launcher):
     inp = np.array([list(c) + list(k) for c, k, _ in KAT], dtype=np.uint32)
     out = np.zeros((len(KAT), 4), dtype=np.uint32)
-    launcher.launch(dkr.block_launch(dkr.operand(launcher, out, writable=True), dkr.operand(launcher, inp), len(KAT)))
+    launcher.launch(kernels.philox_block_launch(kernels.philox_operand(launcher, out, writable=True),
+                                                 kernels.philox_operand(launcher, inp), len(KAT)))
     assert [tuple(int(w) for w in row) for row in out] == [e for _, _, e in KAT]
     assert launcher.launch_counts["philox_block"] == 1
 
@@ -115,28 +117,27 @@ def test_kernel_known_answers(launcher):
 @pytest.mark.parametrize("kind", ["u32", "f32", "f64"])
 @pytest.mark.parametrize("seed,offset,n", [(0, 0, 1), (42, 8, 7), (2**64 - 1, 2**40, 1003), (7, 4, 70000)])
 def test_kernel_streams_bit_identical_to_numpy(launcher, kind, seed, offset, n):
-    got = dkr.kernel_values(launcher, kind, seed, offset, n)
-    ref = dkr.numpy_values(kind, seed, offset, n)
+    got = kernels.philox_values(launcher, kind, seed, offset, n)
+    ref = numpy_values(kind, seed, offset, n)
     assert got.dtype == ref.dtype
     assert np.array_equal(got.view(np.uint8), ref.view(np.uint8))
 
 
 @pytest.mark.parametrize("kind", ["normal_f32", "normal_f64"])
 def test_kernel_normals_match_numpy(launcher, kind):
-    got = dkr.kernel_values(launcher, kind, 5, 12, 4099)
-    ref = dkr.numpy_values(kind, 5, 12, 4099)
+    got = kernels.philox_values(launcher, kind, 5, 12, 4099)
+    ref = numpy_values(kind, 5, 12, 4099)
     # same words and formula; only libm's log/cos/sin may differ from NumPy's in the last bit
     np.testing.assert_allclose(got, ref, rtol=4e-7 if kind == "normal_f32" else 1e-13, atol=1e-6)
 
 
 def test_kernel_rejects_unaligned_offset(launcher):
-    from openreg.backends.privateuseone.kernel_launch import Operand
+    from openreg.backends.privateuseone.launchers import Operand
     with pytest.raises(ValueError, match="multiple of 4"):
-        dkr.philox_launch("u32", Operand(4096, np.dtype("int32"), (8,), (1,)), 0, 2, 8)
+        kernels.philox_launch("u32", Operand(4096, np.dtype("int32"), (8,), (1,)), 0, 2, 8)
 
 
 def test_device_ops_through_emulated_kernels_equal_numpy_path(monkeypatch, launcher):
-    from openreg.backends.privateuseone import raw_kernels
     if openreg.privateuseone.driver() != "emulated":
         pytest.skip("compares the emulated driver's two paths")
     g = openreg.Generator(DEV)
@@ -144,12 +145,12 @@ def test_device_ops_through_emulated_kernels_equal_numpy_path(monkeypatch, launc
            host(openreg.randn(37, generator=g, device=DEV, dtype=openreg.float64)),
            host(openreg.randint(-5, 1000, (37,), generator=g, device=DEV))]
     monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "1")
-    assert raw_kernels.enabled()
-    before = raw_kernels.launcher().launch_counts["philox_uniform_f32"]
+    assert kernels.enabled()
+    before = kernels.launcher().launch_counts["philox_uniform_f32"]
     got = [host(openreg.rand(37, generator=g.manual_seed(3), device=DEV)),
            host(openreg.randn(37, generator=g, device=DEV, dtype=openreg.float64)),
            host(openreg.randint(-5, 1000, (37,), generator=g, device=DEV))]
-    assert raw_kernels.launcher().launch_counts["philox_uniform_f32"] == before + 1
+    assert kernels.launcher().launch_counts["philox_uniform_f32"] == before + 1
     assert np.array_equal(got[0], ref[0]) and np.array_equal(got[2], ref[2])
     np.testing.assert_allclose(got[1], ref[1], rtol=1e-13)
 

@@ -1,4 +1,4 @@
-"""The CPU generator's random stream: Philox words, uniforms and normals computed with NumPy (``philox.py``).
+"""The CPU generator's random stream: Philox words, uniforms and normals computed with NumPy (``openreg/philox.py``).
 
 ``cpu_draw(impl, kind, n)`` is ``PhiloxGeneratorImpl.draw`` of CPU generators: it reserves the words on the
 generator and returns ``n`` values of ``kind`` (``"u32"``, ``"f32"``/``"f64"`` uniform in [0, 1),
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..privateuseone import philox
+from openreg import philox
 
 
 def cpu_draw(impl, kind: str, n: int, index: int = 0) -> np.ndarray:

@@ -14,6 +14,39 @@ from __future__ import annotations
 _registered = False
 
 
+# -- what the core may use of this backend (``openreg`` imports nothing else from here) ---------------------
+def get_driver():
+    """The selected driver (``cuda`` or ``emulated``; created on first use)."""
+    from .driver_select import get_driver as selected
+    return selected()
+
+
+def device_count() -> int:
+    """How many devices the selected driver drives."""
+    from .state import device_count as count
+    return count()
+
+
+def check_index(index: int) -> int:
+    """``index`` when it names a device of this backend; raises PyTorch's invalid-device error otherwise."""
+    from .state import check_index as check
+    return check(index)
+
+
+def current_stream_handle(index: int):
+    """The driver's handle of the current stream of device ``index`` (work of the core queues there)."""
+    from .streams import current_stream
+    return current_stream(index)._handle
+
+
+def foreign_allocation(index: int, nbytes: int, ptr: int, owner):
+    """A storage allocation over memory this backend did not allocate (``nbytes`` at ``ptr`` on device
+    ``index``, kept alive by ``owner``): DLPack imports adopt producers' memory with it."""
+    from .driver import Segment
+    from .storage_backend import DeviceAllocation
+    return DeviceAllocation.foreign(Segment(index, nbytes, ptr, owner))
+
+
 def register() -> None:
     """Install the storage backend, the hooks, the device kernels, tensor methods and the device module."""
     global _registered

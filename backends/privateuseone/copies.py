@@ -23,7 +23,7 @@ from openreg._array_bridge import from_compute, from_float32, host_array, to_com
 from openreg.devices import PRIVATEUSE1
 from openreg.operators.copy import check_copy
 
-from . import kernel_launch, raw_kernels
+from . import kernels
 from .driver_select import get_driver
 from .pinned_memory import storage_is_pinned
 from .streams import current_stream
@@ -88,7 +88,7 @@ def _host_to_device(dst, src, non_blocking: bool) -> None:
         return
     value = _converted(_real_if_needed(host_array(src), src, dst), dst._dtype)
     with drv.using_device(index), drv.using_stream(stream):
-        raw_kernels.copy_into(dst._array(), drv.upload(np.ascontiguousarray(value), index))
+        kernels.copy_into(dst._array(), drv.upload(np.ascontiguousarray(value), index))
         drv.stream_synchronize(stream)
 
 
@@ -109,8 +109,8 @@ def _device_to_host(dst, src, non_blocking: bool) -> None:
 def _kernel_converts(dst, src) -> bool:
     """Whether the raw copy kernel converts between the two dtypes itself (not bfloat16/float8 / complex)."""
     return (not dst._dtype.is_narrow_float and not src._dtype.is_narrow_float
-            and np.dtype(dst._dtype.numpy) in kernel_launch.COPY_DTYPES
-            and np.dtype(src._dtype.numpy) in kernel_launch.COPY_DTYPES)
+            and np.dtype(dst._dtype.numpy) in kernels.COPY_DTYPES
+            and np.dtype(src._dtype.numpy) in kernels.COPY_DTYPES)
 
 
 def _device_to_device(dst, src) -> None:
@@ -158,7 +158,7 @@ def _device_copy(drv, dst, src, stream, s_stream) -> None:
                 value = drv.array_module.ascontiguousarray(value)
             value = drv.to_device(value, d_index)
         with drv.using_device(d_index), drv.using_stream(stream):
-            raw_kernels.copy_into(dst._array(), value)
+            kernels.copy_into(dst._array(), value)
         return
     with drv.using_device(s_index), drv.using_stream(s_stream):
         value = _real_if_needed(to_compute(src), src, dst)
@@ -171,7 +171,7 @@ def _device_copy(drv, dst, src, stream, s_stream) -> None:
     if s_index != d_index:
         value = drv.to_device(value, d_index)
     with drv.using_device(d_index), drv.using_stream(stream):
-        raw_kernels.copy_into(dst._array(), value)
+        kernels.copy_into(dst._array(), value)
 
 
 __all__ = ["copy_"]

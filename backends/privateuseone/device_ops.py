@@ -33,7 +33,7 @@ from openreg.operators._loader import declared_overloads, register_backend
 from openreg.scalar_conversion import check_scalar_fits
 from openreg.tensor import Tensor
 
-from . import raw_kernels
+from . import kernels
 from .driver_select import get_driver
 from .storage_backend import pool_empty
 from .streams import current_stream
@@ -96,7 +96,7 @@ def abs_compute(spec, self):
     output, which the result tensor adopts without a copy)."""
     inp = to_compute(self)
     out = pool_empty(tuple(self._size), inp.real.dtype if inp.dtype.kind == "c" else inp.dtype, spec.device)
-    raw_kernels.abs_into(out, inp)
+    kernels.abs_into(out, inp)
     return out
 
 
@@ -164,7 +164,7 @@ def fill_(self, value):
     drv = get_driver()
     index = self._storage.device.index
     with drv.using_device(index), drv.using_stream(current_stream(index)._handle):
-        raw_kernels.fill_into(self._array(), scalar)
+        kernels.fill_into(self._array(), scalar)
     return self
 
 
@@ -181,7 +181,7 @@ def mm_plus_mm(a, b, c, d, out):
     index = out._storage.device.index
     with drv.using_device(index), drv.using_stream(current_stream(index)._handle):
         dst = out._array()
-        if out._dtype.name != "bfloat16" and raw_kernels.mm_plus_mm_into(
+        if out._dtype.name != "bfloat16" and kernels.mm_plus_mm_into(
                 a._array(), b._array(), c._array(), d._array(), dst):
             return out
         A, B, C, D = (to_compute(t) for t in (a, b, c, d))

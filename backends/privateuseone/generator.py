@@ -3,7 +3,7 @@
 ``register()`` (called by the backend's ``register()``) hands :func:`make_generator` to
 ``openreg.random.register_privateuse1_generator``. A device generator is a Philox ``(seed, offset)`` pair like
 the CPU's, with ``get_offset``/``set_offset``; the words themselves are computed by ``cuda_kernels/philox.cu``
-on the cuda driver and by ``philox.py`` on the emulated one (``kernels_random.py``).
+on the cuda driver and by ``openreg/philox.py`` on the emulated one (``kernels_random.py``).
 
 The functions below are re-exported by ``openreg.privateuseone``; ``device`` arguments accept an index,
 a string or a device, ``None`` meaning the current device.

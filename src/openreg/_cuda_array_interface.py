@@ -25,8 +25,8 @@ _TYPESTR = {"bool": "|b1", "uint8": "|u1", "int8": "|i1", "int16": "<i2", "int32
 def _on_cuda_driver(t: Tensor) -> bool:
     if t._storage.device._type != PRIVATEUSE1:
         return False
-    from .backends.privateuseone.driver_select import get_driver
-    return get_driver().name == "cuda"
+    from .backends import privateuseone
+    return privateuseone.get_driver().name == "cuda"
 
 
 def cuda_array_interface(self: Tensor) -> dict:
@@ -44,10 +44,10 @@ def cuda_array_interface(self: Tensor) -> dict:
     item = self._dtype.itemsize
     strides = None if self.is_contiguous() else tuple(s * item for s in self._stride)
     data_ptr = self.data_ptr() if self.numel() > 0 else 0
-    from .backends.privateuseone.streams import current_stream
+    from .backends import privateuseone
     # Version 3's "stream": the device's current stream, which the tensor's producers were queued on (the
     # consumer waits for it); 1 names the legacy default stream, as the interface reserves 0.
-    stream = int(current_stream(self._storage.device.index or 0)._handle.ptr) or 1
+    stream = int(privateuseone.current_stream_handle(self._storage.device.index or 0).ptr) or 1
     return {"typestr": typestr, "shape": tuple(self._size), "strides": strides, "data": (data_ptr, False),
             "version": 3, "stream": stream}
 

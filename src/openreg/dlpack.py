@@ -68,9 +68,13 @@ class DLDeviceType(enum.IntEnum):
     kDLMAIA = 17
 
 
+def _device_backend():
+    from .backends import privateuseone
+    return privateuseone
+
+
 def _device_driver():
-    from .backends.privateuseone.driver_select import get_driver
-    return get_driver()
+    return _device_backend().get_driver()
 
 
 def _device_name(code: int) -> str:
@@ -171,14 +175,12 @@ def _export_host(t: Tensor, versioned: bool, copied: bool) -> Any:
 
 
 def _export_cuda(t: Tensor, stream: int | None, max_version, versioned: bool, copied: bool) -> Any:
-    from .backends.privateuseone.streams import current_stream
-
     drv = _device_driver()
     index = int(t._storage.device.index or 0)
     if t._dtype.is_narrow_float:
         # CuPy cannot describe bfloat16/float8: openreg's own capsule over the raw memory, once the work queued
         # on the device's current stream (the tensor's producers) is done, which satisfies any consumer stream.
-        drv.stream_synchronize(current_stream(index)._handle)
+        drv.stream_synchronize(_device_backend().current_stream_handle(index))
         shape, strides = _element_layout(t)
         data = t._storage.data_ptr() + t._offset * t._dtype.itemsize if t.numel() else 0
         return _capsule.make_capsule(data, (DLDeviceType.kDLCUDA, index), shape, strides,
@@ -187,7 +189,7 @@ def _export_cuda(t: Tensor, stream: int | None, max_version, versioned: bool, co
     cp = drv.array_module
     item = t._dtype.itemsize
     alloc = t._storage._data
-    with drv.using_device(index), drv.using_stream(current_stream(index)._handle):
+    with drv.using_device(index), drv.using_stream(_device_backend().current_stream_handle(index)):
         if t.numel() == 0 or alloc is None or getattr(alloc, "segment", None) is None:
             arr = cp.empty(tuple(t._size), t._dtype.numpy)
         else:
@@ -354,18 +356,15 @@ def _import_cuda(source: Any, index: int) -> Tensor:
                           f"{Device(PRIVATEUSE1, index).type} device runs the '{drv.name}' driver, which has no CUDA memory. Copy "
                           f"it to host memory in the producer first, or run on a machine with a GPU and CuPy "
                           f"(OPENREG_DRIVER=cuda).")
-    from .backends.privateuseone import state
-    from .backends.privateuseone.driver import Segment
-    from .backends.privateuseone.storage_backend import DeviceAllocation
-    from .backends.privateuseone.streams import current_stream
     from .storage import UntypedStorage
 
-    state.check_index(index)
+    backend = _device_backend()
+    backend.check_index(index)
     cp = drv.array_module
     with drv.using_device(index):
         if not isinstance(source, _CapsuleHolder):
             # The consumer's stream: ours. DLPack reserves 0; the legacy default stream is passed as 1.
-            ptr = int(current_stream(index)._handle.ptr)
+            ptr = int(backend.current_stream_handle(index).ptr)
             source = _CapsuleHolder(source.__dlpack__(stream=ptr if ptr else 1), (DLDeviceType.kDLCUDA, index))
         view = _capsule.read_capsule(source._capsule)
         name = _capsule.DTYPE_BY_CODE.get((view.code, view.bits)) if view.lanes == 1 else None
@@ -394,7 +393,7 @@ def _import_cuda(source: Any, index: int) -> Tensor:
     if not nbytes:
         storage = UntypedStorage(0, device=dev)
     else:
-        alloc = DeviceAllocation.foreign(Segment(index, nbytes, ptr, data))
+        alloc = backend.foreign_allocation(index, nbytes, ptr, data)
         storage = UntypedStorage._wrap(alloc, nbytes, dev, resizable=False)
     return Tensor._make(storage, Size(shape), strides, 0, dtype)
 

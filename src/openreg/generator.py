@@ -1,7 +1,7 @@
 """``openreg.Generator``: a random number generator of one device, a Philox4x32-10 ``(seed, offset)`` pair.
 
 Every generator -- the CPU's and the device's -- draws from the same counter-based Philox stream (see
-``openreg/backends/privateuseone/philox.py``): a call that needs ``n`` 32-bit words reads words
+``openreg/philox.py``): a call that needs ``n`` 32-bit words reads words
 ``offset .. offset + n - 1`` of the seed's stream and advances ``offset`` by ``n`` rounded up to a multiple of
 4 (one Philox block), like PyTorch's CUDA generator. The state (``get_state``) is 16 bytes: seed and offset,
 little-endian uint64.

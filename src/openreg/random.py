@@ -225,8 +225,8 @@ def fork_rng(devices=None, enabled: bool = True, _caller: str = "fork_rng", _dev
     elif kind != PRIVATEUSE1:
         raise RuntimeError(f"fork_rng: device_type {device_type!r} has no random number generators")
     elif devices is None:
-        from .backends.privateuseone import device_module
-        indices = list(range(device_module.device_count()))
+        from .backends import privateuseone
+        indices = list(range(privateuseone.device_count()))
     else:
         indices = [_index_of(d) for d in devices]
     cpu_state = default_cpu_generator.get_state()

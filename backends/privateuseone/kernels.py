@@ -1,0 +1,822 @@
+"""The raw CUDA kernels of ``cuda_kernels/``: per kernel its dtype table, launch configuration and checked
+entry point, and which launcher runs them on the current driver.
+
+Everything that decides *how* a kernel runs lives here, so the CUDA launcher (CuPy on a GPU) and the host
+launcher (the same .cu compiled for the CPU, ``launchers.py``) cannot drift apart: kernel names per dtype, grid
+and block sizes, shared memory, and argument packing. Arguments are packed as NumPy values with the exact byte
+layout of the kernel parameters -- pointers as ``uint64``, scalars as their dtype, parameter structs as 0-d
+structured arrays -- which CuPy passes by value and the host launcher hands to the kernel as ``void**``.
+
+The entry points (``abs_``, ``copy_``, ``fill_``, ``mm_plus_mm``) take a *launcher* and *arrays* -- NumPy
+arrays with the host launcher, CuPy arrays with the CUDA launcher; any view works, since the launcher turns
+each array into an :class:`~launchers.Operand`. Everything is checked before anything is launched, and a failed
+check raises ``RuntimeError`` naming the operator, the launcher and the offending shapes/dtypes while leaving
+``out`` untouched: unsupported or mismatched dtypes, shape mismatches, arrays on different devices, ``out``
+overlapping an input (exactly the same elements is allowed for the elementwise ops, as for in-place ``abs_``),
+or ``out`` writing one memory location twice.
+
+``abs_into``/``copy_into``/``fill_into``/``mm_plus_mm_into`` are what the device's operators call: on the cuda
+driver they always run the kernels through the CuPy launcher; on the emulated driver through the host launcher
+when ``OPENREG_EMULATE_KERNELS=1``, and NumPy reference code otherwise. Dtypes a kernel does not cover
+(bfloat16, complex) use the array module's own code on either driver.
+
+Adding a kernel (say ``cuda_kernels/philox.cu``): write the ``extern "C"`` entry points, add its source to
+:data:`SOURCES`, and a section here with its dtype table, a ``*_launch`` function returning a
+:class:`~launchers.KernelLaunch` (use :func:`pointwise_grid` and :func:`strided_geometry` for elementwise
+work), a checked entry point, and its names in :func:`all_kernel_names`. Both launchers and
+``ci/kernel-report`` pick the source up from there.
+
+>>> import numpy as np
+>>> from openreg.backends.privateuseone.launchers import HostLauncher, Operand
+>>> out = Operand(ptr=4096, dtype=np.dtype("float32"), shape=(4, 5), strides=(5, 1))
+>>> inp = Operand(ptr=8192, dtype=np.dtype("float32"), shape=(4, 5), strides=(1, 4))
+>>> abs_launch(out, out).kernel, abs_launch(out, inp).kernel
+('abs_contig_f32', 'abs_strided_f32')
+>>> x = np.array([[-1, 2], [3, -4]], dtype=np.int16)
+>>> abs_(HostLauncher(), x, x).tolist()
+[[1, 2], [3, 4]]
+"""
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+import numpy as np
+
+from .driver_select import get_driver
+from .launchers import ALL_DTYPES, DTYPE_SUFFIX, CupyLauncher, HostLauncher, KernelLaunch, Operand
+
+# ----------------------------------------------------------------------------------------------------------
+# Constants that must match the kernel sources (tests/test_kernels.py checks them against the #defines)
+# ----------------------------------------------------------------------------------------------------------
+POINTWISE_THREADS = 256  # OPENREG_POINTWISE_THREADS in common.cuh
+MAX_DIMS = 8  # OPENREG_MAX_DIMS in indexing.cuh
+MM_TILE_M = 64  # OPENREG_MM_BM in mm_plus_mm.cu
+MM_TILE_N = 64  # OPENREG_MM_BN
+MM_THREADS = 256  # OPENREG_MM_THREADS
+
+# Grid-stride loops need no more blocks than fill the GPU a few times over.  H100 SXM: 132 SMs, 2048
+# resident threads per SM = 8 blocks of 256; 4 waves of those keep every SM busy while tails drain.
+MAX_POINTWISE_BLOCKS = 132 * 8 * 4
+
+# Fast 32-bit division in the strided kernels is valid for linear indices below 2^31.
+FASTDIV_LIMIT = 2**31
+
+SOURCES: dict[str, str] = {
+    "abs": "abs.cu",
+    "copy": "copy.cu",
+    "fill": "fill.cu",
+    "mm_plus_mm": "mm_plus_mm.cu",
+    "philox": "philox.cu",
+}
+
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Kernel names, argument packing and the elementwise launch
+# ----------------------------------------------------------------------------------------------------------
+def kernel_name(op: str, variant: str | None, *dtypes: Any) -> str:
+    """The ``extern "C"`` name of a kernel.
+
+    >>> kernel_name("copy", "strided", "float16", "int64")
+    'copy_strided_f16_from_i64'
+    >>> kernel_name("mm_plus_mm", None, "float32")
+    'mm_plus_mm_f32'
+    """
+    suffixes = [DTYPE_SUFFIX[np.dtype(d)] for d in dtypes]
+    head = op if variant is None else f"{op}_{variant}"
+    return f"{head}_{'_from_'.join(suffixes)}"
+
+
+def pack_pointer(ptr: int) -> np.uint64:
+    """A device/host address as a kernel argument (8 bytes, same ABI as ``T*``)."""
+    return np.uint64(ptr)
+
+
+def pack_scalar(value: Any, dtype: Any) -> np.generic:
+    """A scalar as the kernel parameter type for ``dtype`` (``__half`` is 2 bytes, ``bool`` 1 byte).
+
+    >>> pack_scalar(1.5, "float16").tobytes()
+    b'\\x00>'
+    """
+    return np.array(value).astype(np.dtype(dtype)).reshape(())[()]
+
+
+def _geometry_dtype(n_operands: int) -> np.dtype:
+    return np.dtype([
+        ("numel", np.int64),
+        ("ndim", np.int32),
+        ("use_fastdiv", np.int32),
+        ("sizes", np.int64, (MAX_DIMS,)),
+        ("div_magic", np.uint32, (MAX_DIMS,)),
+        ("div_shift", np.uint32, (MAX_DIMS,)),
+        ("strides", np.int64, (n_operands, MAX_DIMS)),
+    ], align=True)
+
+
+GEOMETRY_DTYPES = {1: _geometry_dtype(1), 2: _geometry_dtype(2)}
+assert GEOMETRY_DTYPES[1].itemsize == 208 and GEOMETRY_DTYPES[2].itemsize == 272  # static_asserts in indexing.cuh
+
+
+def fastdiv_params(divisor: int) -> tuple[int, int]:
+    """Magic number and shift so that ``n // d == (umulhi(n, magic) + n) >> shift`` for ``0 <= n < 2**31``.
+
+    >>> magic, shift = fastdiv_params(7)
+    >>> (((1000 * magic) >> 32) + 1000) >> shift
+    142
+    """
+    if not 1 <= divisor < FASTDIV_LIMIT:
+        raise ValueError(f"fast division needs 1 <= divisor < 2**31, got {divisor}")
+    shift = (divisor - 1).bit_length()
+    magic = ((1 << 32) * ((1 << shift) - divisor)) // divisor + 1
+    return magic, shift
+
+
+def coalesce(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> tuple[list[int], list[list[int]]]:
+    """Drop size-1 dims, order dims outer-to-inner by the output's stride (operand 0, then the others), and
+    merge neighbours that are contiguous with each other in every operand.
+
+    >>> coalesce((2, 3, 4), [(12, 4, 1), (12, 4, 1)])
+    ([24], [[1], [1]])
+    >>> coalesce((4, 5), [(1, 4), (5, 1)])
+    ([5, 4], [[4, 1], [1, 5]])
+    """
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    dims.sort(key=lambda d: tuple(abs(s[d]) for s in strides), reverse=True)
+    new_shape: list[int] = []
+    new_strides: list[list[int]] = [[] for _ in strides]
+    for d in dims:
+        if new_shape and all(ns[-1] == s[d] * shape[d] for ns, s in zip(new_strides, strides)):
+            new_shape[-1] *= shape[d]
+            for ns, s in zip(new_strides, strides):
+                ns[-1] = s[d]
+        else:
+            new_shape.append(shape[d])
+            for ns, s in zip(new_strides, strides):
+                ns.append(s[d])
+    return new_shape, new_strides
+
+
+def strided_geometry(shape: Sequence[int], strides: Sequence[Sequence[int]],
+                     fastdiv: bool | None = None) -> np.ndarray:
+    """Pack a (coalesced) shape and per-operand strides into ``StridedGeometry<N>`` (indexing.cuh).
+
+    ``fastdiv=None`` uses the 32-bit magic-number division whenever the element count allows it;
+    ``False`` forces the 64-bit path (tests use it to cover that branch).
+
+    >>> g = strided_geometry([3, 5], [[5, 1], [1, 3]])
+    >>> int(g["numel"]), int(g["ndim"]), g["strides"][1][:2].tolist()
+    (15, 2, [1, 3])
+    """
+    ndim = len(shape)
+    if ndim > MAX_DIMS:
+        raise NotImplementedError(f"the device kernels index at most {MAX_DIMS} dims after merging "
+                                  f"contiguous ones, got shape {tuple(shape)}")
+    numel = math.prod(shape)
+    geom = np.zeros((), dtype=GEOMETRY_DTYPES[len(strides)])
+    geom["numel"] = numel
+    geom["ndim"] = ndim
+    use_fastdiv = numel < FASTDIV_LIMIT if fastdiv is None else (fastdiv and numel < FASTDIV_LIMIT)
+    geom["use_fastdiv"] = int(use_fastdiv)
+    for d, size in enumerate(shape):
+        geom["sizes"][d] = size
+        if use_fastdiv:
+            geom["div_magic"][d], geom["div_shift"][d] = fastdiv_params(size)
+        for k, s in enumerate(strides):
+            geom["strides"][k][d] = s[d]
+    return geom
+
+
+def pointwise_grid(work_items: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """Grid and block for a grid-stride pointwise kernel with ``work_items`` units of work.
+
+    >>> pointwise_grid(1000)
+    ((4, 1, 1), (256, 1, 1))
+    """
+    blocks = max(1, min(-(-work_items // POINTWISE_THREADS), MAX_POINTWISE_BLOCKS))
+    return (blocks, 1, 1), (POINTWISE_THREADS, 1, 1)
+
+
+def pointwise_launch(op: str, out: Operand, inputs: Sequence[Operand], name_dtypes: Sequence[Any],
+                     extra_args: Sequence[Any] = (), fastdiv: bool | None = None,
+                     name: str | None = None) -> KernelLaunch | None:
+    """Choose the contiguous or strided variant of an elementwise kernel and pack its arguments.
+
+    ``op`` names the source (:data:`SOURCES`) and, unless ``name`` is given, the kernel; ``name_dtypes`` are
+    the dtypes spelled in the kernel name (``abs_contig_f32``: ``[float32]``).
+    Kernel signatures follow one convention: ``<op>_contig_<dt..>(out, inputs..., extra..., int64 n)`` and
+    ``<op>_strided_<dt..>(out, inputs..., extra..., StridedGeometry<1 + len(inputs)>)``.  Returns ``None``
+    when there is nothing to do (zero elements).
+
+    >>> import numpy as np
+    >>> o = Operand(4096, np.dtype("int8"), (3, 1000), (1000, 1))
+    >>> launch = pointwise_launch("abs", o, [o], [o.dtype])
+    >>> launch.kernel, launch.grid, int(launch.args[2])
+    ('abs_contig_i8', (1, 1, 1), 3000)
+    """
+    numel = out.numel
+    if numel == 0:
+        return None
+    operands = [out, *inputs]
+    shape, strides = coalesce(out.shape, [o.strides for o in operands])
+    source = SOURCES[op]
+    pointers = [pack_pointer(o.ptr) for o in operands]
+    if len(shape) == 0 or (len(shape) == 1 and all(s[0] == 1 for s in strides)):
+        width = 16 // max(o.itemsize for o in operands)  # elements per 16-byte vector, as pointwise.cuh
+        grid, block = pointwise_grid(-(-numel // width))
+        return KernelLaunch(source, kernel_name(name or op, "contig", *name_dtypes), grid, block, 0,
+                            (*pointers, *extra_args, np.int64(numel)))
+    grid, block = pointwise_grid(numel)
+    return KernelLaunch(source, kernel_name(name or op, "strided", *name_dtypes), grid, block, 0,
+                        (*pointers, *extra_args, strided_geometry(shape, strides, fastdiv)))
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Launchers and checks
+# ----------------------------------------------------------------------------------------------------------
+class Launcher(Protocol):
+    """What the functions here need from a launcher (``HostLauncher`` and ``CupyLauncher`` provide it)."""
+
+    name: str
+    launch_counts: Any  # collections.Counter: kernel name -> launches
+
+    def operand(self, array: Any, *, what: str = ..., writable: bool = ...) -> Operand: ...
+
+    def launch(self, launch: KernelLaunch, device: int | None = None) -> None: ...
+
+    def prefers_blas(self, dtype: Any, m: int, n: int, k1: int, k2: int) -> bool: ...
+
+    def gemm_plus_gemm(self, a: Any, b: Any, c: Any, d: Any, out: Any) -> None: ...
+
+
+def _error(launcher: Launcher, op: str, message: str) -> RuntimeError:
+    return RuntimeError(f"{op} on the '{launcher.name}' kernel launcher: {message}")
+
+
+def _names(dtypes: Sequence[np.dtype]) -> str:
+    return "[" + ", ".join(str(d) for d in dtypes) + "]"
+
+
+def _shapes(ins: Sequence[Operand], out: Operand) -> str:
+    return ", ".join(f"{n} {x.shape}" for n, x in zip(("a", "b", "c", "d", "out"), (*ins, out)))
+
+
+def _operand(launcher: Launcher, op: str, array: Any, what: str, writable: bool = False) -> Operand:
+    try:
+        return launcher.operand(array, what=what, writable=writable)
+    except RuntimeError as exc:
+        raise _error(launcher, op, str(exc)) from None
+
+
+def _check_dtype(launcher: Launcher, op: str, x: Operand, allowed: Sequence[np.dtype], what: str) -> None:
+    if x.dtype not in allowed:
+        raise _error(launcher, op, f"{what} has unsupported dtype {x.dtype} (supported: {_names(allowed)})")
+
+
+def _check_same_shape(launcher: Launcher, op: str, out: Operand, inp: Operand) -> None:
+    if out.shape != inp.shape:
+        raise _error(launcher, op, f"out has shape {out.shape} but input has shape {inp.shape} "
+                                   "(expand broadcasts with zero strides before the call)")
+
+
+def _check_devices(launcher: Launcher, op: str, xs: Sequence[Operand]) -> None:
+    devices = sorted({x.device for x in xs})
+    if len(devices) > 1:
+        raise _error(launcher, op, f"expected all arrays on one device, got devices {devices}")
+
+
+def _check_writable_once(launcher: Launcher, op: str, out: Operand) -> None:
+    if _has_internal_overlap(out):
+        raise _error(launcher, op, f"unsupported operation: more than one element of the written-to array (shape "
+                                   f"{out.shape}, strides {out.strides}) refers to a single memory location; "
+                                   "clone it first")
+
+
+def _check_no_partial_overlap(launcher: Launcher, op: str, out: Operand, inp: Operand, what: str) -> None:
+    if _overlaps(out, inp) and not (_same_elements(out, inp) and out.itemsize == inp.itemsize):
+        raise _error(launcher, op, f"unsupported operation: some elements of the {what} (shape {inp.shape}, "
+                                   f"strides {inp.strides}) and the written-to array (strides {out.strides}) refer "
+                                   "to a single memory location; clone the input first")
+
+
+class _Layout:
+    """A NumPy-visible description of an operand's memory, for ``np.shares_memory``."""
+
+    def __init__(self, x: Operand):
+        self.__array_interface__ = {"data": (x.ptr, True), "shape": x.shape, "strides": x.byte_strides,
+                                    "typestr": x.dtype.str, "version": 3}
+
+
+def _byte_range(x: Operand) -> tuple[int, int]:
+    lo = hi = x.ptr
+    for size, stride in zip(x.shape, x.byte_strides):
+        if stride > 0:
+            hi += stride * (size - 1)
+        else:
+            lo += stride * (size - 1)
+    return lo, hi + x.itemsize
+
+
+def _overlaps(x: Operand, y: Operand) -> bool:
+    """Whether two operands share any byte (exactly, up to a work bound; beyond it: assume they do)."""
+    if x.numel == 0 or y.numel == 0:
+        return False
+    (xlo, xhi), (ylo, yhi) = _byte_range(x), _byte_range(y)
+    if xhi <= ylo or yhi <= xlo:
+        return False
+    try:
+        return bool(np.shares_memory(np.asarray(_Layout(x)), np.asarray(_Layout(y)), max_work=1 << 20))
+    except _TooHardError:
+        return True
+
+
+def _same_elements(x: Operand, y: Operand) -> bool:
+    """Same address, shape and strides (ignoring size-1 dims): element i of both is the same memory."""
+    if x.ptr != y.ptr or x.shape != y.shape:
+        return False
+    return all(sx == sy or size == 1 for size, sx, sy in zip(x.shape, x.byte_strides, y.byte_strides))
+
+
+_TooHardError = getattr(getattr(np, "exceptions", None), "TooHardError", None) or np.TooHardError
+
+_EXACT_OVERLAP_LIMIT = 1 << 22  # elements; beyond this an ambiguous layout is rejected without enumeration
+
+
+def _has_internal_overlap(x: Operand) -> bool:
+    """Whether two elements of ``x`` share memory (zero strides, or strides that interleave)."""
+    dims = sorted((abs(st), size) for size, st in zip(x.shape, x.strides) if size > 1)
+    if x.numel == 0 or not dims:
+        return False
+    if dims[0][0] == 0:
+        return True
+    extent = 1  # elements spanned by the dims seen so far
+    for stride, size in dims:
+        if stride < extent:
+            break
+        extent += stride * (size - 1)
+    else:
+        return False
+    if x.numel > _EXACT_OVERLAP_LIMIT:
+        return True
+    offsets = np.zeros(1, dtype=np.int64)
+    for stride, size in dims:
+        offsets = (offsets[:, None] + stride * np.arange(size, dtype=np.int64)[None, :]).ravel()
+    return len(np.unique(offsets)) != len(offsets)
+
+
+def _launch(launcher: Launcher, launch: KernelLaunch | None, out: Operand) -> None:
+    if launch is not None:
+        launcher.launch(launch, device=out.device)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# abs (abs.cu)
+# ----------------------------------------------------------------------------------------------------------
+ABS_DTYPES: tuple[np.dtype, ...] = tuple(np.dtype(t) for t in ("float16", "float32", "float64", "int8", "int16",
+                                                                 "int32", "int64"))
+
+
+def abs_launch(out: Operand, inp: Operand, *, fastdiv: bool | None = None) -> KernelLaunch | None:
+    """``out = |inp|`` (same dtype and shape; validated by :func:`abs_`).
+
+    >>> import numpy as np
+    >>> x = Operand(4096, np.dtype("float64"), (8,), (2,))
+    >>> abs_launch(x, x).kernel
+    'abs_strided_f64'
+    """
+    return pointwise_launch("abs", out, [inp], [out.dtype], fastdiv=fastdiv)
+
+
+def abs_(launcher: Launcher, out: Any, inp: Any) -> Any:
+    """``out[...] = |inp|`` elementwise; ``out`` may be ``inp`` itself (in-place). Returns ``out``.
+
+    Dtypes: float16/32/64, int8/16/32/64; ``out`` and ``inp`` share dtype and shape (broadcasting is the
+    caller's, as zero strides in ``inp``).
+
+    >>> import numpy as np
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> o = np.zeros((2, 6), np.float32)
+    >>> abs_(HostLauncher(), o[:, 0:6:2], np.float32([[-1, 2, -3], [4, -5, 6]]))[1].tolist()
+    [4.0, 5.0, 6.0]
+    """
+    op = "abs"
+    o = _operand(launcher, op, out, "out", writable=True)
+    i = _operand(launcher, op, inp, "input")
+    _check_dtype(launcher, op, o, ABS_DTYPES, "out")
+    if o.dtype != i.dtype:
+        raise _error(launcher, op, f"out has dtype {o.dtype} but input has dtype {i.dtype}; abs needs equal "
+                                   "dtypes (convert with copy_ first)")
+    _check_same_shape(launcher, op, o, i)
+    _check_devices(launcher, op, [o, i])
+    _check_writable_once(launcher, op, o)
+    _check_no_partial_overlap(launcher, op, o, i, "input")
+    _launch(launcher, abs_launch(o, i), o)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# copy_ (copy.cu)
+# ----------------------------------------------------------------------------------------------------------
+COPY_DTYPES = ALL_DTYPES
+
+
+def copy_launch(out: Operand, inp: Operand, *, fastdiv: bool | None = None) -> KernelLaunch | None:
+    """``out[...] = inp`` converted to ``out.dtype``; broadcasting arrives as zero strides in ``inp``.
+
+    >>> import numpy as np
+    >>> o = Operand(4096, np.dtype("float32"), (3, 4), (4, 1))
+    >>> i = Operand(8192, np.dtype("int64"), (3, 4), (0, 1))
+    >>> copy_launch(o, i).kernel
+    'copy_strided_f32_from_i64'
+    """
+    return pointwise_launch("copy", out, [inp], [out.dtype, inp.dtype], fastdiv=fastdiv)
+
+
+def copy_(launcher: Launcher, out: Any, inp: Any) -> Any:
+    """``out[...] = inp`` converted to ``out``'s dtype, between any two layouts. Returns ``out``.
+
+    Dtypes: bool, uint8, int8..int64, float16/32/64 in any combination.  ``inp`` must have ``out``'s shape
+    (expand broadcasts with zero strides first).  Conversions follow NumPy's ``astype`` (``x != 0`` for
+    bool, truncation toward zero for float -> int, round-to-nearest-even into float16).
+
+    >>> import numpy as np
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> o = np.zeros((2, 3), np.float16)
+    >>> src = np.arange(3, dtype=np.int64)
+    >>> copy_(HostLauncher(), o, np.broadcast_to(src, (2, 3))).tolist()
+    [[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]
+    """
+    op = "copy_"
+    o = _operand(launcher, op, out, "out", writable=True)
+    i = _operand(launcher, op, inp, "input")
+    _check_dtype(launcher, op, o, COPY_DTYPES, "out")
+    _check_dtype(launcher, op, i, COPY_DTYPES, "input")
+    _check_same_shape(launcher, op, o, i)
+    _check_devices(launcher, op, [o, i])
+    _check_writable_once(launcher, op, o)
+    _check_no_partial_overlap(launcher, op, o, i, "input")
+    if _same_elements(o, i) and o.dtype == i.dtype:
+        return out  # copying a view onto itself
+    _launch(launcher, copy_launch(o, i), o)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# fill_ (fill.cu)
+# ----------------------------------------------------------------------------------------------------------
+FILL_DTYPES = ALL_DTYPES
+
+
+def fill_launch(out: Operand, value: Any, *, fastdiv: bool | None = None) -> KernelLaunch | None:
+    """``out[...] = value`` (``value`` is converted to ``out.dtype`` here; range checks are the caller's).
+
+    >>> import numpy as np
+    >>> o = Operand(4096, np.dtype("float16"), (10,), (1,))
+    >>> launch = fill_launch(o, 2.0)
+    >>> launch.kernel, launch.args[1].dtype
+    ('fill_contig_f16', dtype('float16'))
+    """
+    return pointwise_launch("fill", out, [], [out.dtype], extra_args=[pack_scalar(value, out.dtype)],
+                            fastdiv=fastdiv)
+
+
+def fill_(launcher: Launcher, out: Any, value: Any) -> Any:
+    """``out[...] = value`` for every supported dtype; ``out`` may be any view, even an expanded one.
+
+    ``value`` (a Python or NumPy scalar) must be representable in ``out``'s dtype: integers out of range
+    and finite floats beyond float16/float32's range raise ``RuntimeError``, as in PyTorch; floats
+    written to integer dtypes truncate toward zero.
+
+    >>> import numpy as np
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> fill_(HostLauncher(), np.zeros(4, np.int8), -7).tolist()
+    [-7, -7, -7, -7]
+    """
+    op = "fill_"
+    o = _operand(launcher, op, out, "out", writable=True)
+    _check_dtype(launcher, op, o, FILL_DTYPES, "out")
+    scalar = _fill_scalar(launcher, o.dtype, value)
+    if o.numel:  # an expanded view repeats memory along its zero-stride dims: write each location once
+        keep = [d for d, st in enumerate(o.strides) if st != 0]
+        o = replace(o, shape=tuple(o.shape[d] for d in keep), strides=tuple(o.strides[d] for d in keep))
+    _launch(launcher, fill_launch(o, scalar), o)
+    return out
+
+
+def _fill_scalar(launcher: Launcher, dtype: np.dtype, value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        if value.size != 1:
+            raise _error(launcher, "fill_", f"value must be a scalar, got an array of shape {value.shape}")
+        value = value.reshape(()).item()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, complex):
+        raise _error(launcher, "fill_", f"cannot fill {dtype} with complex value {value!r}")
+    if not isinstance(value, (bool, int, float)):
+        raise _error(launcher, "fill_", f"value must be a number, got {type(value).__name__}")
+    if dtype == np.bool_:
+        return bool(value)
+    if dtype.kind in "iu":
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise _error(launcher, "fill_", f"value {value} cannot be converted to type {dtype} without overflow")
+            value = int(value)  # truncation toward zero
+        info = np.iinfo(dtype)
+        if not info.min <= int(value) <= info.max:
+            raise _error(launcher, "fill_", f"value {value} cannot be converted to type {dtype} without overflow")
+        return int(value)
+    value = float(value)
+    with np.errstate(over="ignore"):
+        overflows = math.isfinite(value) and not np.isfinite(np.array(value).astype(dtype))
+    if overflows:
+        raise _error(launcher, "fill_", f"value {value} cannot be converted to type {dtype} without overflow")
+    return value
+
+
+# ----------------------------------------------------------------------------------------------------------
+# mm_plus_mm (mm_plus_mm.cu)
+# ----------------------------------------------------------------------------------------------------------
+MM_DTYPES: tuple[np.dtype, ...] = tuple(np.dtype(t) for t in ("float16", "float32", "float64"))
+MM_SHAPE_DTYPE = np.dtype([
+    ("m", np.int64), ("n", np.int64), ("k1", np.int64), ("k2", np.int64),
+    ("a_stride", np.int64, (2,)), ("b_stride", np.int64, (2,)), ("c_stride", np.int64, (2,)),
+    ("d_stride", np.int64, (2,)), ("out_stride", np.int64, (2,)),
+    ("k_fast", np.int32), ("reserved", np.int32),
+], align=True)
+assert MM_SHAPE_DTYPE.itemsize == 120  # static_assert in mm_plus_mm.cu
+
+
+
+def _k_fast(row_stride: int, col_stride: int, k_is_row: bool) -> bool:
+    """Load the operand with consecutive threads along K when K is its smaller stride (coalescing)."""
+    k_stride, other = (row_stride, col_stride) if k_is_row else (col_stride, row_stride)
+    return abs(k_stride) < abs(other) or (abs(k_stride) == abs(other) and not k_is_row)
+
+
+def mm_plus_mm_launch(a: Operand, b: Operand, c: Operand, d: Operand, out: Operand) -> KernelLaunch | None:
+    """``out = a @ b + c @ d`` with a 64x64 output tile per 256-thread block (mm_plus_mm.cu).
+
+    Shapes and dtypes are validated by :func:`mm_plus_mm`.
+
+    >>> import numpy as np
+    >>> f = np.dtype("float32")
+    >>> a, b = Operand(0, f, (100, 7), (7, 1)), Operand(0, f, (7, 130), (130, 1))
+    >>> c, d = Operand(0, f, (100, 9), (1, 100)), Operand(0, f, (9, 130), (130, 1))
+    >>> launch = mm_plus_mm_launch(a, b, c, d, Operand(0, f, (100, 130), (130, 1)))
+    >>> launch.kernel, launch.grid, launch.block, int(launch.args[-1]["k_fast"])
+    ('mm_plus_mm_f32', (6, 1, 1), (256, 1, 1), 1)
+    """
+    m, n = out.shape
+    k1, k2 = a.shape[1], c.shape[1]
+    if m == 0 or n == 0:
+        return None
+    tiles = -(-m // MM_TILE_M) * -(-n // MM_TILE_N)
+    if tiles > 2**31 - 1:
+        raise NotImplementedError(f"mm_plus_mm: output {m}x{n} needs more than 2^31-1 tiles")
+    shape = np.zeros((), dtype=MM_SHAPE_DTYPE)
+    shape["m"], shape["n"], shape["k1"], shape["k2"] = m, n, k1, k2
+    for field, op in (("a_stride", a), ("b_stride", b), ("c_stride", c), ("d_stride", d), ("out_stride", out)):
+        shape[field] = op.strides
+    k_fast = 0
+    for bit, op, k_is_row in ((0, a, False), (1, b, True), (2, c, False), (3, d, True)):
+        if _k_fast(op.strides[0], op.strides[1], k_is_row):
+            k_fast |= 1 << bit
+    shape["k_fast"] = k_fast
+    args = tuple(pack_pointer(o.ptr) for o in (out, a, b, c, d)) + (shape,)
+    return KernelLaunch(SOURCES["mm_plus_mm"], kernel_name("mm_plus_mm", None, out.dtype), (tiles, 1, 1),
+                        (MM_THREADS, 1, 1), 0, args)
+
+
+def mm_plus_mm(launcher: Launcher, a: Any, b: Any, c: Any, d: Any, out: Any) -> Any:
+    """``out = a @ b + c @ d`` in one fused kernel (or two cuBLAS GEMMs where the launcher prefers them).
+
+    ``a``: M x K1, ``b``: K1 x N, ``c``: M x K2, ``d``: K2 x N, ``out``: M x N, all float32, all float64, or
+    all float16 (accumulated in float32).  Any strides (transposed views need no copy); K1 may differ from
+    K2 and either may be 0.  ``out`` must not overlap an input.  Returns ``out``.
+
+    >>> import numpy as np
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> a = np.eye(2, dtype=np.float32)
+    >>> c = np.ones((2, 3), np.float32)
+    >>> out = np.empty((2, 2), np.float32)
+    >>> mm_plus_mm(HostLauncher(), a, a * 2, c, c.T, out).tolist()
+    [[5.0, 3.0], [3.0, 5.0]]
+    """
+    op = "mm_plus_mm"
+    names = ("a", "b", "c", "d")
+    ins = [_operand(launcher, op, arr, name) for arr, name in zip((a, b, c, d), names)]
+    o = _operand(launcher, op, out, "out", writable=True)
+    dtypes = [x.dtype for x in ins] + [o.dtype]
+    if any(dt != dtypes[0] for dt in dtypes) or dtypes[0] not in MM_DTYPES:
+        listing = ", ".join(f"{n}: {x.dtype}" for n, x in zip((*names, "out"), (*ins, o)))
+        raise _error(launcher, op, f"expected a, b, c, d and out of one dtype among "
+                                   f"{_names(MM_DTYPES)}, got {listing}")
+    if any(len(x.shape) != 2 for x in (*ins, o)):
+        raise _error(launcher, op, "expected 2-d arrays, got " + _shapes(ins, o))
+    (m, k1), (k1b, n), (mc, k2), (k2d, nd) = (x.shape for x in ins)
+    if k1 != k1b or k2 != k2d or mc != m or nd != n or o.shape != (m, n):
+        raise _error(launcher, op, "shapes do not agree (a: M x K1, b: K1 x N, c: M x K2, d: K2 x N, "
+                                   "out: M x N); got " + _shapes(ins, o))
+    _check_devices(launcher, op, [*ins, o])
+    _check_writable_once(launcher, op, o)
+    for x, name in zip(ins, names):
+        if _overlaps(o, x):
+            raise _error(launcher, op, f"out overlaps input {name} (out {o.shape}, {name} {x.shape}); write to "
+                                       "a fresh array or clone the input")
+    if m == 0 or n == 0:
+        return out
+    if launcher.prefers_blas(o.dtype, m, n, k1, k2):
+        launcher.gemm_plus_gemm(a, b, c, d, out)
+        return out
+    _launch(launcher, mm_plus_mm_launch(*ins, o), o)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Philox random words (philox.cu)
+# ----------------------------------------------------------------------------------------------------------
+PHILOX_KERNELS = {"u32": "philox_u32", "f32": "philox_uniform_f32", "f64": "philox_uniform_f64",
+                  "normal_f32": "philox_normal_f32", "normal_f64": "philox_normal_f64"}
+PHILOX_DTYPES = {"u32": np.dtype(np.uint32), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
+                 "normal_f32": np.dtype(np.float32), "normal_f64": np.dtype(np.float64)}
+# The launchers describe operands in the kernels' dtype list, which has no uint32: words travel as int32 views.
+PHILOX_WORDS = np.dtype(np.int32)
+
+
+def philox_operand_dtype(dtype: np.dtype) -> np.dtype:
+    """The operand dtype of a Philox output of ``dtype`` (uint32 words as int32)."""
+    return PHILOX_WORDS if dtype == np.dtype(np.uint32) else dtype
+
+
+def philox_operand(launcher, array, what: str = "array", writable: bool = False) -> Operand:
+    """The launcher's operand for ``array``; uint32 word arrays are described as int32 (same bytes)."""
+    if array.dtype == np.dtype(np.uint32):
+        array = array.view(PHILOX_WORDS)
+    return launcher.operand(array, what=what, writable=writable)
+
+
+def philox_launch(kind: str, out: Operand, seed: int, offset: int, n: int) -> KernelLaunch | None:
+    """Fill the contiguous ``out`` with ``n`` values of ``kind`` from stream words ``offset ..`` of ``seed``.
+
+    One work item per Philox block (four words): ``f64`` makes two values per block, the others four.
+    ``offset`` must be a multiple of 4 (generators always hand out whole blocks).
+
+    >>> out = Operand(4096, np.dtype("float32"), (1000,), (1,))
+    >>> launch = philox_launch("f32", out, seed=1, offset=8, n=1000)
+    >>> launch.kernel, launch.grid, int(launch.args[2])
+    ('philox_uniform_f32', (1, 1, 1), 8)
+    """
+    if kind not in PHILOX_KERNELS:
+        raise ValueError(f"unknown Philox kernel kind {kind!r}")
+    if offset % 4:
+        raise ValueError(f"philox: offset {offset} is not a multiple of 4")
+    if (out.dtype != philox_operand_dtype(PHILOX_DTYPES[kind]) or out.numel < n
+            or (n > 1 and out.strides[-1:] != (1,)) or len(out.shape) != 1):
+        raise RuntimeError(f"philox: output must be a contiguous 1-d {PHILOX_DTYPES[kind]} array of at least {n} "
+                           f"elements, got {out.dtype} {out.shape} strides {out.strides}")
+    if n == 0:
+        return None
+    items = -(-n // 2) if kind == "f64" else -(-n // 4)
+    grid, block = pointwise_grid(items)
+    args = (pack_pointer(out.ptr), np.uint64(seed % 2 ** 64), np.uint64(offset % 2 ** 64), np.int64(n))
+    return KernelLaunch(SOURCES["philox"], PHILOX_KERNELS[kind], grid, block, 0, args)
+
+
+def philox_block_launch(out: Operand, inp: Operand, n: int) -> KernelLaunch | None:
+    """Raw Philox4x32-10 of ``n`` (counter, key) rows: ``inp`` is ``n x 6`` words, ``out`` ``n x 4`` (uint32
+    arrays described as int32 operands, see :func:`philox_operand`)."""
+    if out.dtype != PHILOX_WORDS or inp.dtype != PHILOX_WORDS or out.numel != 4 * n or inp.numel != 6 * n:
+        raise RuntimeError(f"philox_block: expected uint32 arrays of {6 * n} and {4 * n} elements")
+    if n == 0:
+        return None
+    grid, block = pointwise_grid(n)
+    return KernelLaunch(SOURCES["philox"], "philox_block", grid, block, 0,
+                        (pack_pointer(out.ptr), pack_pointer(inp.ptr), np.int64(n)))
+
+
+def philox_values(launcher, kind: str, seed: int, offset: int, n: int, xp=np, device: int | None = None):
+    """``n`` values of ``kind`` computed by the raw kernel through ``launcher`` (arrays of ``xp``)."""
+    out = xp.empty(n, dtype=PHILOX_DTYPES[kind])
+    launch = philox_launch(kind, philox_operand(launcher, out, "philox output", writable=True), seed, offset, n)
+    if launch is not None:
+        launcher.launch(launch, device)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Every kernel
+# ----------------------------------------------------------------------------------------------------------
+def all_kernel_names(source: str) -> list[str]:
+    """Every kernel name this module may launch from ``source`` (used by the build test and the report).
+
+    >>> len(all_kernel_names("copy.cu"))
+    162
+    """
+    if source == "abs.cu":
+        return [kernel_name("abs", v, d) for d in ABS_DTYPES for v in ("contig", "strided")]
+    if source == "fill.cu":
+        return [kernel_name("fill", v, d) for d in FILL_DTYPES for v in ("contig", "strided")]
+    if source == "copy.cu":
+        return [kernel_name("copy", v, o, i) for o in COPY_DTYPES for i in COPY_DTYPES for v in ("contig", "strided")]
+    if source == "mm_plus_mm.cu":
+        return [kernel_name("mm_plus_mm", None, d) for d in MM_DTYPES]
+    if source == "philox.cu":
+        return ["philox_block", *PHILOX_KERNELS.values()]
+    raise KeyError(f"unknown kernel source {source!r}")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Running on the current driver
+# ----------------------------------------------------------------------------------------------------------
+_lock = threading.Lock()
+_launchers: dict[str, object] = {}
+
+
+def enabled() -> bool:
+    """Whether raw kernels run (cuda driver: always; emulated: ``OPENREG_EMULATE_KERNELS=1``)."""
+    return get_driver().name == "cuda" or os.environ.get("OPENREG_EMULATE_KERNELS", "") == "1"
+
+
+def launcher():
+    """The launcher of the current driver (created once): CuPy's on cuda, the host launcher otherwise."""
+    name = get_driver().name
+    lnch = _launchers.get(name)
+    if lnch is None:
+        with _lock:
+            lnch = _launchers.get(name)
+            if lnch is None:
+                lnch = _launchers[name] = CupyLauncher() if name == "cuda" else HostLauncher()
+    return lnch
+
+
+def _use(supported: Sequence[np.dtype], *arrays) -> bool:
+    return enabled() and all(np.dtype(a.dtype) in supported for a in arrays)
+def abs_into(out, inp) -> None:
+    """``out[...] = |inp|`` (same shape and dtype)."""
+    if _use(ABS_DTYPES, out, inp):
+        abs_(launcher(), out, inp)
+    else:
+        xp = get_driver().array_module if not isinstance(out, np.ndarray) else np
+        xp.abs(inp, out=out)
+
+
+def copy_into(out, inp) -> None:
+    """``out[...] = inp`` with dtype conversion and broadcasting (``inp`` may be a broadcast view)."""
+    if _use(COPY_DTYPES, out, inp):
+        xp = np if isinstance(out, np.ndarray) else get_driver().array_module
+        copy_(launcher(), out, xp.broadcast_to(inp, out.shape))
+    else:
+        out[...] = inp
+
+
+def fill_into(out, value) -> None:
+    """``out[...] = value`` (a NumPy scalar already converted to ``out``'s dtype)."""
+    if _use(FILL_DTYPES, out):
+        fill_(launcher(), out, value)
+    else:
+        out[...] = value
+
+
+def mm_plus_mm_into(a, b, c, d, out) -> bool:
+    """``out = a @ b + c @ d`` through the fused kernel; False when the kernel does not apply (dtype)."""
+    if not _use(MM_DTYPES, a, b, c, d, out):
+        return False
+    mm_plus_mm(launcher(), a, b, c, d, out)
+    return True
+
+
+__all__ = [
+    "ABS_DTYPES",
+    "COPY_DTYPES",
+    "FILL_DTYPES",
+    "MM_DTYPES",
+    "PHILOX_DTYPES",
+    "PHILOX_KERNELS",
+    "SOURCES",
+    "Launcher",
+    "abs_",
+    "abs_into",
+    "abs_launch",
+    "all_kernel_names",
+    "copy_",
+    "copy_into",
+    "copy_launch",
+    "enabled",
+    "fill_",
+    "fill_into",
+    "fill_launch",
+    "kernel_name",
+    "launcher",
+    "mm_plus_mm",
+    "mm_plus_mm_into",
+    "mm_plus_mm_launch",
+    "philox_block_launch",
+    "philox_launch",
+    "philox_operand",
+    "philox_values",
+    "pointwise_launch",
+]
