@@ -20,6 +20,7 @@ from openreg.backends.privateuseone.allocator import OutOfMemoryError
 from openreg.backends.privateuseone.cuda_driver import CudaDriver
 from openreg.backends.privateuseone.driver import DriverOutOfMemory
 from openreg.backends.privateuseone.driver_select import cuda_usable, requested_name, use_driver
+from openreg.backends.privateuseone.launchers import HostLauncher
 
 import openreg
 
@@ -308,6 +309,9 @@ def test_streams_events_pinned(fake_cupy):
 
 
 # -- the whole device on the cuda driver ---------------------------------------------------------------------
+_BF16_KERNELS = {"binary": kernels.bf16_binary, "unary": kernels.bf16_unary}   # the real ones, before stand-ins
+
+
 class _NumpyKernels:
     """Stands in for device_kernels on the fake GPU, recording launches."""
 
@@ -333,10 +337,25 @@ class _NumpyKernels:
         cls.launched.append("mm_plus_mm")
         out[...] = a @ b + c @ d
 
+    @classmethod
+    def bf16_binary(cls, launcher, op, out, a, b, alpha=1.0):
+        cls.launched.append(f"bf16_{op}")
+        _BF16_KERNELS["binary"](HostLauncher(), op, cls.host(out), cls.host(a), cls.host(b), alpha)
+
+    @classmethod
+    def bf16_unary(cls, launcher, op, out, inp):
+        cls.launched.append(f"bf16_{op}")
+        _BF16_KERNELS["unary"](HostLauncher(), op, cls.host(out), cls.host(inp))
+
+    @staticmethod
+    def host(arr):
+        """The host memory behind an array of the fake GPU (bf16.cu runs on it through the host launcher)."""
+        return getattr(arr, "_a", arr)
+
 
 def use_stand_in_kernels(mp, stand_in) -> None:
     """Route the raw kernels' entry points to ``stand_in`` (and a named launcher) on the fake GPU."""
-    for name in ("abs_", "copy_", "fill_", "mm_plus_mm"):
+    for name in ("abs_", "copy_", "fill_", "mm_plus_mm", "bf16_binary", "bf16_unary"):
         mp.setattr(kernels, name, getattr(stand_in, name))
     mp.setattr(kernels, "launcher", lambda: "cupy-launcher")
 

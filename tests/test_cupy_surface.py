@@ -23,7 +23,7 @@ cupy = pytest.importorskip("cupy", reason="the real-CuPy checks need the cupy-cu
 from openreg.backends.privateuseone import kernels, launchers
 from openreg.backends.privateuseone.launchers import Operand
 
-SOURCES = ("abs.cu", "copy.cu", "fill.cu", "mm_plus_mm.cu", "philox.cu")
+SOURCES = ("abs.cu", "copy.cu", "fill.cu", "mm_plus_mm.cu", "philox.cu", "bf16.cu")
 UFUNC_KEYWORDS = {"out", "dtype", "casting", "order", "where", "subok", "signature"}
 
 
@@ -146,6 +146,12 @@ def _launches():
         yield kernels.philox_launch(kind, out, seed=1, offset=8, n=1000)
     words = Operand(4096, kernels.philox_operand_dtype(np.dtype("uint32")), (64,), (1,))
     yield kernels.philox_block_launch(words, Operand(8192, words.dtype, (96,), (1,)), 16)
+    for strided in (False, True):
+        out, a, b = _operands(np.uint16, strided, 3)
+        for op in kernels.BF16_BINARY_OPS:
+            yield kernels.bf16_binary_launch(op, out, a, b, 0.5)
+        for op in kernels.BF16_UNARY_OPS:
+            yield kernels.bf16_unary_launch(op, out, a)
 
 
 def test_launch_arguments_match_the_ptx_parameters():

@@ -3,7 +3,8 @@
 * operator records: their compute functions (written against the array module, so they compute with the
   driver's) through the records' loader (``register_backend``); the records of ``abs``, ``mm``/``bmm`` and
   ``addmm`` name this module's versions as their device overrides (the raw ``abs`` kernel, GEMMs into pool
-  outputs);
+  outputs), and so do ``add``/``sub``/``mul``/``div``, ``neg``, ``relu``, ``exp``, ``log``, ``tanh`` and
+  ``sigmoid``: their bfloat16 cases run ``cuda_kernels/bf16.cu`` on the 16-bit words (per-element widening);
 * ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm`` (and ``copy_`` in ``copies.py``): device kernels of their
   own, which their records name;
 * every other CPU kernel that declares it runs on the device (``openreg._dispatch.device_support
@@ -27,8 +28,9 @@ from openreg._dispatch import dispatcher
 from openreg._dispatch.device_support import declares_device_support
 from openreg._dispatch.keys import DispatchKey
 from openreg.devices import PRIVATEUSE1
+from openreg.dtypes import bfloat16
 from openreg.library import Library
-from openreg.operators import linalg
+from openreg.operators import RECORDS, linalg
 from openreg.operators._loader import declared_overloads, register_backend
 from openreg.scalar_conversion import check_scalar_fits
 from openreg.tensor import Tensor
@@ -193,6 +195,44 @@ def mm_plus_mm(a, b, c, d, out):
     return out
 
 
+# -- bfloat16 elementwise ops: the raw kernel on the 16-bit words, widening per element ----------------------
+def _bf16_operands(spec, *tensors) -> bool:
+    """Whether a bfloat16 result comes from bfloat16 tensors of its device only, and raw kernels run."""
+    return (spec.dtype is bfloat16 and all(isinstance(t, Tensor) and t._dtype is bfloat16
+                                           and t._storage.device == spec.device for t in tensors)
+            and kernels.enabled())
+
+
+def _bf16_binary(op: str):
+    """The device compute function of ``op``: bfloat16 tensor-tensor cases run ``bf16.cu`` on the words (float32
+    in registers, one rounding; no float32 copy of an operand); every other case is the record's compute."""
+    def compute(spec, self, other, *args, **kwargs):
+        alpha = kwargs.get("alpha", args[0] if args else 1)
+        if (kwargs.get("rounding_mode") is None and isinstance(alpha, (int, float))
+                and _bf16_operands(spec, self, other)):
+            out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+            kernels.bf16_binary_into(op, out, self._array(), other._array(), float(alpha))
+            return out
+        return RECORDS[op].compute(spec, self, other, *args, **kwargs)
+    compute.__name__ = compute.__qualname__ = f"{op}_compute"
+    return compute
+
+
+def _bf16_unary(op: str):
+    """The device compute function of the unary ``op``: bfloat16 tensors run ``bf16.cu`` on the words."""
+    def compute(spec, self):
+        if _bf16_operands(spec, self):
+            out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+            kernels.bf16_unary_into(op, out, self._array())
+            return out
+        return RECORDS[op].compute(spec, self)
+    compute.__name__ = compute.__qualname__ = f"{op}_compute"
+    return compute
+
+
+add_compute, sub_compute, mul_compute, div_compute = (_bf16_binary(op) for op in kernels.BF16_BINARY_OPS)
+neg_compute, relu_compute, exp_compute, log_compute, tanh_compute, sigmoid_compute = (
+    _bf16_unary(op) for op in kernels.BF16_UNARY_OPS)
 
 
 # -- generic re-registration of CPU kernels that declare device support -------------------------------------

@@ -48,7 +48,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .driver_select import get_driver
-from .launchers import ALL_DTYPES, DTYPE_SUFFIX, CupyLauncher, HostLauncher, KernelLaunch, Operand
+from .launchers import ALL_DTYPES, BF16_WORDS, DTYPE_SUFFIX, CupyLauncher, HostLauncher, KernelLaunch, Operand
 
 # ----------------------------------------------------------------------------------------------------------
 # Constants that must match the kernel sources (tests/test_kernels.py checks them against the #defines)
@@ -72,6 +72,7 @@ SOURCES: dict[str, str] = {
     "fill": "fill.cu",
     "mm_plus_mm": "mm_plus_mm.cu",
     "philox": "philox.cu",
+    "bf16": "bf16.cu",
 }
 
 
@@ -118,8 +119,9 @@ def _geometry_dtype(n_operands: int) -> np.dtype:
     ], align=True)
 
 
-GEOMETRY_DTYPES = {1: _geometry_dtype(1), 2: _geometry_dtype(2)}
+GEOMETRY_DTYPES = {1: _geometry_dtype(1), 2: _geometry_dtype(2), 3: _geometry_dtype(3)}
 assert GEOMETRY_DTYPES[1].itemsize == 208 and GEOMETRY_DTYPES[2].itemsize == 272  # static_asserts in indexing.cuh
+assert GEOMETRY_DTYPES[3].itemsize == 336  # static_assert in bf16.cu
 
 
 def fastdiv_params(divisor: int) -> tuple[int, int]:
@@ -637,6 +639,89 @@ def mm_plus_mm(launcher: Launcher, a: Any, b: Any, c: Any, d: Any, out: Any) -> 
 
 
 # ----------------------------------------------------------------------------------------------------------
+# bfloat16 elementwise arithmetic, widened per element (bf16.cu)
+# ----------------------------------------------------------------------------------------------------------
+BF16_BINARY_OPS = ("add", "sub", "mul", "div")
+BF16_UNARY_OPS = ("neg", "relu", "exp", "log", "tanh", "sigmoid")
+BF16_DTYPES: tuple[np.dtype, ...] = (BF16_WORDS,)
+
+
+def bf16_binary_launch(op: str, out: Operand, a: Operand, b: Operand, alpha: float = 1.0, *,
+                       fastdiv: bool | None = None) -> KernelLaunch | None:
+    """``out = a <op> b`` on bfloat16 words (``add``/``sub`` scale ``b`` by ``alpha``); broadcasting arrives as
+    zero strides.
+
+    >>> x = Operand(4096, np.dtype("uint16"), (4, 3), (3, 1))
+    >>> bf16_binary_launch("add", x, x, x).kernel
+    'bf16_add_contig_bf16'
+    """
+    return pointwise_launch("bf16", out, [a, b], [BF16_WORDS], extra_args=(np.float32(alpha),), fastdiv=fastdiv,
+                            name=f"bf16_{op}")
+
+
+def bf16_unary_launch(op: str, out: Operand, inp: Operand, *, fastdiv: bool | None = None) -> KernelLaunch | None:
+    """``out = op(inp)`` on bfloat16 words.
+
+    >>> out = Operand(4096, np.dtype("uint16"), (4, 3), (3, 1))
+    >>> bf16_unary_launch("exp", out, Operand(8192, np.dtype("uint16"), (4, 3), (1, 4))).kernel
+    'bf16_exp_strided_bf16'
+    """
+    return pointwise_launch("bf16", out, [inp], [BF16_WORDS], fastdiv=fastdiv, name=f"bf16_{op}")
+
+
+def bf16_binary(launcher: Launcher, op: str, out: Any, a: Any, b: Any, alpha: float = 1.0) -> Any:
+    """``out[...] = a <op> b`` for bfloat16 words (uint16 arrays of one shape; broadcast inputs first), widened
+    and rounded per element inside the kernel; ``op`` is one of :data:`BF16_BINARY_OPS` (``add``/``sub``
+    scale ``b`` by ``alpha``). Returns ``out``.
+
+    >>> from openreg._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> x = float32_to_bf16_bits(np.float32([1.5, -2.0, 3.0]))
+    >>> bf16_bits_to_float32(bf16_binary(HostLauncher(), "add", np.empty_like(x), x, x, 2.0)).tolist()
+    [4.5, -6.0, 9.0]
+    """
+    name = f"{op} (bfloat16)"
+    if op not in BF16_BINARY_OPS:
+        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_BINARY_OPS)})")
+    o = _operand(launcher, name, out, "out", writable=True)
+    ins = [_operand(launcher, name, a, "a"), _operand(launcher, name, b, "b")]
+    _check_bf16_elementwise(launcher, name, o, ins, ("a", "b"))
+    _launch(launcher, bf16_binary_launch(op, o, *ins, alpha), o)
+    return out
+
+
+def bf16_unary(launcher: Launcher, op: str, out: Any, inp: Any) -> Any:
+    """``out[...] = op(inp)`` for bfloat16 words, widened and rounded per element inside the kernel; ``op`` is
+    one of :data:`BF16_UNARY_OPS`. Returns ``out``.
+
+    >>> from openreg._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> x = float32_to_bf16_bits(np.float32([-1.5, 0.0, 2.0]))
+    >>> bf16_bits_to_float32(bf16_unary(HostLauncher(), "relu", np.empty_like(x), x)).tolist()
+    [0.0, 0.0, 2.0]
+    """
+    name = f"{op} (bfloat16)"
+    if op not in BF16_UNARY_OPS:
+        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_UNARY_OPS)})")
+    o = _operand(launcher, name, out, "out", writable=True)
+    i = _operand(launcher, name, inp, "input")
+    _check_bf16_elementwise(launcher, name, o, [i], ("input",))
+    _launch(launcher, bf16_unary_launch(op, o, i), o)
+    return out
+
+
+def _check_bf16_elementwise(launcher: Launcher, op: str, out: Operand, ins: list, names: tuple) -> None:
+    for x, what in ((out, "out"), *zip(ins, names)):
+        _check_dtype(launcher, op, x, BF16_DTYPES, what)
+    for x in ins:
+        _check_same_shape(launcher, op, out, x)
+    _check_devices(launcher, op, [out, *ins])
+    _check_writable_once(launcher, op, out)
+    for x, what in zip(ins, names):
+        _check_no_partial_overlap(launcher, op, out, x, what)
+
+
+# ----------------------------------------------------------------------------------------------------------
 # Philox random words (philox.cu)
 # ----------------------------------------------------------------------------------------------------------
 PHILOX_KERNELS = {"u32": "philox_u32", "f32": "philox_uniform_f32", "f64": "philox_uniform_f64",
@@ -726,6 +811,9 @@ def all_kernel_names(source: str) -> list[str]:
         return [kernel_name("mm_plus_mm", None, d) for d in MM_DTYPES]
     if source == "philox.cu":
         return ["philox_block", *PHILOX_KERNELS.values()]
+    if source == "bf16.cu":
+        return [kernel_name(f"bf16_{op}", v, BF16_WORDS) for op in (*BF16_BINARY_OPS, *BF16_UNARY_OPS)
+                for v in ("contig", "strided")]
     raise KeyError(f"unknown kernel source {source!r}")
 
 
@@ -789,8 +877,28 @@ def mm_plus_mm_into(a, b, c, d, out) -> bool:
     return True
 
 
+def bf16_binary_into(op: str, out, a, b, alpha: float = 1.0) -> bool:
+    """``out = a <op> b`` on bfloat16 words through the raw kernel (inputs broadcast to ``out``'s shape);
+    False when raw kernels are off (the emulated driver without ``OPENREG_EMULATE_KERNELS=1``)."""
+    if not enabled():
+        return False
+    xp = np if isinstance(out, np.ndarray) else get_driver().array_module
+    bf16_binary(launcher(), op, out, xp.broadcast_to(a, out.shape), xp.broadcast_to(b, out.shape), alpha)
+    return True
+
+
+def bf16_unary_into(op: str, out, inp) -> bool:
+    """``out = op(inp)`` on bfloat16 words through the raw kernel; False when raw kernels are off."""
+    if not enabled():
+        return False
+    bf16_unary(launcher(), op, out, inp)
+    return True
+
+
 __all__ = [
     "ABS_DTYPES",
+    "BF16_BINARY_OPS",
+    "BF16_UNARY_OPS",
     "COPY_DTYPES",
     "FILL_DTYPES",
     "MM_DTYPES",
@@ -802,6 +910,12 @@ __all__ = [
     "abs_into",
     "abs_launch",
     "all_kernel_names",
+    "bf16_binary",
+    "bf16_binary_into",
+    "bf16_binary_launch",
+    "bf16_unary",
+    "bf16_unary_into",
+    "bf16_unary_launch",
     "copy_",
     "copy_into",
     "copy_launch",

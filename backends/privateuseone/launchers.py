@@ -72,7 +72,10 @@ DTYPE_SUFFIX: dict[np.dtype, str] = {
     np.dtype(np.float32): "f32",
     np.dtype(np.float64): "f64",
 }
-ALL_DTYPES: tuple[np.dtype, ...] = tuple(DTYPE_SUFFIX)
+ALL_DTYPES: tuple[np.dtype, ...] = tuple(DTYPE_SUFFIX)   # the dtypes of the X-macro lists
+# bfloat16 has no NumPy dtype: its words travel as uint16 (openreg's only uint16 arrays), named "bf16".
+BF16_WORDS = np.dtype(np.uint16)
+DTYPE_SUFFIX[BF16_WORDS] = "bf16"
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ def make_operand(ptr: int, dtype: Any, shape: Sequence[int], byte_strides: Seque
     dt = np.dtype(dtype)
     if dt not in DTYPE_SUFFIX:
         raise RuntimeError(f"{what}: dtype {dt} is not supported by the device kernels "
-                           f"(supported: {', '.join(str(d) for d in ALL_DTYPES)})")
+                           f"(supported: {', '.join(str(d) for d in ALL_DTYPES)}, and uint16 bfloat16 words)")
     if not dt.isnative:
         raise RuntimeError(f"{what}: byte-swapped dtype {dt.str} is not supported; convert to native order")
     shape = tuple(int(s) for s in shape)

@@ -31,6 +31,9 @@ from ._pointwise import (
 from ._record import NONDIFF, Deriv, Op, register
 from ._scalars import as_tensor_operand, check_input, is_number, python_operators, reflected_operator
 
+# bfloat16 add/sub/mul/div on the device: a raw kernel widening per element (cuda_kernels/bf16.cu)
+_DEVICE = "openreg.backends.privateuseone.device_ops"
+
 _BOOL = _dt.bool
 def _binary_call(op: str, input, other, tensor_ov, scalar_ov, out_ov, out, **kw):
     """Pick the Tensor or Scalar overload (or ``out=``) for ``input <op> other``."""
@@ -156,6 +159,7 @@ _ADD_SUB_SCHEMAS = """
 
 add_op = Op(
     "add", _ADD_SUB_SCHEMAS.format("add"), meta=_add_meta, compute=_add, elementwise=True,
+    overrides={"privateuseone": f"{_DEVICE}:add_compute"},
     derivatives={"add.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: g * a.alpha if scalar(a.alpha) != 1 else g),
                  "add.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
@@ -164,6 +168,7 @@ add_op = Op(
                                    reflected_operator("add__Scalar")))
 sub_op = Op(
     "sub", _ADD_SUB_SCHEMAS.format("sub"), meta=_sub_meta, compute=_sub, elementwise=True,
+    overrides={"privateuseone": f"{_DEVICE}:sub_compute"},
     derivatives={"sub.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: -(g * a.alpha) if scalar(a.alpha) != 1 else -g),
                  "sub.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
@@ -318,6 +323,7 @@ mul_op = Op(
     mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  [pointwise]
     """,
     meta=lambda self, other: binary_spec("mul", self, other), compute=_mul, elementwise=True,
+    overrides={"privateuseone": f"{_DEVICE}:mul_compute"},
     derivatives={"mul.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g * a.other,
                                      other=lambda g, a: g * a.self),
                  "mul.Scalar": Deriv(pointwise=True, self=lambda g, a: g * a.other)},
@@ -341,7 +347,7 @@ div_op = Op(
     """,
     meta={"div.Tensor": _div_meta, "div.Scalar": _div_meta, "div.Tensor_mode": _div_mode_meta,
           "div.Scalar_mode": _div_mode_meta},
-    compute=_div, elementwise=True,
+    compute=_div, elementwise=True, overrides={"privateuseone": f"{_DEVICE}:div_compute"},
     derivatives={
         "div.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g / a.other,
                             other=lambda g, a: -(g * a.self) / (a.other * a.other)),

@@ -21,6 +21,9 @@ from ._formulas import sign
 from ._pointwise import is_integral
 from ._record import Deriv, Op, register
 
+# The device runs bfloat16 neg/relu/exp/log/tanh/sigmoid as a raw kernel widening per element (bf16.cu)
+_DEVICE = "openreg.backends.privateuseone.device_ops"
+
 
 def _schemas(name: str, out: bool = True, inplace_tags: str = "pointwise", out_tags: str = "pointwise") -> str:
     return f"""
@@ -68,10 +71,11 @@ def _pos(self):
 
 
 abs = Op("abs", _schemas("abs", inplace_tags=""), meta=_abs_meta, compute=_abs, elementwise=True,
-         overrides={"privateuseone": "openreg.backends.privateuseone.device_ops:abs_compute"},
+         overrides={"privateuseone": f"{_DEVICE}:abs_compute"},
          derivatives={"abs": Deriv(save="self", pointwise=True, self=lambda g, a: g * sign(a.self))},
          extra_methods={"__abs__": "abs"}, doc=_doc("abs", "[-1.5, 2.0]", "[1.5, 2.0]"))
 neg = Op("neg", _schemas("neg"), meta=_neg_meta, compute=_neg, elementwise=True,
+         overrides={"privateuseone": f"{_DEVICE}:neg_compute"},
          derivatives={"neg": Deriv(pointwise=True, self=lambda g, a: -g)},
          extra_methods={"negative": "neg", "__neg__": "neg", "__pos__": _pos}, extra_functions={"negative": "neg"},
          doc=_doc("neg", "[-1.5, 2.0]", "[1.5, -2.0]"))
@@ -95,13 +99,14 @@ def _float_compute(fn):
     return compute
 
 
-def _float_op(name: str, fn, save: str, grad, example: tuple) -> Op:
+def _float_op(name: str, fn, save: str, grad, example: tuple, device_override: bool = False) -> Op:
     return Op(name, _schemas(name), meta=_float_meta, compute=_float_compute(fn), elementwise=True,
+              overrides={"privateuseone": f"{_DEVICE}:{name}_compute"} if device_override else None,
               derivatives={name: Deriv(save=save, pointwise=True, self=grad)}, doc=_doc(name, *example))
 
 
-exp = _float_op("exp", lambda xp, x: xp.exp(x), "result", lambda g, a: g * a.result, ("[0.0]", "[1.0]"))
-log = _float_op("log", lambda xp, x: xp.log(x), "self", lambda g, a: g / a.self, ("[1.0]", "[0.0]"))
+exp = _float_op("exp", lambda xp, x: xp.exp(x), "result", lambda g, a: g * a.result, ("[0.0]", "[1.0]"), True)
+log = _float_op("log", lambda xp, x: xp.log(x), "self", lambda g, a: g / a.self, ("[1.0]", "[0.0]"), True)
 sqrt = _float_op("sqrt", lambda xp, x: xp.sqrt(x), "result", lambda g, a: g / (a.result * 2),
                  ("[4.0, 9.0]", "[2.0, 3.0]"))
 rsqrt = _float_op("rsqrt", lambda xp, x: 1 / xp.sqrt(x), "result",
@@ -109,9 +114,9 @@ rsqrt = _float_op("rsqrt", lambda xp, x: 1 / xp.sqrt(x), "result",
 sin = _float_op("sin", lambda xp, x: xp.sin(x), "self", lambda g, a: g * a.self.cos(), ("[0.0]", "[0.0]"))
 cos = _float_op("cos", lambda xp, x: xp.cos(x), "self", lambda g, a: -(g * a.self.sin()), ("[0.0]", "[1.0]"))
 tanh = _float_op("tanh", lambda xp, x: xp.tanh(x), "result", lambda g, a: g * (1 - a.result * a.result),
-                 ("[0.0]", "[0.0]"))
+                 ("[0.0]", "[0.0]"), True)
 sigmoid = _float_op("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), "result",
-                    lambda g, a: g * a.result * (1 - a.result), ("[0.0]", "[0.5]"))
+                    lambda g, a: g * a.result * (1 - a.result), ("[0.0]", "[0.5]"), True)
 reciprocal = _float_op("reciprocal", lambda xp, x: 1 / x, "result", lambda g, a: -(g * a.result * a.result),
                        ("[4.0]", "[0.25]"))
 
@@ -155,6 +160,7 @@ def _logical_not(spec, self):
 
 
 relu = Op("relu", _schemas("relu", out_tags=""), meta=_relu_meta, compute=_relu, elementwise=True,
+          overrides={"privateuseone": f"{_DEVICE}:relu_compute"},
           # threshold_backward(g, result, 0): zero where result <= 0, so a NaN result passes its gradient
           derivatives={"relu": Deriv(save="result", pointwise=True,
                                      self=lambda g, a: A.where__ScalarSelf(a.result <= 0, 0, g))},
