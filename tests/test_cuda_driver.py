@@ -313,7 +313,7 @@ _BF16_KERNELS = {"binary": kernels.bf16_binary, "unary": kernels.bf16_unary}   #
 
 
 class _NumpyKernels:
-    """Stands in for device_kernels on the fake GPU, recording launches."""
+    """Stands in for the kernels' entry points on the fake GPU, recording launches."""
 
     launched: ClassVar[list] = []
 
