@@ -25,7 +25,7 @@ def _package_of(path: Path) -> str:
 def _imported_modules(path: Path):
     """Every module an ``import``/``from`` statement of ``path`` names (relative ones resolved)."""
     package = _package_of(path)
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
