@@ -203,6 +203,11 @@ def _bf16_operands(spec, *tensors) -> bool:
             and kernels.enabled())
 
 
+def _words(arr):
+    """The 16-bit words of a bfloat16 array (ml_dtypes' bfloat16 on the emulated driver, raw uint16 on CuPy)."""
+    return arr.view(np.uint16)
+
+
 def _bf16_binary(op: str):
     """The device compute function of ``op``: bfloat16 tensor-tensor cases run ``bf16.cu`` on the words (float32
     in registers, one rounding; no float32 copy of an operand); every other case is the record's compute."""
@@ -211,7 +216,7 @@ def _bf16_binary(op: str):
         if (kwargs.get("rounding_mode") is None and isinstance(alpha, (int, float))
                 and _bf16_operands(spec, self, other)):
             out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
-            kernels.bf16_binary_into(op, out, self._array(), other._array(), float(alpha))
+            kernels.bf16_binary_into(op, _words(out), _words(self._array()), _words(other._array()), float(alpha))
             return out
         return RECORDS[op].compute(spec, self, other, *args, **kwargs)
     compute.__name__ = compute.__qualname__ = f"{op}_compute"
@@ -223,7 +228,7 @@ def _bf16_unary(op: str):
     def compute(spec, self):
         if _bf16_operands(spec, self):
             out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
-            kernels.bf16_unary_into(op, out, self._array())
+            kernels.bf16_unary_into(op, _words(out), _words(self._array()))
             return out
         return RECORDS[op].compute(spec, self)
     compute.__name__ = compute.__qualname__ = f"{op}_compute"

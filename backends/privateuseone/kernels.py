@@ -674,10 +674,10 @@ def bf16_binary(launcher: Launcher, op: str, out: Any, a: Any, b: Any, alpha: fl
     and rounded per element inside the kernel; ``op`` is one of :data:`BF16_BINARY_OPS` (``add``/``sub``
     scale ``b`` by ``alpha``). Returns ``out``.
 
-    >>> from openreg._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits
     >>> from openreg.backends.privateuseone.launchers import HostLauncher
-    >>> x = float32_to_bf16_bits(np.float32([1.5, -2.0, 3.0]))
-    >>> bf16_bits_to_float32(bf16_binary(HostLauncher(), "add", np.empty_like(x), x, x, 2.0)).tolist()
+    >>> x = (np.float32([1.5, -2.0, 3.0]).view(np.uint32) >> 16).astype(np.uint16)   # exact in bfloat16
+    >>> out = bf16_binary(HostLauncher(), "add", np.empty_like(x), x, x, 2.0)
+    >>> (out.astype(np.uint32) << 16).view(np.float32).tolist()
     [4.5, -6.0, 9.0]
     """
     name = f"{op} (bfloat16)"
@@ -694,10 +694,10 @@ def bf16_unary(launcher: Launcher, op: str, out: Any, inp: Any) -> Any:
     """``out[...] = op(inp)`` for bfloat16 words, widened and rounded per element inside the kernel; ``op`` is
     one of :data:`BF16_UNARY_OPS`. Returns ``out``.
 
-    >>> from openreg._array_bridge import bf16_bits_to_float32, float32_to_bf16_bits
     >>> from openreg.backends.privateuseone.launchers import HostLauncher
-    >>> x = float32_to_bf16_bits(np.float32([-1.5, 0.0, 2.0]))
-    >>> bf16_bits_to_float32(bf16_unary(HostLauncher(), "relu", np.empty_like(x), x)).tolist()
+    >>> x = (np.float32([-1.5, 0.0, 2.0]).view(np.uint32) >> 16).astype(np.uint16)
+    >>> out = bf16_unary(HostLauncher(), "relu", np.empty_like(x), x)
+    >>> (out.astype(np.uint32) << 16).view(np.float32).tolist()
     [0.0, 0.0, 2.0]
     """
     name = f"{op} (bfloat16)"
