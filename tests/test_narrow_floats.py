@@ -150,6 +150,7 @@ def _float8_cases(m, x, i):
         "rand": lambda: m.rand(2, dtype=x.dtype), "randn": lambda: m.randn(2, dtype=x.dtype),
         "nan_to_num": lambda: x.nan_to_num(), "var": lambda: x.var(), "softmax": lambda: x.softmax(0),
         "add_float32": lambda: x + m.ones(5, device=x.device),
+        "gather": lambda: x.gather(0, i), "masked_fill": lambda: x.masked_fill(x == y, 1.0),
     }
 
 
@@ -159,7 +160,7 @@ REFUSED = {"add": "add_stub", "sub": "add_stub", "mul_scalar": "mul_cpu_reduced_
            "sort": "sorting_kernel_method_name", "topk": "topk_cpu", "flip": "flip_cpu",
            "cumsum": "cumsum_out_cpu", "bmm": "bmm", "nonzero": "nonzero_count_cpu", "arange": "arange_cpu",
            "rand": "check_uniform_bounds", "randn": "normal_kernel_cpu", "nan_to_num": "nan_to_num",
-           "softmax": "softmax"}
+           "softmax": "softmax", "gather": "gather_expanded_index", "masked_fill": "masked_fill"}
 
 
 @pytest.mark.parametrize("device", DEVICES)

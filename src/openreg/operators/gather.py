@@ -16,6 +16,7 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, host_array, wrap_array
 from .._dispatch.ops import A, lookup
+from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import broadcast_shapes, fmt_shape, wrap_dim
 from ..aten.structured import empty_tensor
 from ..aten.views import fresh
@@ -73,6 +74,8 @@ def _full_index(xp, idx, dim: int):
 
 def _gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     d = _check_gather_args("gather", self, dim, index)
+    if is_float8(self._dtype):
+        refuse_float8("gather", self._dtype)
     xp = _xp(self)
     src = self._array().reshape(self._size or (1,))
     idx = _on(index, self, xp).reshape(index._size or (1,))
@@ -162,6 +165,8 @@ def _scalar_value(op: str, self: Tensor, value: Tensor):
 
 def _masked_fill_(self: Tensor, mask: Tensor, value) -> Tensor:
     _check_mask("masked_fill_", self, mask, True)
+    if is_float8(self._dtype):
+        refuse_float8("masked_fill", self._dtype)
     check_scalar_fits(value, self._dtype)
     xp = _xp(self)
     dst = self._array()
