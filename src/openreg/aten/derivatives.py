@@ -1,6 +1,7 @@
 """The derivatives table: backward (VJP) and forward (JVP) formulas of every differentiable operator.
 
-One entry per operator overload, keyed by PyTorch's name (``"aten::mul.Tensor"``), JAX/PyTorch style: a
+The entries come from the operator records (``Op(derivatives=...)``, added by the loader); this module holds
+the table and the functions that add to it. One entry per operator overload, keyed by PyTorch's name (``"aten::mul.Tensor"``), JAX/PyTorch style: a
 formula per differentiable input, written with tensor ops so that it is itself differentiable (double
 backward). Backward formulas get the output gradient ``g`` (a list for multi-output ops) and ``a``, the op's
 arguments (``a.self``, ``a.other``, ``a.result``, ``a.dim``; ``a.size_of("self")`` for metadata of tensors that are
@@ -90,13 +91,6 @@ def _linear_jvp(op: str, arg: str):
             kwargs[x.name] = t if x.name == arg else getattr(a, x.name)
         return overload(**kwargs)
     return jvp
-
-
-# -- helpers (all through tensor ops, so formulas are differentiable) ---------------------------------
-
-# -- ops without formulas (the pointwise ones are in their operator records) -------------------------
-
-nondiff("aten::sign", "aten::sign_", "aten::floor", "aten::ceil", "aten::round", "aten::trunc")
 
 
 def registered_ops() -> list[str]:
