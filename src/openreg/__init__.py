@@ -55,7 +55,6 @@ from . import random  # noqa: F401,E402  (generator registry, default generators
 from .random import (  # noqa: F401,E402
     default_cpu_generator as default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
-from .functions_random import *  # noqa: F401,F403,E402  (openreg.rand, randn, randint, randperm, ...)
 from .nn import functional as _nn_functional  # noqa: F401,E402  (openreg.nn.functional)
 
 # Autograd: the engine, grad modes, the Autograd kernels of every op with a formula.

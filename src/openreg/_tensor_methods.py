@@ -26,7 +26,8 @@ def mixin(name: str, methods: dict) -> type:
 
 
 class deferred:
-    """A method defined in a module that needs the finished ``Tensor`` class to import (random, DLPack); the function is imported on first use. Reading it from the class gives the function itself."""
+    """A method defined in a module that needs the finished ``Tensor`` class to import (DLPack); the function
+    is imported on first use. Reading it from the class gives the function itself."""
 
     __slots__ = ("_fn", "_path")
 
@@ -62,8 +63,6 @@ DeviceMethods = mixin("DeviceMethods", {"cuda": tensor_cuda, "is_pinned": is_pin
 DeferredMethods = mixin("DeferredMethods", {
     "__dlpack__": deferred("openreg.dlpack:__dlpack__"),
     "__dlpack_device__": deferred("openreg.dlpack:__dlpack_device__"),
-    **{name: deferred(f"openreg.functions_random:_{name}")
-       for name in ("uniform_", "normal_", "random_", "bernoulli_", "bernoulli", "multinomial")},
 })
 
 __all__ = ["DeferredMethods", "DeviceMethods", "deferred", "mixin"]

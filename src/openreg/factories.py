@@ -13,27 +13,12 @@ import numpy as np
 from . import dtypes as _dt
 from ._array_bridge import from_float32, wrap_array
 from ._dispatch.ops import A
+from ._factory_args import finish as _finish
+from ._factory_args import into as _into
+from ._factory_args import size_args as _size_args
 from .devices import CPU
 from .devices import device as Device
 from .tensor import Size, Tensor
-
-
-def _size_args(size) -> tuple:
-    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
-        size = tuple(size[0])
-    out = []
-    for s in size:
-        if isinstance(s, bool) or not isinstance(s, (int, np.integer)) and not hasattr(s, "__index__"):
-            raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element of type "
-                            f"{type(s).__name__}")
-        out.append(int(s))
-    return tuple(out)
-
-
-def _finish(t: Tensor, requires_grad: bool) -> Tensor:
-    if requires_grad:
-        t.requires_grad_(True)
-    return t
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
@@ -70,14 +55,6 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layo
     t = A.full(_size_of(size), fill_value, dtype=dtype, device=device,
                               pin_memory=pin_memory or None)
     return _finish(_into(t, out), requires_grad)
-
-
-def _into(t: Tensor, out):
-    if out is None:
-        return t
-    from .aten.structured import resize_out
-    resize_out("out", out, t._size)
-    return out.copy_(t)
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:

@@ -99,7 +99,11 @@ def _variants(kind: str, generate) -> dict:
         for name in _names(spec, record.name):
             table.update(generate(record, name))
         table.update(getattr(record, f"extra_{kind}s"))
-    return {name: table[value] if isinstance(value, str) else value for name, value in table.items()}
+    table = {name: table[value] if isinstance(value, str) else value for name, value in table.items()}
+    for name, fn in table.items():
+        if getattr(fn, "__name__", name).startswith("_") and not name.startswith("_") and hasattr(fn, "__code__"):
+            fn.__name__ = fn.__qualname__ = name     # a private helper of a family file, published as ``name``
+    return table
 
 
 def tensor_methods() -> dict:

@@ -38,9 +38,11 @@ import numpy as np
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, to_compute, wrap_array
 from .._dispatch.ops import A
+from .._factory_args import finish, into, size_args
 from ..aten.meta_rules import broadcast_shapes
 from ..aten.structured import resize_out
 from ..random import resolve_generator
+from ..tensor import TensorBase
 from ._formulas import mask
 from ._record import NONDIFF, Deriv, Op, register
 
@@ -570,6 +572,216 @@ def _dropout(input, p, train):
 
 
 
+# -- openreg.<fn> and Tensor methods (their Python signatures merge overloads: written by hand) -----------------
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+         out=None) :
+    """Uniform values in [0, 1).
+
+    >>> import openreg
+    >>> x = openreg.rand(2, 3, generator=openreg.Generator().manual_seed(1)); x.shape, max(x.flatten().tolist()) < 1
+    (openreg.Size([2, 3]), True)
+    """
+    if out is not None:  # the out= overload checks out's dtype before it resizes out
+        return finish(A.rand__generator_out(size_args(size), generator=generator, out=out), requires_grad)
+    t = A.rand__generator(size_args(size), generator=generator, dtype=dtype, device=device,
+                          pin_memory=pin_memory or None)
+    return finish(t, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+          out=None) :
+    """Standard normal values (Box-Muller on Philox words).
+
+    >>> import openreg
+    >>> abs(float(openreg.randn(10000, generator=openreg.Generator().manual_seed(2)).mean())) < 0.05
+    True
+    """
+    if out is not None:  # the out= overload checks out's dtype before it resizes out
+        return finish(A.randn__generator_out(size_args(size), generator=generator, out=out), requires_grad)
+    t = A.randn__generator(size_args(size), generator=generator, dtype=dtype, device=device,
+                           pin_memory=pin_memory or None)
+    return finish(t, requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+            pin_memory=False, layout=None, out=None) :
+    """Integers in [low, high) (``randint(high, size)`` or ``randint(low, high, size)``; int64 by default).
+
+    >>> import openreg
+    >>> v = openreg.randint(3, (100,), generator=openreg.Generator().manual_seed(0))
+    >>> sorted(set(v.tolist()))
+    [0, 1, 2]
+    """
+    if size is None:
+        if high is None:
+            raise TypeError("randint() missing required argument 'size'")
+        low, high, size = 0, low, high
+    size = size_args((size,) if isinstance(size, int) else tuple(size))
+    t = A.randint__low_generator(low, high, size, generator=generator, dtype=dtype, device=device,
+                                 pin_memory=pin_memory or None)
+    return finish(into(t, out), requires_grad)
+
+
+def randperm(n: int, *, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False,
+             layout=None, out=None) :
+    """A random permutation of ``0 .. n - 1``.
+
+    >>> import openreg
+    >>> sorted(openreg.randperm(5).tolist())
+    [0, 1, 2, 3, 4]
+    """
+    if out is not None:  # the out= overload checks out's dtype before it resizes out
+        return finish(A.randperm__generator_out(n, generator=generator, out=out), requires_grad)
+    t = A.randperm__generator(n, generator=generator, dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return finish(t, requires_grad)
+
+
+def rand_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+              memory_format=None, layout=None) :
+    """Uniform values shaped like ``input``.
+
+    >>> import openreg
+    >>> g = openreg.Generator()
+    >>> openreg.rand_like(openreg.zeros(3), generator=g.manual_seed(0)).tolist() == \\
+    ...     openreg.rand(3, generator=g.manual_seed(0)).tolist()
+    True
+    """
+    t = A.rand_like__generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
+    return finish(t, requires_grad)
+
+
+def randn_like(input, *, generator=None, dtype=None, device=None, requires_grad=False,
+               memory_format=None, layout=None) :
+    """Standard normal values shaped like ``input``.
+
+    >>> import openreg
+    >>> openreg.randn_like(openreg.zeros(2, 3, dtype=openreg.float64)).dtype
+    openreg.float64
+    """
+    t = A.randn_like__generator(input, generator=generator, dtype=dtype, device=device, memory_format=memory_format)
+    return finish(t, requires_grad)
+
+
+def randint_like(input, low, high=None, *, generator=None, dtype=None, device=None, requires_grad=False,
+                 memory_format=None, layout=None) :
+    """Integers in [low, high) shaped like ``input`` (``randint_like(x, high)`` means low 0).
+
+    >>> import openreg
+    >>> openreg.randint_like(openreg.zeros(4), 1).tolist()
+    [0.0, 0.0, 0.0, 0.0]
+    """
+    if high is None:
+        low, high = 0, low
+    t = A.randint_like__low_generator_dtype(input, low, high, generator=generator, dtype=dtype, device=device,
+                                            memory_format=memory_format)
+    return finish(t, requires_grad)
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
+           requires_grad=False, layout=None, pin_memory=False) :
+    """Normal values: ``mean``/``std`` tensors (broadcast) or floats with a ``size``.
+
+    >>> import openreg
+    >>> openreg.normal(2.0, 0.0, (3,)).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    m_t, s_t = isinstance(mean, TensorBase), isinstance(std, TensorBase)
+    if m_t and s_t:
+        t = A.normal__Tensor_Tensor(mean, std, generator=generator)
+    elif m_t:
+        t = A.normal__Tensor_float(mean, std, generator=generator)
+    elif s_t:
+        t = A.normal__float_Tensor(mean, std, generator=generator)
+    else:
+        if size is None:
+            raise TypeError("normal() received an invalid combination of arguments: (float mean, float std) "
+                            "needs a size")
+        t = A.normal__float_float(mean, std, size_args((size,) if isinstance(size, int) else tuple(size)),
+                                  generator=generator, dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return finish(into(t, out), requires_grad)
+
+
+def bernoulli(input, p=None, *, generator=None, out=None) :
+    """0/1 draws with probabilities ``input`` (or the float ``p`` for every element).
+
+    >>> import openreg
+    >>> openreg.bernoulli(openreg.tensor([0.0, 1.0])).tolist()
+    [0.0, 1.0]
+    """
+    if p is None:
+        t = A.bernoulli(input, generator=generator)
+    else:
+        t = A.bernoulli__p(input, p, generator=generator)
+    return into(t, out)
+
+
+def multinomial(input, num_samples: int, replacement: bool = False, *, generator=None,
+                out=None) :
+    """Indices sampled from the rows of ``input`` (unnormalised probabilities).
+
+    >>> import openreg
+    >>> openreg.multinomial(openreg.tensor([0.0, 1.0, 0.0]), 2, True).tolist()
+    [1, 1]
+    """
+    return into(A.multinomial(input, num_samples, replacement, generator=generator), out)
+
+
+def dropout(input, p: float = 0.5, train: bool = True) :
+    """``aten::dropout``: zero elements with probability ``p`` and scale the rest by ``1 / (1 - p)``.
+
+    >>> import openreg
+    >>> sorted(set(openreg.dropout(openreg.ones(100), 0.5, True).tolist()))
+    [0.0, 2.0]
+    """
+    return A.dropout(input, p, train)
+
+
+def native_dropout(input, p: float, train: bool | None) -> tuple:
+    """``aten::native_dropout``: ``(output, mask)``; ``mask`` is True where the element was kept.
+
+    >>> import openreg
+    >>> out, mask = openreg.native_dropout(openreg.ones(4), 0.0, True)
+    >>> out.tolist(), mask.tolist()
+    ([1.0, 1.0, 1.0, 1.0], [True, True, True, True])
+    """
+    return A.native_dropout(input, p, train)
+
+
+# -- Tensor methods ---------------------------------------------------------------------------------------------
+def _uniform_method(self, from_=0.0, to=1.0, *, generator=None, **kw):
+    if "from" in kw:
+        from_ = kw.pop("from")
+    return A.uniform_(self, from_, to, generator=generator)
+
+
+def _normal_method(self, mean=0.0, std=1.0, *, generator=None):
+    return A.normal_(self, mean, std, generator=generator)
+
+
+def _random_method(self, from_=None, to=None, *, generator=None, **kw):
+    if "from" in kw:
+        from_ = kw.pop("from")
+    if from_ is None and to is None:
+        return A.random_(self, generator=generator)
+    if to is None:
+        return A.random___to(self, from_, generator=generator)
+    return A.random___from(self, 0 if from_ is None else from_, to, generator=generator)
+
+
+def _bernoulli__method(self, p=0.5, *, generator=None):
+    if isinstance(p, TensorBase):
+        return A.bernoulli___Tensor(self, p, generator=generator)
+    return A.bernoulli___float(self, p, generator=generator)
+
+
+def _bernoulli_method(self, p=None, *, generator=None):
+    return bernoulli(self, p, generator=generator)
+
+
+def _multinomial_method(self, num_samples, replacement=False, *, generator=None):
+    return A.multinomial(self, num_samples, replacement, generator=generator)
+
+
 # -- records ----------------------------------------------------------------------------------------------
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LONG = "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None"
@@ -601,11 +813,11 @@ def _native_dropout_grad(g, a):
     return out_g * mask(keep, out_g) * scale
 
 
-_NOT_PUBLIC = {"function": False, "method": False}   # openreg.rand & co. are in functions_random.py
 
-def _sampling_factories(name: str, sample, check, core: bool) -> tuple[Op, Op]:
+def _sampling_factories(name: str, sample, check, core: bool, functions: tuple) -> tuple[Op, Op]:
     """The records of ``name`` (``rand``, ``randn``) and ``name_like``: allocate (or resize ``out`` once
-    ``check(out)`` passed), then fill with ``sample(tensor, generator)``; their results are not differentiable."""
+    ``check(out)`` passed), then fill with ``sample(tensor, generator)``; their results are not differentiable.
+    ``functions``: their ``openreg.<name>`` and ``openreg.<name>_like``."""
     def generator_(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
         return sample(_empty(size, dtype, device, pin_memory), generator)
 
@@ -633,7 +845,7 @@ def _sampling_factories(name: str, sample, check, core: bool) -> tuple[Op, Op]:
         """, kernels={name: {CEA: default}, f"{name}.generator": {CEA: generator_},
                       f"{name}.out": {CEA: lambda size, *, out: generator_out(size, out=out)},
                       f"{name}.generator_out": {CEA: generator_out}},
-        derivatives={name: NONDIFF, f"{name}.generator": NONDIFF}, **_NOT_PUBLIC)
+        derivatives={name: NONDIFF, f"{name}.generator": NONDIFF}, function=functions[0], method=False)
     like_name = f"{name}_like"
     factory_like = Op(like_name, f"""
         {like_name}(Tensor self, *, {_LIKE}) -> Tensor{S}
@@ -644,16 +856,18 @@ def _sampling_factories(name: str, sample, check, core: bool) -> tuple[Op, Op]:
                       f"{like_name}.out": {CEA: lambda self, *, memory_format=None, out:
                                            like_generator_out(self, out=out)},
                       f"{like_name}.generator_out": {CEA: like_generator_out}},
-        derivatives={like_name: NONDIFF, f"{like_name}.generator": NONDIFF}, **_NOT_PUBLIC)
+        derivatives={like_name: NONDIFF, f"{like_name}.generator": NONDIFF}, function=functions[1], method=False)
     return factory, factory_like
 
 
-rand, rand_like = _sampling_factories("rand", lambda t, g: A.uniform_(t, 0.0, 1.0, generator=g),
-                                      lambda out: check_uniform(out, 0.0, 1.0), core=True)
-randn, randn_like = _sampling_factories("randn", lambda t, g: A.normal_(t, 0.0, 1.0, generator=g),
-                                        lambda out: check_normal(out, 1.0), core=True)
+rand_op, rand_like_op = _sampling_factories("rand", lambda t, g: A.uniform_(t, 0.0, 1.0, generator=g),
+                                      lambda out: check_uniform(out, 0.0, 1.0), core=True,
+                                            functions=(rand, rand_like))
+randn_op, randn_like_op = _sampling_factories("randn", lambda t, g: A.normal_(t, 0.0, 1.0, generator=g),
+                                        lambda out: check_normal(out, 1.0), core=True,
+                                              functions=(randn, randn_like))
 
-randint = Op("randint", f"""
+randint_op = Op("randint", f"""
     randint(SymInt high, SymInt[] size, *, {_LONG}) -> Tensor{S}
     randint.generator(SymInt high, SymInt[] size, *, {_GEN}, {_LONG}) -> Tensor{S}
     randint.low(SymInt low, SymInt high, SymInt[] size, *, {_LONG}) -> Tensor{S}
@@ -667,9 +881,9 @@ randint = Op("randint", f"""
                            randint__generator_out=_randint_generator_out, randint__low_out=_randint_low_out,
                            randint__low_generator_out=_randint_low_generator_out),
     derivatives={n: NONDIFF for n in ("randint", "randint.generator", "randint.low", "randint.low_generator")},
-    **_NOT_PUBLIC)
+    function=randint, method=False)
 
-randint_like = Op("randint_like", f"""
+randint_like_op = Op("randint_like", f"""
     randint_like(Tensor self, SymInt high, *, {_LIKE}) -> Tensor{S}
     randint_like.generator(Tensor self, SymInt high, *, {_GEN}, {_LIKE}) -> Tensor{S}
     randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, {_LIKE}) -> Tensor{S}
@@ -677,9 +891,9 @@ randint_like = Op("randint_like", f"""
     """, kernels=_explicit(randint_like=_randint_like, randint_like__generator=_randint_like_generator,
                            randint_like__low_dtype=_randint_like_low_dtype,
                            randint_like__low_generator_dtype=_randint_like_low_generator_dtype),
-    derivatives={"randint_like": NONDIFF, "randint_like.low_dtype": NONDIFF}, **_NOT_PUBLIC)
+    derivatives={"randint_like": NONDIFF, "randint_like.low_dtype": NONDIFF}, function=randint_like, method=False)
 
-randperm = Op("randperm", f"""
+randperm_op = Op("randperm", f"""
     randperm(SymInt n, *, {_LONG}) -> Tensor{CS}
     randperm.generator(SymInt n, *, {_GEN}, {_LONG}) -> Tensor{S}
     randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!){S}
@@ -687,14 +901,14 @@ randperm = Op("randperm", f"""
     """, kernels={**_explicit(randperm=_randperm, randperm__generator=_randperm_generator,
                              randperm__out=_randperm_out),
                   "randperm.generator_out": _sampled(_sample_randperm_out, _meta_randperm_out)},
-    derivatives={"randperm": NONDIFF, "randperm.generator": NONDIFF}, **_NOT_PUBLIC)
+    derivatives={"randperm": NONDIFF, "randperm.generator": NONDIFF}, function=randperm, method=False)
 
-uniform = Op("uniform_", f"""
+uniform_op = Op("uniform_", f"""
     uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!){S}
     """, kernels={"uniform_": _sampled(_sample_uniform_, _meta_uniform_)},
-    derivatives={"uniform_": NONDIFF}, **_NOT_PUBLIC)
+    derivatives={"uniform_": NONDIFF}, function=False, method=_uniform_method)
 
-normal = Op("normal", f"""
+normal_op = Op("normal", f"""
     normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!){S}
     normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor{S}
     normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
@@ -713,17 +927,19 @@ normal = Op("normal", f"""
                     normal__float_Tensor_out=_normal_float_tensor_out,
                     normal__Tensor_Tensor_out=_normal_tensor_tensor_out, normal__float_float=_normal_float_float,
                     normal__float_float_out=_normal_float_float_out)},
-    derivatives={"normal_": NONDIFF, "normal.float_float": NONDIFF}, **_NOT_PUBLIC)
+    derivatives={"normal_": NONDIFF, "normal.float_float": NONDIFF}, function=normal, method=False,
+    extra_methods={"normal_": _normal_method})
 
-random = Op("random_", f"""
+random_op = Op("random_", f"""
     random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!){S}
     random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!){S}
     random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!){S}
     """, kernels={"random_.from": _sampled(_sample_random_from, _meta_random_from),
                   "random_.to": {CEA: _random_to}, "random_": {CEA: _random_}},
-    derivatives={"random_.from": NONDIFF, "random_.to": NONDIFF, "random_": NONDIFF}, **_NOT_PUBLIC)
+    derivatives={"random_.from": NONDIFF, "random_.to": NONDIFF, "random_": NONDIFF}, function=False,
+    method=_random_method)
 
-bernoulli = Op("bernoulli", f"""
+bernoulli_op = Op("bernoulli", f"""
     bernoulli(Tensor self, *, Generator? generator=None) -> Tensor{S}
     bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
     bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor{S}
@@ -735,25 +951,26 @@ bernoulli = Op("bernoulli", f"""
                   **_explicit(bernoulli=_bernoulli, bernoulli__out=_bernoulli_out, bernoulli__p=_bernoulli_p,
                               bernoulli__Tensor=_bernoulli_tensor)},
     derivatives={n: NONDIFF for n in ("bernoulli", "bernoulli.p", "bernoulli.Tensor", "bernoulli_.Tensor",
-                                      "bernoulli_.float")}, **_NOT_PUBLIC)
+                                      "bernoulli_.float")},
+    function=bernoulli, method=_bernoulli_method, extra_methods={"bernoulli_": _bernoulli__method})
 
-multinomial = Op("multinomial", f"""
+multinomial_op = Op("multinomial", f"""
     multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor{S}
     multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!){S}
     """, kernels={"multinomial": _sampled(_sample_multinomial, _meta_multinomial),
                   "multinomial.out": {CEA: _multinomial_out}},
-    derivatives={"multinomial": NONDIFF}, **_NOT_PUBLIC)
+    derivatives={"multinomial": NONDIFF}, function=multinomial, method=_multinomial_method)
 
-native_dropout = Op("native_dropout", f"""
+native_dropout_op = Op("native_dropout", f"""
     native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor){CS}
     """, kernels={"native_dropout": _sampled(_sample_native_dropout, _meta_native_dropout)},
     derivatives={"native_dropout": Deriv(save="result", name="NativeDropoutBackward0", input=_native_dropout_grad,
                                          jvp={"input": lambda t, a: [_native_dropout_grad([t], a), None]})},
-    **_NOT_PUBLIC)
+    function=native_dropout, method=False)
 
 dropout_op = Op("dropout", f"""
     dropout(Tensor input, float p, bool train) -> Tensor{S}
-    """, kernels={"dropout": {CIA: _dropout}}, **_NOT_PUBLIC)
+    """, kernels={"dropout": {CIA: _dropout}}, function=dropout, method=False)
 
-register(rand, rand_like, randn, randn_like, randint, randint_like, randperm, uniform, normal, random, bernoulli,
-         multinomial, native_dropout, dropout_op)
+register(rand_op, rand_like_op, randn_op, randn_like_op, randint_op, randint_like_op, randperm_op, uniform_op,
+         normal_op, random_op, bernoulli_op, multinomial_op, native_dropout_op, dropout_op)

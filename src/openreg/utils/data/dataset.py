@@ -145,7 +145,7 @@ def random_split(dataset: Dataset, lengths: Sequence[int | float], generator: An
     """Split ``dataset`` at random into non-overlapping subsets of the given lengths, or of the given fractions
     (which sum to 1; the remainder is dealt round-robin). Draws one ``openreg.randperm`` from ``generator`` (the
     default CPU generator when None)."""
-    from ...functions_random import randperm
+    from ...operators.random import randperm
     n = len(dataset)  # type: ignore[arg-type]
     if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
         split = []

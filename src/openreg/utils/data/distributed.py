@@ -39,8 +39,8 @@ class DistributedSampler(Sampler):
         self.seed = seed
 
     def __iter__(self) -> Iterator[int]:
-        from ...functions_random import randperm
         from ...generator import Generator
+        from ...operators.random import randperm
         if self.shuffle:
             indices = randperm(len(self.dataset), generator=Generator().manual_seed(self.seed + self.epoch)).tolist()
         else:

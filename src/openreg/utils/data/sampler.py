@@ -73,7 +73,7 @@ class RandomSampler(Sampler):
 
     def __iter__(self) -> Iterator[int]:
         from ... import dtypes
-        from ...functions_random import randint, randperm
+        from ...operators.random import randint, randperm
         n = len(self.data_source)
         generator = self.generator if self.generator is not None else _fresh_generator()
         if self.replacement:
@@ -98,7 +98,7 @@ class SubsetRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ...functions_random import randperm
+        from ...operators.random import randperm
         for i in randperm(len(self.indices), generator=self.generator).tolist():
             yield self.indices[i]
 
@@ -133,7 +133,7 @@ class WeightedRandomSampler(Sampler):
         self.generator = generator
 
     def __iter__(self) -> Iterator[int]:
-        from ...functions_random import multinomial
+        from ...operators.random import multinomial
         yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
 
     def __len__(self) -> int:
