@@ -8,13 +8,11 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..tensor import Tensor
 from .functional_core import softmax
 
 __all__ = ["elu", "gelu", "leaky_relu", "sigmoid", "silu", "softmin", "softplus", "tanh"]
-
-_A = ops.aten
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -44,7 +42,7 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     >>> [round(v, 4) for v in openreg.nn.functional.gelu(openreg.tensor([-1.0, 1.0])).tolist()]
     [-0.1587, 0.8413]
     """
-    return _A.gelu.default(input, approximate=approximate)
+    return A.gelu(input, approximate=approximate)
 
 
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -54,7 +52,7 @@ def silu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> round(openreg.nn.functional.silu(openreg.tensor([1.0])).item(), 4)
     0.7311
     """
-    return _A.silu_.default(input) if inplace else _A.silu.default(input)
+    return A.silu_(input) if inplace else A.silu(input)
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
@@ -64,7 +62,7 @@ def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tenso
     >>> round(openreg.nn.functional.softplus(openreg.tensor([0.0])).item(), 4)
     0.6931
     """
-    return _A.softplus.default(input, beta, threshold)
+    return A.softplus(input, beta, threshold)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
@@ -74,7 +72,7 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
     >>> openreg.nn.functional.leaky_relu(openreg.tensor([-2.0, 3.0]), 0.5).tolist()
     [-1.0, 3.0]
     """
-    return _A.leaky_relu_.default(input, negative_slope) if inplace else _A.leaky_relu.default(input, negative_slope)
+    return A.leaky_relu_(input, negative_slope) if inplace else A.leaky_relu(input, negative_slope)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
@@ -84,4 +82,4 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     >>> [round(v, 4) for v in openreg.nn.functional.elu(openreg.tensor([-1.0, 2.0])).tolist()]
     [-0.6321, 2.0]
     """
-    return _A.elu_.default(input, alpha) if inplace else _A.elu.default(input, alpha)
+    return A.elu_(input, alpha) if inplace else A.elu(input, alpha)

@@ -4,7 +4,7 @@
 ``clone``, ``_to_copy`` and the functional fills allocate through ``empty_strided`` on the target device and
 move the data with ``copy_``/``fill_``, so the backends only need ``copy_``, ``fill_.Scalar`` and ``zero_``
 kernels (``backends/*``); the Meta kernels here check the arguments and compute nothing. Their Tensor methods
-are written by hand (``_tensor_methods_views``: ``to(*args)``, ``fill_(value)`` ...).
+are written here where PyTorch's Python signature merges overloads (``to(*args)``, ``fill_(value)`` ...).
 
 >>> import openreg
 >>> x = openreg.arange(6.0).view(2, 3).t()
@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import warnings
 
+from .. import dtypes as _dt
 from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.ops import A
 from ..aten.factories import empty_strided, resolve_device
 from ..aten.meta_rules import broadcast_shapes, fmt_shape
 from ..aten.views import below_inplace_or_view, fresh
+from ..devices import device as Device
 from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import TensorBase
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
@@ -136,6 +138,74 @@ def _meta_zero_(self: Tensor) -> Tensor:
     return self
 
 
+# -- Tensor methods ------------------------------------------------------------------------------------------
+def _copy_method(self, src, non_blocking=False):
+    return A.copy_(self, src, non_blocking)
+
+
+def _fill_method(self, value):
+    if isinstance(value, Tensor):
+        return A.fill___Tensor(self, value)
+    return A.fill___Scalar(self, value)
+
+
+def _zero_method(self):
+    return A.zero_(self)
+
+
+def _contiguous_method(self, memory_format=None):
+    if memory_format is None:
+        if TensorBase.is_contiguous(self):
+            return self
+        return A.clone(self, memory_format="contiguous_format")
+    return A.contiguous(self, memory_format=memory_format)
+
+
+def _parse_to(args, kwargs):
+    device = kwargs.pop("device", None)
+    dtype = kwargs.pop("dtype", None)
+    if kwargs:
+        raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    for a in args:
+        if isinstance(a, _dt.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, (str, Device, int)) and not isinstance(a, bool):
+            device = Device(a)
+        elif a is not None:
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type(a).__name__})")
+    if device is not None:
+        device = resolve_device(device)
+    return device, dtype
+
+
+def _to_method(self, *args, non_blocking=False, copy=False, memory_format=None, **kwargs):
+    """Convert device and/or dtype; returns ``self`` when nothing changes and ``copy`` is False."""
+    device, dtype = _parse_to(args, dict(kwargs))
+    same = (device is None or device == self.device) and (dtype is None or dtype is self._dtype)
+    if same and not copy and memory_format is None:
+        return self
+    return A._to_copy(self, dtype=dtype, device=device, non_blocking=non_blocking, memory_format=memory_format)
+
+
+def _cpu_method(self, memory_format=None):
+    return _to_method(self, "cpu", memory_format=memory_format)
+
+
+def _converter(dtype):
+    def convert(self, memory_format=None):
+        return _to_method(self, dtype, memory_format=memory_format)
+    convert.__name__ = dtype.name
+    return convert
+
+
+_CONVERTERS = {name: _converter(getattr(_dt, dtype)) for name, dtype in (
+    ("float", "float32"), ("double", "float64"), ("half", "float16"), ("bfloat16", "bfloat16"), ("long", "int64"),
+    ("int", "int32"), ("short", "int16"), ("char", "int8"), ("byte", "uint8"), ("bool", "bool"),
+    ("cfloat", "complex64"), ("cdouble", "complex128"))}
+
+
 # -- the records ------------------------------------------------------------------------------------------
 # The backends' own kernels (NumPy copies on the CPU; the device's copy engine and raw fill kernel).
 _CPU, _DEVICE = "openreg.backends.cpu.kernels", "openreg.backends.privateuseone"
@@ -147,11 +217,11 @@ _BACKEND_KERNELS = {
 }
 
 
-def _copy_op(name: str, schemas: str, kernels: dict, derivatives: dict) -> Op:
+def _copy_op(name: str, schemas: str, kernels: dict, derivatives: dict, method=False, extra_methods=None) -> Op:
     """``kernels``: ``{overload: (dispatch key, fn)}``, plus the backends' own kernels of ``_BACKEND_KERNELS``;
-    methods and functions are written by hand."""
+    ``openreg.<fn>`` is written by hand (``functions_tensor``)."""
     return Op(name, schemas, kernels={o: {key: fn, **_BACKEND_KERNELS.get(o, {})} for o, (key, fn) in kernels.items()},
-              derivatives=derivatives, function=False, method=False)
+              derivatives=derivatives, function=False, method=method, extra_methods=extra_methods)
 
 
 def _no_grad_to_self(g, a):
@@ -170,7 +240,8 @@ copy_op = _copy_op("copy_", "copy_(Tensor(a!) self, Tensor src, bool non_blockin
                    {"copy_": ("Meta", meta_copy_)},
                    {"copy_": Deriv(name="CopyBackwards", self=_no_grad_to_self,
                                    src=lambda g, a: g.to(device=a.device_of("src"), dtype=a.dtype_of("src")),
-                                   jvp={"src": lambda t, a: t.to(device=a.device_of("self"), dtype=a.dtype_of("self"))})})
+                                   jvp={"src": lambda t, a: t.to(device=a.device_of("self"), dtype=a.dtype_of("self"))})},
+                   _copy_method)
 fill_op = _copy_op("fill", """
     fill.Scalar(Tensor self, Scalar value) -> Tensor  [core]
     fill.Tensor(Tensor self, Tensor value) -> Tensor
@@ -180,19 +251,21 @@ fill_op = _copy_op("fill", """
           "fill_.Tensor": (CEA, fill_tensor_)},
     {"fill.Scalar": Deriv(name="FillBackward0", self=_no_grad_to_self, jvp={}),
      "fill.Tensor": Deriv(name="FillBackward1", self=_no_grad_to_self, value=_grad_of_value,
-                          jvp={"value": _value_expanded})})
+                          jvp={"value": _value_expanded})}, extra_methods={"fill_": _fill_method})
 zero_op = _copy_op("zero_", "zero_(Tensor(a!) self) -> Tensor(a!)", {"zero_": ("Meta", _meta_zero_)},
-                   {"zero_": Deriv(name="ZeroBackward0", self=_no_grad_to_self, jvp={})})
+                   {"zero_": Deriv(name="ZeroBackward0", self=_no_grad_to_self, jvp={})}, _zero_method)
 clone_op = _copy_op("clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor  [core, pointwise]",
-                    {"clone": (CEA, clone)}, {"clone": Deriv(linear=True, self=lambda g, a: g)})
+                    {"clone": (CEA, clone)}, {"clone": Deriv(linear=True, self=lambda g, a: g)}, True)
 to_copy_op = _copy_op("_to_copy", (
     "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
     "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor  [core]"),
     {"_to_copy": (CEA, to_copy)},
-    {"_to_copy": Deriv(linear=True, self=lambda g, a: g.to(device=a.device_of("self"), dtype=a.dtype_of("self")))})
+    {"_to_copy": Deriv(linear=True, self=lambda g, a: g.to(device=a.device_of("self"), dtype=a.dtype_of("self")))},
+    extra_methods={"to": _to_method, "cpu": _cpu_method, **_CONVERTERS})
 contiguous_op = _copy_op(
     "contiguous", "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
-    {"contiguous": (CIA, contiguous)}, {"contiguous": Deriv(linear=True, name="CloneBackward0", self=lambda g, a: g)})
+    {"contiguous": (CIA, contiguous)}, {"contiguous": Deriv(linear=True, name="CloneBackward0", self=lambda g, a: g)},
+    _contiguous_method)
 
 register(copy_op, fill_op, zero_op, clone_op, to_copy_op, contiguous_op)
 

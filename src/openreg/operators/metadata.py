@@ -2,8 +2,8 @@
 
 They change a tensor's sizes, strides, offset or storage without touching element values (``resize_``
 grows the storage when it must, never shrinks it). Storage handling is device-agnostic, so one
-CompositeExplicitAutograd kernel serves every backend. Their Tensor methods are written by hand
-(``_tensor_methods_views``: ``resize_(*size)``, ``set_(source=None, ...)``).
+CompositeExplicitAutograd kernel serves every backend. Their Tensor methods (``resize_(*size)``,
+``set_(source=None, ...)``) are written here.
 
 >>> import openreg
 >>> t = openreg.zeros(2, 2)
@@ -17,12 +17,14 @@ CompositeExplicitAutograd kernel serves every backend. Their Tensor methods are 
 """
 from __future__ import annotations
 
+from .._dispatch.ops import A
 from ..aten.meta_rules import fmt_shape
 from ..aten.views import check_size_nonnegative
 from ..memory_format import normalize, preserve_format, strides_for
 from ..storage import UntypedStorage
 from ..storage_bounds import check_numel, storage_nbytes
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._method_args import size_args
 from ._record import Forbid, Op, register
 
 
@@ -128,10 +130,38 @@ def set_empty(self: Tensor) -> Tensor:
 
 
 # -- the records ------------------------------------------------------------------------------------------
-def _metadata_op(name: str, schemas: str, kernels: dict, refusal: str) -> Op:
+# -- Tensor methods (varargs sizes; ``set_`` picks its overload by its arguments) ------------------------------
+def _resize_method(self, *size, memory_format=None):
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    return A.resize_(self, size_args(size), memory_format=memory_format)
+
+
+def _resize_as_method(self, the_template, memory_format=None):
+    return A.resize_as_(self, the_template, memory_format=memory_format)
+
+
+def _set_method(self, source=None, storage_offset=None, size=None, stride=None):
+    """``set_()``, ``set_(tensor)``, ``set_(storage)``, ``set_(storage, offset, size, stride=())``."""
+    if source is None:
+        return A.set_(self)
+    if isinstance(source, Tensor):
+        if storage_offset is None and size is None:
+            return A.set___source_Tensor(self, source)
+        return A.set___source_Tensor_storage_offset(self, source, storage_offset, size,
+                                                      () if stride is None else stride)
+    if storage_offset is None and size is None:
+        return A.set___source_Storage(self, source)
+    if storage_offset is None or size is None:
+        raise TypeError("set_() received an invalid combination of arguments - expected (Storage source, int "
+                        "storage_offset, tuple of ints size, tuple of ints stride = ())")
+    return A.set___source_Storage_storage_offset(self, source, storage_offset, size, () if stride is None else stride)
+
+
+def _metadata_op(name: str, schemas: str, kernels: dict, refusal: str, method) -> Op:
     """One CompositeExplicitAutograd kernel per overload; each refuses inputs that require grad (``refusal``)."""
     return Op(name, schemas, kernels={o: {"CompositeExplicitAutograd": fn} for o, fn in kernels.items()},
-              derivatives={o: Forbid(refusal) for o in kernels}, function=False, method=False)
+              derivatives={o: Forbid(refusal) for o in kernels}, function=False, method=method)
 
 
 _NO_RESIZE = "cannot resize variables that require grad"
@@ -139,11 +169,11 @@ _NO_SET = "set_storage is not allowed on a Tensor created from .data or .detach(
 
 resize_op = _metadata_op(
     "resize_", "resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)  [core, inplace_view]",
-    {"resize_": resize_}, _NO_RESIZE)
+    {"resize_": resize_}, _NO_RESIZE, _resize_method)
 resize_as_op = _metadata_op(
     "resize_as_",
     "resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)  [inplace_view]",
-    {"resize_as_": resize_as_}, _NO_RESIZE)
+    {"resize_as_": resize_as_}, _NO_RESIZE, _resize_as_method)
 set_op = _metadata_op("set_", """
     set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)  [inplace_view]
     set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)  [inplace_view]
@@ -152,7 +182,7 @@ set_op = _metadata_op("set_", """
     set_(Tensor(a!) self) -> Tensor(a!)  [inplace_view]
     """, {"set_.source_Storage": set_storage, "set_.source_Storage_storage_offset": set_storage_offset,
           "set_.source_Tensor": set_tensor, "set_.source_Tensor_storage_offset": set_tensor_storage_offset,
-          "set_": set_empty}, _NO_SET)
+          "set_": set_empty}, _NO_SET, _set_method)
 
 register(resize_op, resize_as_op, set_op)
 

@@ -2,8 +2,7 @@
 
 The splits are views of the input. ``cat`` allocates the result and copies each input into its slice with
 ``copy_``, so the same kernel serves every backend (and Meta, whose ``copy_`` computes nothing); the CPU
-backend registers a faster one. Their Tensor methods and functions are written by hand
-(``_tensor_methods_views``, ``functions_tensor``).
+backend registers a faster one. The splits' Tensor methods return tuples, as PyTorch's.
 
 >>> import openreg
 >>> a, b = openreg.ones(2, 2), openreg.zeros(2, 1)
@@ -187,11 +186,30 @@ def split_sizes(self: Tensor, split_size, dim: int = 0) -> list:
 _BACKEND_KERNELS = {"cat": {"CPU": "openreg.backends.cpu.kernels:cat"}}
 
 
-def _shape_op(name: str, schemas: str, kernels: dict, derivatives: dict) -> Op:
+# -- Tensor methods: the list results are tuples, ``split`` takes a size or a list of sizes ----------------
+def _unbind_method(self, dim=0):
+    return tuple(A.unbind__int(self, dim))
+
+
+def _split_method(self, split_size, dim=0):
+    if isinstance(split_size, (tuple, list)):
+        return tuple(A.split_with_sizes(self, split_size, dim))
+    return tuple(A.split__Tensor(self, split_size, dim))
+
+
+def _split_with_sizes_method(self, split_sizes, dim=0):
+    return tuple(A.split_with_sizes(self, split_sizes, dim))
+
+
+def _chunk_method(self, chunks, dim=0):
+    return tuple(A.chunk(self, chunks, dim))
+
+
+def _shape_op(name: str, schemas: str, kernels: dict, derivatives: dict, method=False) -> Op:
     """``kernels``: ``{overload: (dispatch key, fn)}``, plus the backends' own kernels of ``_BACKEND_KERNELS``;
-    methods and functions are written by hand."""
+    ``openreg.<fn>`` is written by hand (``functions_tensor``)."""
     return Op(name, schemas, kernels={o: {key: fn, **_BACKEND_KERNELS.get(o, {})} for o, (key, fn) in kernels.items()},
-              derivatives=derivatives, function=False, method=False)
+              derivatives=derivatives, function=False, method=method)
 
 
 def _cat_pieces(name: str = "SplitBackward0") -> Deriv:
@@ -201,18 +219,20 @@ def _cat_pieces(name: str = "SplitBackward0") -> Deriv:
 
 unbind_op = _shape_op("unbind", "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
                       {"unbind.int": (CEA, unbind)},
-                      {"unbind.int": Deriv(linear=True, self=lambda g, a: lookup("aten::stack")(fill_missing(g, a), a.dim))})
+                      {"unbind.int": Deriv(linear=True, self=lambda g, a: lookup("aten::stack")(fill_missing(g, a), a.dim))},
+                      _unbind_method)
 split_op = _shape_op("split", """
     split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
     split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
     split(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
     """, {"split.Tensor": (CEA, split), "split.sizes": (CIA, split_sizes), "split": (CIA, split_sizes)},
-    {"split.Tensor": _cat_pieces(), "split.sizes": _cat_pieces(), "split": _cat_pieces("SplitWithSizesBackward0")})
+    {"split.Tensor": _cat_pieces(), "split.sizes": _cat_pieces(), "split": _cat_pieces("SplitWithSizesBackward0")}, _split_method)
 split_with_sizes_op = _shape_op(
     "split_with_sizes", "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]  [core]",
-    {"split_with_sizes": (CEA, split_with_sizes)}, {"split_with_sizes": _cat_pieces("SplitWithSizesBackward0")})
+    {"split_with_sizes": (CEA, split_with_sizes)}, {"split_with_sizes": _cat_pieces("SplitWithSizesBackward0")},
+    _split_with_sizes_method)
 chunk_op = _shape_op("chunk", "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
-                     {"chunk": (CIA, chunk)}, {"chunk": _cat_pieces("ChunkBackward0")})
+                     {"chunk": (CIA, chunk)}, {"chunk": _cat_pieces("ChunkBackward0")}, _chunk_method)
 cat_op = _shape_op("cat", """
     cat(Tensor[] tensors, int dim=0) -> Tensor  [core]
     cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)

@@ -3,8 +3,8 @@
 Every explicit kernel here only computes metadata (``make_view``), so one CompositeExplicitAutograd kernel
 serves the CPU, the device and Meta. Decompositions that PyTorch registers as CompositeImplicitAutograd
 (``reshape``, ``flatten``, ``narrow`` ...) are written on top of the explicit view ops. A view shares its base's
-storage and version counter and records the base (``t._base``). Their Tensor methods are written by hand
-(``_tensor_methods_views.ViewMethods``: ``view(*size)``, ``squeeze(dim=None)`` ...).
+storage and version counter and records the base (``t._base``). Their Tensor methods come from the records
+(generated, or written below where PyTorch's Python signature differs: ``view(*size)``, ``squeeze(dim=None)``).
 
 >>> import openreg
 >>> t = openreg.arange(6.0).view(2, 3)
@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import warnings
 
+from .. import dtypes as _dt
 from .._dispatch.ops import A, lookup
 from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.views import NOT_VIEWABLE, check_in_bounds, compute_view_stride, infer_size, make_view
 from ..tensor import Size
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._method_args import size_args
 from ._record import NONDIFF, Deriv, Op, register
 from ._view_grads import as_strided_grad, inverse_perm, scatter_into_zeros, sum_to
 
@@ -422,11 +424,80 @@ def narrow_tensor(self: Tensor, dim: int, start: Tensor, length: int) -> Tensor:
 
 
 # -- the records ------------------------------------------------------------------------------------------
-def _view_op(name: str, schemas: str, kernels: dict, derivatives: dict, key: str = CEA) -> Op:
-    """A view operator: one ``key`` kernel per overload for every backend and Meta; its Tensor methods and
-    ``openreg.<fn>`` are written by hand (``ViewMethods``, ``functions_tensor``)."""
+def _view_op(name: str, schemas: str, kernels: dict, derivatives: dict, key: str = CEA, *, method=True,
+             extra_methods: dict | None = None) -> Op:
+    """A view operator: one ``key`` kernel per overload for every backend and Meta; its Tensor methods are
+    generated or written below (``method``), its ``openreg.<fn>`` functions are in ``functions_tensor``."""
     return Op(name, schemas, kernels={o: {key: fn} for o, fn in kernels.items()}, derivatives=derivatives,
-              function=False, method=False)
+              function=False, method=method, extra_methods=extra_methods)
+
+
+# -- Tensor methods whose Python signature differs from the schemas (varargs sizes, optional dim) ------------
+def _view_method(self, *size, dtype=None):
+    """A view with a new shape (one ``-1`` is inferred), or ``view(dtype)`` reinterpreting the bytes."""
+    if dtype is not None:
+        if size:
+            raise TypeError("view() received an invalid combination of arguments - got both a size and a dtype")
+        return A.view__dtype(self, dtype)
+    if len(size) == 1:
+        s = size[0]
+        if isinstance(s, _dt.dtype):
+            return A.view__dtype(self, s)
+        if isinstance(s, (tuple, list)):
+            size = s
+    return A.view(self, size)
+
+
+def _reshape_method(self, *shape):
+    return A.reshape(self, size_args(shape))
+
+
+def _reshape_as_method(self, other):
+    if not isinstance(other, Tensor):
+        raise TypeError(f"reshape_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return A.reshape(self, other._size)
+
+
+def _T_property(self):
+    T_warn(self)
+    return A.permute(self, tuple(range(len(self._size) - 1, -1, -1)))
+
+
+def _mT_property(self):
+    mT_check(self)
+    return A.transpose__int(self, -2, -1)
+
+
+def _permute_method(self, *dims):
+    return A.permute(self, size_args(dims))
+
+
+def _expand_method(self, *size):
+    return A.expand(self, size_args(size))
+
+
+def _squeeze_method(self, dim=None):
+    if dim is None:
+        return A.squeeze(self)
+    if isinstance(dim, (tuple, list)):
+        return A.squeeze__dims(self, dim)
+    return A.squeeze__dim(self, dim)
+
+
+def _squeeze__method(self, dim=None):
+    if dim is None:
+        return A.squeeze_(self)
+    if isinstance(dim, (tuple, list)):
+        return A.squeeze___dims(self, dim)
+    return A.squeeze___dim(self, dim)
+
+
+def _movedim_method(self, source, destination):
+    if isinstance(source, (tuple, list)) or isinstance(destination, (tuple, list)):
+        src = tuple(source) if isinstance(source, (tuple, list)) else (source,)
+        dst = tuple(destination) if isinstance(destination, (tuple, list)) else (destination,)
+        return A.movedim__intlist(self, src, dst)
+    return A.movedim__int(self, source, destination)
 
 
 def _reshape_back(g, a):
@@ -448,9 +519,9 @@ view_op = _view_op("view", """
     view(Tensor(a) self, SymInt[] size) -> Tensor(a)  [core]
     view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
     """, {"view": view, "view.dtype": view_dtype},
-    {"view": Deriv(linear=True, self=_reshape_back), "view.dtype": NONDIFF})
+    {"view": Deriv(linear=True, self=_reshape_back), "view.dtype": NONDIFF}, method=_view_method)
 unsafe_view_op = _view_op("_unsafe_view", "_unsafe_view(Tensor self, SymInt[] size) -> Tensor", {"_unsafe_view": unsafe_view},
-                          {"_unsafe_view": Deriv(linear=True, self=_reshape_back)})
+                          {"_unsafe_view": Deriv(linear=True, self=_reshape_back)}, method=False)
 as_strided_op = _view_op("as_strided", """
     as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)  [core]
     as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)  [inplace_view]
@@ -461,19 +532,23 @@ t_op = _view_op("t", """
     t(Tensor(a) self) -> Tensor(a)
     t_(Tensor(a!) self) -> Tensor(a!)  [inplace_view]
     """, {"t": t, "t_": _in_place(t)},
-    {"t": Deriv(linear=True, self=lambda g, a: g.t()), "t_": Deriv(linear=True, name="TBackward0", self=lambda g, a: g.t())})
+    {"t": Deriv(linear=True, self=lambda g, a: g.t()), "t_": Deriv(linear=True, name="TBackward0", self=lambda g, a: g.t())},
+    extra_methods={"T": property(_T_property)})
 transpose_op = _view_op("transpose", """
     transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
     transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)  [inplace_view]
     """, {"transpose.int": transpose, "transpose_": _in_place(transpose)},
     {"transpose.int": Deriv(linear=True, self=lambda g, a: g.transpose(a.dim0, a.dim1)),
      "transpose_": Deriv(name="TransposeBackward0", self=lambda g, a: g.transpose(a.dim0, a.dim1),
-                         jvp={"self": lambda t, a: t.transpose(a.dim0, a.dim1)})})
+                         jvp={"self": lambda t, a: t.transpose(a.dim0, a.dim1)})},
+    method=("transpose", "swapaxes", "swapdims"), extra_methods={"mT": property(_mT_property)})
 permute_op = _view_op("permute", "permute(Tensor(a) self, int[] dims) -> Tensor(a)  [core]", {"permute": permute},
                       {"permute": Deriv(linear=True,
-                                        self=lambda g, a: g.permute(inverse_perm(a.dims, len(a.size_of("self")))))})
+                                        self=lambda g, a: g.permute(inverse_perm(a.dims, len(a.size_of("self")))))},
+                      method=_permute_method)
 expand_op = _view_op("expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)  [core]",
-                     {"expand": expand}, {"expand": Deriv(linear=True, self=lambda g, a: sum_to(g, a.size_of("self")))})
+                     {"expand": expand}, {"expand": Deriv(linear=True, self=lambda g, a: sum_to(g, a.size_of("self")))},
+                     method=_expand_method)
 squeeze_kernels = {"squeeze": squeeze, "squeeze.dim": squeeze_dim, "squeeze.dims": squeeze_dims,
                    "squeeze_": _in_place(squeeze), "squeeze_.dim": _in_place(squeeze_dim),
                    "squeeze_.dims": _in_place(squeeze_dims)}
@@ -484,7 +559,8 @@ squeeze_op = _view_op("squeeze", """
     squeeze_(Tensor(a!) self) -> Tensor(a!)  [inplace_view]
     squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)  [inplace_view]
     squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)  [inplace_view]
-    """, squeeze_kernels, _squeeze_records("squeeze", squeeze_kernels))
+    """, squeeze_kernels, _squeeze_records("squeeze", squeeze_kernels), method=_squeeze_method,
+    extra_methods={"squeeze_": _squeeze__method})
 unsqueeze_kernels = {"unsqueeze": unsqueeze, "unsqueeze_": _in_place(unsqueeze)}
 unsqueeze_op = _view_op("unsqueeze", """
     unsqueeze(Tensor(a) self, int dim) -> Tensor(a)  [core]
@@ -498,7 +574,7 @@ slice_op = _view_op("slice", (
     "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)  [core]"),
     {"slice.Tensor": slice_tensor},
     {"slice.Tensor": Deriv(linear=True, self=scatter_into_zeros(
-        lambda z, a: lookup("aten::slice.Tensor")(z, a.dim, a.start, a.end, a.step)))})
+        lambda z, a: lookup("aten::slice.Tensor")(z, a.dim, a.start, a.end, a.step)))}, method=False)
 diagonal_op = _view_op("diagonal", "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)  [core]",
                        {"diagonal": diagonal},
                        {"diagonal": Deriv(linear=True, self=scatter_into_zeros(
@@ -509,14 +585,16 @@ movedim_op = _view_op("movedim", """
     """, {"movedim.int": movedim, "movedim.intlist": movedim_intlist},
     {"movedim.int": Deriv(linear=True, self=lambda g, a: g.movedim(a.destination, a.source)),
      "movedim.intlist": Deriv(linear=True, name="PermuteBackward0",
-                              self=lambda g, a: g.movedim(list(a.destination), list(a.source)))})
+                              self=lambda g, a: g.movedim(list(a.destination), list(a.source)))},
+    method=_movedim_method, extra_methods={"moveaxis": "movedim"})
 alias_op = _view_op("alias", "alias(Tensor(a) self) -> Tensor(a)  [core]", {"alias": alias},
-                    {"alias": Deriv(linear=True, self=lambda g, a: g)})
+                    {"alias": Deriv(linear=True, self=lambda g, a: g)}, method=False)
 detach_op = _view_op("detach", "detach(Tensor(a) self) -> Tensor(a)", {"detach": detach}, {"detach": NONDIFF})
 
 # CompositeImplicitAutograd decompositions (their gradient entries name the node PyTorch's decomposition makes)
 reshape_op = _view_op("reshape", "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", {"reshape": reshape},
-                      {"reshape": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
+                      {"reshape": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA,
+                      method=_reshape_method, extra_methods={"reshape_as": _reshape_as_method})
 view_as_op = _view_op("view_as", "view_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"view_as": view_as},
                       {"view_as": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
 expand_as_op = _view_op("expand_as", "expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"expand_as": expand_as},

@@ -10,13 +10,10 @@ PyTorch's update rule step for step.
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..autograd.grad_mode import no_grad
 from ._pointwise import lerp_
 from .optimizer import Optimizer
-
-_foreach_mul_ = ops.aten._foreach_mul_.Scalar
-_foreach_add_ = ops.aten._foreach_add_.List
 
 
 def _check_adam_args(lr: float, betas: tuple, eps: float, weight_decay: float) -> None:
@@ -97,20 +94,20 @@ class Adam(Optimizer):
         steps = [self._state_step(p).item() for p in params]
         if weight_decay != 0:
             if decoupled:
-                _foreach_mul_(params, 1 - lr * weight_decay)
+                A._foreach_mul___Scalar(params, 1 - lr * weight_decay)
             else:
                 grads = [g.add(p, alpha=weight_decay) for g, p in zip(grads, params)]
         exp_avgs = [s["exp_avg"] for s in states]
         exp_avg_sqs = [s["exp_avg_sq"] for s in states]
         if 1 - beta1 < 0.5:  # lerp_(exp_avg, grad, 1 - beta1), from the start as PyTorch for small weights
             diffs = [g - m for g, m in zip(grads, exp_avgs)]
-            _foreach_mul_(diffs, 1 - beta1)
-            _foreach_add_(exp_avgs, diffs)
+            A._foreach_mul___Scalar(diffs, 1 - beta1)
+            A._foreach_add___List(exp_avgs, diffs)
         else:
             for m, g in zip(exp_avgs, grads):
                 lerp_(m, g, 1 - beta1)
-        _foreach_mul_(exp_avg_sqs, beta2)  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        _foreach_add_(exp_avg_sqs, [(g * (1 - beta2)).mul_(g) for g in grads])
+        A._foreach_mul___Scalar(exp_avg_sqs, beta2)  # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        A._foreach_add___List(exp_avg_sqs, [(g * (1 - beta2)).mul_(g) for g in grads])
         updates = []
         for m, v, state, step in zip(exp_avgs, exp_avg_sqs, states, steps):
             bias_correction1 = 1 - beta1 ** step
@@ -119,4 +116,4 @@ class Adam(Optimizer):
                 v = state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(v))
             denom = (v.sqrt() / bias_correction2_sqrt).add_(eps)
             updates.append((m * -(lr / bias_correction1)).div_(denom))  # addcdiv_(p, m, denom, -step_size)
-        _foreach_add_(params, updates)
+        A._foreach_add___List(params, updates)
