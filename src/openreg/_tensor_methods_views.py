@@ -19,14 +19,8 @@ from . import _indexing
 from ._dispatch.ops import A
 from ._tensor_methods import mixin
 from .memory_format import normalize, preserve_format, strides_for
+from .operators._method_args import size_args
 from .tensor import Size, TensorBase
-
-
-def _size_args(size) -> tuple:
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        return tuple(size[0])
-    return size
-
 
 # -- views ------------------------------------------------------------------------------------------------
 
@@ -75,7 +69,7 @@ def is_contiguous(self, memory_format=None) -> bool:
 
 # -- new_* ----------------------------------------------------------------------------------------------------
 def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(A.new_empty(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+    return _finish(A.new_empty(self, size_args(size), dtype=dtype, device=device), requires_grad)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
@@ -84,11 +78,11 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
 
 
 def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(A.new_zeros(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+    return _finish(A.new_zeros(self, size_args(size), dtype=dtype, device=device), requires_grad)
 
 
 def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(A.new_ones(self, _size_args(size), dtype=dtype, device=device), requires_grad)
+    return _finish(A.new_ones(self, size_args(size), dtype=dtype, device=device), requires_grad)
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,
