@@ -476,20 +476,14 @@ def _expand_method(self, *size):
     return A.expand(self, size_args(size))
 
 
-def _squeeze_method(self, dim=None):
-    if dim is None:
-        return A.squeeze(self)
-    if isinstance(dim, (tuple, list)):
-        return A.squeeze__dims(self, dim)
-    return A.squeeze__dim(self, dim)
-
-
-def _squeeze__method(self, dim=None):
-    if dim is None:
-        return A.squeeze_(self)
-    if isinstance(dim, (tuple, list)):
-        return A.squeeze___dims(self, dim)
-    return A.squeeze___dim(self, dim)
+def _squeeze_method(name: str):
+    """``squeeze(dim=None)`` and ``squeeze_(dim=None)``: every size-1 dim, one dim, or a tuple of dims."""
+    def method(self, dim=None):
+        if dim is None:
+            return lookup(f"aten::{name}")(self)
+        return lookup(f"aten::{name}.{'dims' if isinstance(dim, (tuple, list)) else 'dim'}")(self, dim)
+    method.__name__ = method.__qualname__ = name
+    return method
 
 
 def _movedim_method(self, source, destination):
@@ -559,8 +553,8 @@ squeeze_op = _view_op("squeeze", """
     squeeze_(Tensor(a!) self) -> Tensor(a!)  [inplace_view]
     squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)  [inplace_view]
     squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)  [inplace_view]
-    """, squeeze_kernels, _squeeze_records("squeeze", squeeze_kernels), method=_squeeze_method,
-    extra_methods={"squeeze_": _squeeze__method})
+    """, squeeze_kernels, _squeeze_records("squeeze", squeeze_kernels), method=_squeeze_method("squeeze"),
+    extra_methods={"squeeze_": _squeeze_method("squeeze_")})
 unsqueeze_kernels = {"unsqueeze": unsqueeze, "unsqueeze_": _in_place(unsqueeze)}
 unsqueeze_op = _view_op("unsqueeze", """
     unsqueeze(Tensor(a) self, int dim) -> Tensor(a)  [core]
