@@ -3,7 +3,8 @@
 bfloat16 and float8 (the "narrow floats") compute in float32: ``to_compute``/``from_compute`` widen and round
 back (round to nearest even). On the CPU and the emulated device their storage holds ml_dtypes arrays, which
 convert themselves; the cuda driver keeps their raw bits (uint16/uint8: CuPy has no such dtypes), converted
-here by bit arithmetic (bfloat16) or a table of the 256 values (float8).
+here on the device: bfloat16 by bit arithmetic, float8 widened through a table of its 256 values and rounded to
+the format's quantum, both giving ml_dtypes' bits.
 
 >>> import numpy as np, openreg
 >>> t = openreg._array_bridge.wrap_array(np.arange(3.0))
@@ -50,9 +51,7 @@ def from_float32(values, dtype):
             return f.astype(dtype.numpy)
     if dtype is _dt.bfloat16:
         return _float32_to_bf16_bits(xp, values)
-    # float8 on CuPy: no device rounding kernel yet; round on the host through ml_dtypes, bits back.
-    host = from_float32(xp.asnumpy(values), dtype)
-    return xp.asarray(host.view(dtype.raw_numpy))
+    return _float32_to_float8_bits(xp, values, dtype)
 
 
 def _float32_to_bf16_bits(xp, values):
@@ -62,6 +61,56 @@ def _float32_to_bf16_bits(xp, values):
     rounding = ((u >> 16) & 1) + xp.uint32(0x7FFF)
     out = ((u + rounding) >> 16).astype(xp.uint16)
     return xp.where(xp.isnan(f), xp.uint16(0x7FC0), out)
+
+
+def _float32_to_float8_bits(xp, values, dtype):
+    """float32 -> float8 bits on the cuda driver (array-module code; the same bits as ml_dtypes, e4m3fn saturating
+    as PyTorch): round the magnitude to the format's quantum at its exponent (rint: ties to even), then look the
+    exactly representable result up in the sorted table of the format's values."""
+    fmt = _float8_format(dtype)
+    f = xp.asarray(values, dtype=xp.float32)
+    if dtype is _dt.float8_e4m3fn:
+        f = xp.clip(f, -fmt.max, fmt.max)
+    a = xp.abs(f)
+    exponent = xp.frexp(a)[1] - 1                               # a = 1.m * 2**exponent
+    quantum = xp.maximum(exponent, fmt.min_exponent) - fmt.mantissa_bits
+    r = xp.ldexp(xp.rint(xp.ldexp(a, -quantum)), quantum)
+    nan, big = xp.isnan(f), r > fmt.max                         # big: infinities too
+    index = xp.searchsorted(xp.asarray(fmt.values), xp.where(nan | big, 0, r))
+    code = xp.asarray(fmt.codes).take(index)
+    negative = xp.signbit(f) & (r != 0) if fmt.fnuz else xp.signbit(f)   # fnuz has no -0
+    sign = xp.where(negative, xp.uint8(0x80), xp.uint8(0))
+    code = xp.where(big, xp.uint8(fmt.overflow) | (sign if fmt.inf is not None else xp.uint8(0)), code | sign)
+    return xp.where(nan, xp.where(xp.signbit(f), xp.uint8(fmt.nan_negative), xp.uint8(fmt.nan)), code)
+
+
+class _Float8Format:
+    """What rounding to one float8 format needs: its non-negative finite values (ascending) and their codes."""
+
+    def __init__(self, dtype):
+        import ml_dtypes
+        info = ml_dtypes.finfo(dtype.numpy)
+        table = _float8_table(dtype)
+        self.mantissa_bits, self.min_exponent, self.max = int(info.nmant), int(info.minexp), float(info.max)
+        codes = [c for c in range(128) if np.isfinite(table[c])]
+        self.values = table[codes]
+        self.codes = np.array(codes, dtype=np.uint8)
+        nans = np.array([np.nan, -np.nan], dtype=np.float32).astype(dtype.numpy).view(np.uint8)
+        self.nan, self.nan_negative = int(nans[0]), int(nans[1])
+        self.fnuz = dtype.name.endswith("fnuz")
+        infs = [c for c in range(128) if np.isinf(table[c])]
+        self.inf = infs[0] if infs else None
+        self.overflow = self.inf if self.inf is not None else self.nan
+
+
+_FORMATS: dict = {}
+
+
+def _float8_format(dtype) -> _Float8Format:
+    fmt = _FORMATS.get(dtype.name)
+    if fmt is None:
+        fmt = _FORMATS[dtype.name] = _Float8Format(dtype)
+    return fmt
 
 
 _TABLES: dict = {}
