@@ -5,6 +5,8 @@
 //
 //   bf16_<op>_contig_bf16(out, a, b, float alpha, n)      binary, all three dense and in the same order
 //   bf16_<op>_strided_bf16(out, a, b, float alpha, geom)  binary, any layouts; broadcasting as zero strides
+//   bf16_<op>_scalar_contig_bf16(out, a, float b, n)      binary with a float32 scalar b (alpha applied)
+//   bf16_<op>_scalar_strided_bf16(out, a, float b, geom)
 //   bf16_<op>_contig_bf16(out, in, n)                     unary, both dense: 16-byte vectors (pointwise.cuh)
 //   bf16_<op>_strided_bf16(out, in, geom)                 unary, any layouts
 //
@@ -87,6 +89,15 @@ __device__ __forceinline__ void bf16_binary_strided(uint16_t* out, const uint16_
   }
 }
 
+// -- binary with a scalar: b is a float32 kernel argument (a Python number, already scaled by alpha) ------------
+template <typename Op>
+struct Bf16WithScalar {
+  float b;
+  __device__ __forceinline__ uint16_t operator()(uint16_t x) const {
+    return float_to_bf16(Op()(bf16_to_float(x), b, 1.0f));
+  }
+};
+
 // -- unary: a float32 function applied to the widened word, rounded once ----------------------------------------
 template <typename F>
 struct Bf16Unary {
@@ -124,6 +135,17 @@ struct Sigmoid {
     openreg::bf16_binary_strided(out, a, b, alpha, geom, openreg::OP());                                       \
   }
 
+#define OPENREG_BF16_SCALAR_KERNELS(NAME, OP)                                                                  \
+  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
+      bf16_##NAME##_scalar_contig_bf16(uint16_t* out, const uint16_t* a, float b, int64_t n) {                 \
+    openreg::pointwise_contig(out, a, n, openreg::Bf16WithScalar<openreg::OP>{b});                             \
+  }                                                                                                            \
+  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
+      bf16_##NAME##_scalar_strided_bf16(uint16_t* out, const uint16_t* a, float b,                             \
+                                        openreg::StridedGeometry<2> geom) {                                    \
+    openreg::pointwise_strided(out, a, geom, openreg::Bf16WithScalar<openreg::OP>{b});                         \
+  }
+
 #define OPENREG_BF16_UNARY_KERNELS(NAME, FN)                                                                   \
   extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
       bf16_##NAME##_contig_bf16(uint16_t* out, const uint16_t* in, int64_t n) {                                \
@@ -138,6 +160,10 @@ OPENREG_BF16_BINARY_KERNELS(add, Bf16Add)
 OPENREG_BF16_BINARY_KERNELS(sub, Bf16Sub)
 OPENREG_BF16_BINARY_KERNELS(mul, Bf16Mul)
 OPENREG_BF16_BINARY_KERNELS(div, Bf16Div)
+OPENREG_BF16_SCALAR_KERNELS(add, Bf16Add)
+OPENREG_BF16_SCALAR_KERNELS(sub, Bf16Sub)
+OPENREG_BF16_SCALAR_KERNELS(mul, Bf16Mul)
+OPENREG_BF16_SCALAR_KERNELS(div, Bf16Div)
 OPENREG_BF16_UNARY_KERNELS(neg, Neg)
 OPENREG_BF16_UNARY_KERNELS(relu, Relu)
 OPENREG_BF16_UNARY_KERNELS(exp, Exp)

@@ -85,6 +85,18 @@ def test_binary_kernel_matches_the_reference_bitwise(launcher, op):
     np.testing.assert_array_equal(a2, want)
 
 
+@pytest.mark.parametrize("op", kernels.BF16_BINARY_OPS)
+def test_scalar_kernel_matches_the_reference_bitwise(launcher, op):
+    """The scalar stays float32 (0.1 is not rounded to bfloat16 first), as in PyTorch's opmath."""
+    a = EVERY_WORD.reshape(256, 256)[:, ::3]                     # every other-ish word, strided
+    for value in (0.1, -3.0, 1e-30, 7):
+        out = np.empty(a.shape, np.uint16)
+        kernels.bf16_scalar(launcher, op, out, a, value)
+        with np.errstate(all="ignore"):
+            want = round_bf16(BINARY_REFERENCE[op](widen(a), np.float32(value)))
+        np.testing.assert_array_equal(out, want)
+
+
 def test_checks_leave_out_untouched(launcher):
     out = np.zeros(3, np.uint16)
     with pytest.raises(RuntimeError, match="unsupported dtype float32"):
@@ -104,7 +116,10 @@ CASES = {**{op: (lambda x, y, op=op: getattr(openreg, op)(x, y)) for op in kerne
          "add_alpha": lambda x, y: openreg.add(x, y, alpha=2.5), "sub_alpha": lambda x, y: x.sub(y, alpha=0.5),
          "add_": lambda x, y: x.clone().add_(y), "mul_out": lambda x, y: openreg.mul(x, y, out=openreg.empty_like(x)),
          **{op: (lambda x, y, op=op: getattr(openreg, op)(x)) for op in kernels.BF16_UNARY_OPS},
-         "relu_": lambda x, y: x.clone().relu_(), "sigmoid_nn": lambda x, y: openreg.nn.functional.sigmoid(x)}
+         "relu_": lambda x, y: x.clone().relu_(), "sigmoid_nn": lambda x, y: openreg.nn.functional.sigmoid(x),
+         "mul_scalar": lambda x, y: x * 0.1, "add_scalar_alpha": lambda x, y: openreg.add(x, 0.3, alpha=3),
+         "sub_scalar": lambda x, y: x - 1, "div_scalar_": lambda x, y: x.clone().div_(3),
+         "mul_zero_dim": lambda x, y: x * openreg.tensor(0.7, dtype=openreg.float64)}
 
 
 def _bf16(shape, seed):
@@ -137,8 +152,8 @@ def test_device_ops_run_the_kernel_and_equal_the_cpu(monkeypatch, case):
         _same_values(CASES[case](dx, dy), want)
 
 
-def test_mixed_and_scalar_cases_keep_the_array_module_path(monkeypatch):
-    """bfloat16 with a float32 tensor, or with a Python scalar, is not the kernel's case: same results as the CPU."""
+def test_mixed_cases_keep_the_array_module_path(monkeypatch):
+    """bfloat16 with a float32 tensor, or a rounding mode, is not the kernel's case: same results as the CPU."""
     x, f = _bf16((4, 3), 3), openreg.ones(3)
     monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "1")
     dx = x.to(LAST_DEVICE)

@@ -309,7 +309,8 @@ def test_streams_events_pinned(fake_cupy):
 
 
 # -- the whole device on the cuda driver ---------------------------------------------------------------------
-_BF16_KERNELS = {"binary": kernels.bf16_binary, "unary": kernels.bf16_unary}   # the real ones, before stand-ins
+# the real ones, before stand-ins replace them
+_BF16_KERNELS = {"binary": kernels.bf16_binary, "scalar": kernels.bf16_scalar, "unary": kernels.bf16_unary}
 
 
 class _NumpyKernels:
@@ -343,6 +344,11 @@ class _NumpyKernels:
         _BF16_KERNELS["binary"](HostLauncher(), op, cls.host(out), cls.host(a), cls.host(b), alpha)
 
     @classmethod
+    def bf16_scalar(cls, launcher, op, out, a, value):
+        cls.launched.append(f"bf16_{op}_scalar")
+        _BF16_KERNELS["scalar"](HostLauncher(), op, cls.host(out), cls.host(a), value)
+
+    @classmethod
     def bf16_unary(cls, launcher, op, out, inp):
         cls.launched.append(f"bf16_{op}")
         _BF16_KERNELS["unary"](HostLauncher(), op, cls.host(out), cls.host(inp))
@@ -355,7 +361,7 @@ class _NumpyKernels:
 
 def use_stand_in_kernels(mp, stand_in) -> None:
     """Route the raw kernels' entry points to ``stand_in`` (and a named launcher) on the fake GPU."""
-    for name in ("abs_", "copy_", "fill_", "mm_plus_mm", "bf16_binary", "bf16_unary"):
+    for name in ("abs_", "copy_", "fill_", "mm_plus_mm", "bf16_binary", "bf16_scalar", "bf16_unary"):
         mp.setattr(kernels, name, getattr(stand_in, name))
     mp.setattr(kernels, "launcher", lambda: "cupy-launcher")
 

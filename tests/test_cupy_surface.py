@@ -150,6 +150,7 @@ def _launches():
         out, a, b = _operands(np.uint16, strided, 3)
         for op in kernels.BF16_BINARY_OPS:
             yield kernels.bf16_binary_launch(op, out, a, b, 0.5)
+            yield kernels.bf16_scalar_launch(op, out, a, 0.1)
         for op in kernels.BF16_UNARY_OPS:
             yield kernels.bf16_unary_launch(op, out, a)
 

@@ -208,16 +208,34 @@ def _words(arr):
     return arr.view(np.uint16)
 
 
+def _scalar_value(other):
+    """A real scalar operand's value (a Python number, or a zero-dim CPU tensor), else None."""
+    if isinstance(other, Tensor):
+        if other._size or other._storage.device._type != "cpu" or other._dtype.is_complex:
+            return None
+        other = other.item()
+    return other if isinstance(other, (bool, int, float)) else None
+
+
 def _bf16_binary(op: str):
-    """The device compute function of ``op``: bfloat16 tensor-tensor cases run ``bf16.cu`` on the words (float32
-    in registers, one rounding; no float32 copy of an operand); every other case is the record's compute."""
+    """The device compute function of ``op``: bfloat16 cases with a bfloat16 tensor or a real scalar as ``other``
+    run ``bf16.cu`` on the words (float32 in registers, one rounding; no float32 copy of an operand; the scalar
+    in float32, scaled by ``alpha`` in float32 as the reference does); every other case is the record's compute."""
     def compute(spec, self, other, *args, **kwargs):
         alpha = kwargs.get("alpha", args[0] if args else 1)
-        if (kwargs.get("rounding_mode") is None and isinstance(alpha, (int, float))
-                and _bf16_operands(spec, self, other)):
-            out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
-            kernels.bf16_binary_into(op, _words(out), _words(self._array()), _words(other._array()), float(alpha))
-            return out
+        if kwargs.get("rounding_mode") is None and isinstance(alpha, (int, float)):
+            if _bf16_operands(spec, self, other):
+                out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+                kernels.bf16_binary_into(op, _words(out), _words(self._array()), _words(other._array()),
+                                         float(alpha))
+                return out
+            value = _scalar_value(other)
+            if value is not None and _bf16_operands(spec, self):
+                with np.errstate(over="ignore"):
+                    b = np.float32(value) if alpha == 1 else np.float32(value) * np.float32(alpha)
+                out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+                kernels.bf16_scalar_into(op, _words(out), _words(self._array()), float(b))
+                return out
         return RECORDS[op].compute(spec, self, other, *args, **kwargs)
     compute.__name__ = compute.__qualname__ = f"{op}_compute"
     return compute

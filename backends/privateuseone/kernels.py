@@ -659,6 +659,19 @@ def bf16_binary_launch(op: str, out: Operand, a: Operand, b: Operand, alpha: flo
                             name=f"bf16_{op}")
 
 
+def bf16_scalar_launch(op: str, out: Operand, a: Operand, value: float, *,
+                       fastdiv: bool | None = None) -> KernelLaunch | None:
+    """``out = a <op> value`` on bfloat16 words, ``value`` a float32 scalar (``add``/``sub``: alpha applied).
+
+    >>> x = Operand(4096, np.dtype("uint16"), (4, 3), (3, 1))
+    >>> launch = bf16_scalar_launch("mul", x, x, 0.1)
+    >>> launch.kernel, launch.args[2].dtype
+    ('bf16_mul_scalar_contig_bf16', dtype('float32'))
+    """
+    return pointwise_launch("bf16", out, [a], [BF16_WORDS], extra_args=(np.float32(value),), fastdiv=fastdiv,
+                            name=f"bf16_{op}_scalar")
+
+
 def bf16_unary_launch(op: str, out: Operand, inp: Operand, *, fastdiv: bool | None = None) -> KernelLaunch | None:
     """``out = op(inp)`` on bfloat16 words.
 
@@ -687,6 +700,26 @@ def bf16_binary(launcher: Launcher, op: str, out: Any, a: Any, b: Any, alpha: fl
     ins = [_operand(launcher, name, a, "a"), _operand(launcher, name, b, "b")]
     _check_bf16_elementwise(launcher, name, o, ins, ("a", "b"))
     _launch(launcher, bf16_binary_launch(op, o, *ins, alpha), o)
+    return out
+
+
+def bf16_scalar(launcher: Launcher, op: str, out: Any, a: Any, value: float) -> Any:
+    """``out[...] = a <op> value`` for bfloat16 words and a float32 scalar (PyTorch's opmath: the scalar is not
+    rounded to bfloat16), widened and rounded per element; ``op`` is one of :data:`BF16_BINARY_OPS`.
+
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> x = (np.float32([1.5, -2.0, 3.0]).view(np.uint32) >> 16).astype(np.uint16)
+    >>> out = bf16_scalar(HostLauncher(), "mul", np.empty_like(x), x, 0.5)
+    >>> (out.astype(np.uint32) << 16).view(np.float32).tolist()
+    [0.75, -1.0, 1.5]
+    """
+    name = f"{op} (bfloat16, scalar)"
+    if op not in BF16_BINARY_OPS:
+        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_BINARY_OPS)})")
+    o = _operand(launcher, name, out, "out", writable=True)
+    i = _operand(launcher, name, a, "a")
+    _check_bf16_elementwise(launcher, name, o, [i], ("a",))
+    _launch(launcher, bf16_scalar_launch(op, o, i, value), o)
     return out
 
 
@@ -812,8 +845,8 @@ def all_kernel_names(source: str) -> list[str]:
     if source == "philox.cu":
         return ["philox_block", *PHILOX_KERNELS.values()]
     if source == "bf16.cu":
-        return [kernel_name(f"bf16_{op}", v, BF16_WORDS) for op in (*BF16_BINARY_OPS, *BF16_UNARY_OPS)
-                for v in ("contig", "strided")]
+        stems = (*BF16_BINARY_OPS, *(f"{op}_scalar" for op in BF16_BINARY_OPS), *BF16_UNARY_OPS)
+        return [kernel_name(f"bf16_{stem}", v, BF16_WORDS) for stem in stems for v in ("contig", "strided")]
     raise KeyError(f"unknown kernel source {source!r}")
 
 
@@ -887,6 +920,14 @@ def bf16_binary_into(op: str, out, a, b, alpha: float = 1.0) -> bool:
     return True
 
 
+def bf16_scalar_into(op: str, out, a, value: float) -> bool:
+    """``out = a <op> value`` on bfloat16 words and a float32 scalar; False when raw kernels are off."""
+    if not enabled():
+        return False
+    bf16_scalar(launcher(), op, out, a, value)
+    return True
+
+
 def bf16_unary_into(op: str, out, inp) -> bool:
     """``out = op(inp)`` on bfloat16 words through the raw kernel; False when raw kernels are off."""
     if not enabled():
@@ -913,6 +954,9 @@ __all__ = [
     "bf16_binary",
     "bf16_binary_into",
     "bf16_binary_launch",
+    "bf16_scalar",
+    "bf16_scalar_into",
+    "bf16_scalar_launch",
     "bf16_unary",
     "bf16_unary_into",
     "bf16_unary_launch",
