@@ -46,8 +46,14 @@ def test_key_priority_matches_pytorch():
 
 def test_tensor_keysets():
     t = openreg.zeros(1)
-    # A tensor carries its autocast key too, as in PyTorch (excluded by the thread until autocast is on).
+    # A tensor carries its autocast key too, as in PyTorch (excluded by the thread until autocast is on). The
+    # autograd key only where autograd has work (#15): requires grad, a grad_fn, autograd metadata, or a view;
+    # the others carry AutogradNotNeeded instead (their calls skip openreg's own autograd kernels).
+    assert t._ks == keyset(K.CPU, K.ADInplaceOrView, K.AutocastCPU, K.AutogradNotNeeded)
+    t.requires_grad_()
     assert t._ks == keyset(K.CPU, K.ADInplaceOrView, K.AutogradCPU, K.AutocastCPU)
+    assert (t * 2)._ks == t._ks
+    assert openreg.zeros(2).view(2, 1)._ks & (1 << K.AutogradCPU)
     m = openreg.zeros(1, device="meta")
     assert m._ks & (1 << K.Meta)
 
@@ -233,3 +239,15 @@ def test_packet_call_picks_matching_overload():
     x = openreg.tensor([1.0, 2.0])
     assert openreg.ops.aten.add(x, x).tolist() == [2.0, 4.0]
     assert openreg.ops.aten.add(x, 1).tolist() == [2.0, 3.0]
+
+
+def test_plain_tensors_skip_openregs_autograd_kernel_but_not_a_librarys():
+    from openreg._dispatch import dispatcher
+    x = openreg.ones(3)
+    entry = dispatcher.find("aten::mul.Tensor")
+    ks = (x._ks | tls.state.include) & ~tls.state.exclude
+    assert dispatcher.resolve(entry, ks)[2] == K.CPU       # straight to the backend
+    y = openreg.ones(3, requires_grad=True)
+    ks = ((x._ks | y._ks) | tls.state.include) & ~tls.state.exclude
+    assert dispatcher.resolve(entry, ks)[2] == K.AutogradCPU
+    assert (x * y).grad_fn is not None

@@ -324,6 +324,8 @@ class Library:
         else:
             def boxed(op, ks, args, kwargs):
                 return fn(op, *args, **kwargs)
+        if boxed is not fn and getattr(fn, "_openreg_lean", False):
+            boxed._openreg_lean = True   # a no-op on plain tensors (see dispatcher.walk_past_when_lean)
         self._handles.append(dispatcher.register_fallback(key, boxed, site=_utils.caller_site()))
 
     def _destroy(self) -> None:

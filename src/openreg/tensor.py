@@ -14,13 +14,15 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
-from ._dispatch.keys import DispatchKey, tensor_keyset
+from ._dispatch.keys import AUTOGRAD_KEYS_MASK, DispatchKey, tensor_keyset, with_autograd
 from .devices import CPU, META, PRIVATEUSE1, privateuse1_name
 from .devices import device as Device
 from .storage import UntypedStorage
 
+# Key sets of a new tensor by device type: plain, and with the autograd key (views; see TensorBase._ks).
 _KEYSETS = {"cpu": tensor_keyset(DispatchKey.CPU), "meta": tensor_keyset(DispatchKey.Meta),
             PRIVATEUSE1: tensor_keyset(DispatchKey.PrivateUse1)}
+_VIEW_KEYSETS = {k: with_autograd(v) for k, v in _KEYSETS.items()}
 
 
 class Size(tuple):
@@ -84,7 +86,7 @@ class TensorBase:
         "_grad_fn",
         "_ks",
         "_offset",
-        "_requires_grad",
+        "_rg",
         "_size",
         "_storage",
         "_stride",
@@ -106,12 +108,15 @@ class TensorBase:
         self._stride = stride
         self._offset = offset
         self._dtype = dtype
-        self._ks = _KEYSETS[storage.device._type]
+        # The autograd key only where autograd may have work: a view (its base may require grad now or later,
+        # through an in-place op) here; requires_grad, a grad_fn or a tangent add it later (_requires_grad's
+        # setter, get_meta). Calls on plain tensors then skip the autograd layer.
+        self._ks = (_KEYSETS if base is None else _VIEW_KEYSETS)[storage.device._type]
         self._vc = new_version() if vc is None else vc
         self._base = base
         self._arr = None
         self._arr_src = None
-        self._requires_grad = False
+        self._rg = False
         self._grad_fn = None
         return self
 
@@ -136,6 +141,17 @@ class TensorBase:
                              self._offset * item)
         self._arr, self._arr_src = arr, storage._data
         return arr
+
+    @property
+    def _requires_grad(self) -> bool:
+        return self._rg
+
+    @_requires_grad.setter
+    def _requires_grad(self, value: bool) -> None:
+        # Whatever requires grad (a leaf, or an output with a grad_fn) carries its autograd key from now on.
+        if value:
+            self._ks = with_autograd(self._ks)
+        self._rg = value
 
     def _set_meta(self, size, stride, offset) -> None:
         """Change sizes/strides/offset in place (resize_, set_, as_strided_)."""
@@ -343,7 +359,10 @@ class TensorBase:
             # As PyTorch's set_data: a leaf moved to another device or dtype (Module.to) gets a new
             # AccumulateGrad, since the old one checks gradients against the old device and dtype.
             meta.grad_acc = None
-        self._storage, self._dtype, self._ks = other._storage, other._dtype, other._ks
+        ks = other._ks
+        if self._ks & AUTOGRAD_KEYS_MASK:
+            ks = with_autograd(ks)
+        self._storage, self._dtype, self._ks = other._storage, other._dtype, ks
         self._set_meta(other._size, other._stride, other._offset)
 
     # -- conversion --------------------------------------------------------------------------------

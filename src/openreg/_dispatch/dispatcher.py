@@ -19,12 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .keys import (
+    _NOT_NEEDED,
     ALIAS_KEYS,
+    AUTOGRAD_KEYS_MASK,
     BACKEND_KEYS,
     BACKEND_OF_AUTOGRAD,
     RUNTIME_KEYS,
     DispatchKey,
     keys_of,
+    with_autograd,
 )
 from .schema import FunctionSchema, parse_schema
 
@@ -297,21 +300,43 @@ def resolve(entry: OperatorEntry, ks: int):
     if hit is not None:
         return hit
     with _lock:
-        remaining = ks
+        # AutogradNotNeeded without autograd keys: every tensor is plain. Resolve as PyTorch would (its tensors
+        # all carry the autograd key) but pass over the autograd-key kernels that are no-ops on plain tensors.
+        lean = bool(ks & _NOT_NEEDED) and not ks & AUTOGRAD_KEYS_MASK
+        walk = with_autograd(ks) if lean else ks
+        remaining = walk
         while remaining:
             key = DispatchKey(remaining.bit_length() - 1)
-            kernel, _why = _computed_entry(entry, key)
-            if kernel is not None and not kernel.is_fallthrough:
+            kernel, why = _computed_entry(entry, key)
+            if lean and kernel is not None and walk_past_when_lean(key, kernel, why):
+                kernel = None
+            elif kernel is not None and not kernel.is_fallthrough:
                 if kernel.boxed:
                     result = (_boxed_adapter(entry, kernel), True, key)
                 else:
                     result = (kernel.fn, kernel.with_keyset, key)
+                if lean and result[1]:   # a kernel taking the key set sees the one PyTorch would pass
+                    result = (_with_keyset(result[0], walk), True, key)
                 entry.cache[ks] = result
                 return result
             if kernel is None and key in BACKEND_KEYS:
                 raise_missing(entry, key)
             remaining &= ~(1 << key)
         raise_missing(entry, None)
+
+
+def walk_past_when_lean(key: DispatchKey, kernel: KernelEntry, why: str) -> bool:
+    """Whether a kernel found at an autograd key does nothing for plain tensors, so that a call on them can go
+    to the next key: fallthroughs, composites (the backend key finds them too) and kernels marked
+    ``_openreg_lean`` (openreg's generated autograd kernels and their fallback)."""
+    return bool((1 << key) & AUTOGRAD_KEYS_MASK) and (
+        kernel.is_fallthrough or why == "CompositeImplicitAutograd" or getattr(kernel.fn, "_openreg_lean", False))
+
+
+def _with_keyset(fn, ks: int):
+    def call(_ks, *args, **kwargs):
+        return fn(ks, *args, **kwargs)
+    return call
 
 
 def _boxed_adapter(entry: OperatorEntry, kernel: KernelEntry):

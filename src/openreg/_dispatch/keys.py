@@ -35,6 +35,12 @@ class DispatchKey(enum.IntEnum):
     AutocastCPU = 11
     AutocastPrivateUse1 = 12
     PythonTLSSnapshot = 13
+    # Not in PyTorch: carried instead of Autograd<Backend> by a tensor autograd has no work on (no requires_grad,
+    # grad_fn, tangent or view). A call whose tensors all carry it skips openreg's own autograd kernels (no-ops
+    # for such tensors) and reaches the backend directly, but still runs a kernel a library registered at an
+    # autograd key, since PyTorch runs those for every tensor. Part of AUTOGRAD_MASK: excluding autograd
+    # excludes it too; it never selects a kernel itself.
+    AutogradNotNeeded = 14
     # Alias keys: never in a key set; a kernel registered at one fills several runtime slots.
     Autograd = 32
     CompositeImplicitAutograd = 33
@@ -71,7 +77,8 @@ def keys_of(ks: int) -> list[DispatchKey]:
     return [k for k in reversed(RUNTIME_KEYS) if ks >> k & 1]
 
 
-AUTOGRAD_MASK = keyset(*AUTOGRAD_KEYS, K.AutogradOther)
+AUTOGRAD_KEYS_MASK = keyset(*AUTOGRAD_KEYS, K.AutogradOther)
+AUTOGRAD_MASK = AUTOGRAD_KEYS_MASK | keyset(K.AutogradNotNeeded)
 # What stays after the autograd layer has run: PyTorch's "after autograd" key set.
 AFTER_AUTOGRAD_MASK = (1 << K.AutogradOther) - 1
 AFTER_ADINPLACE_MASK = (1 << K.ADInplaceOrView) - 1
@@ -83,7 +90,32 @@ AUTOCAST_OF_BACKEND = {K.CPU: K.AutocastCPU, K.PrivateUse1: K.AutocastPrivateUse
 AUTOCAST_MASK = keyset(K.AutocastCPU, K.AutocastPrivateUse1)
 
 
-def tensor_keyset(backend: DispatchKey) -> int:
-    """The key set a tensor of ``backend`` carries: backend, ADInplaceOrView, its autograd and autocast keys."""
+BACKEND_MASK = keyset(*BACKEND_KEYS)
+# Every backend key moved up by this many bits is its autograd key (CPU -> AutogradCPU, ...).
+_AUTOGRAD_SHIFT = K.AutogradCPU - K.CPU
+assert all(AUTOGRAD_OF_BACKEND[b] == b + _AUTOGRAD_SHIFT for b in BACKEND_KEYS)
+
+
+def tensor_keyset(backend: DispatchKey, autograd: bool = False) -> int:
+    """The key set a tensor of ``backend`` carries: backend, ADInplaceOrView and autocast keys, and its autograd
+    key only when ``autograd`` (the tensor requires grad, carries a tangent or is a view): calls whose tensors
+    have none skip the autograd layer entirely.
+
+    >>> tensor_keyset(DispatchKey.CPU) & AUTOGRAD_KEYS_MASK, bool(tensor_keyset(DispatchKey.CPU, True) & AUTOGRAD_KEYS_MASK)
+    (0, True)
+    """
     autocast = AUTOCAST_OF_BACKEND.get(backend)
-    return keyset(backend, K.ADInplaceOrView, AUTOGRAD_OF_BACKEND[backend], *(() if autocast is None else (autocast,)))
+    ks = keyset(backend, K.ADInplaceOrView, K.AutogradNotNeeded, *(() if autocast is None else (autocast,)))
+    return with_autograd(ks) if autograd else ks
+
+
+_NOT_NEEDED = 1 << K.AutogradNotNeeded
+
+
+def with_autograd(ks: int) -> int:
+    """``ks`` with the autograd key of each of its backends (instead of AutogradNotNeeded).
+
+    >>> keys_of(with_autograd(keyset(DispatchKey.CPU, DispatchKey.AutogradNotNeeded)))
+    [<DispatchKey.AutogradCPU: 8>, <DispatchKey.CPU: 1>]
+    """
+    return (ks | (ks & BACKEND_MASK) << _AUTOGRAD_SHIFT) & ~_NOT_NEEDED

@@ -257,6 +257,7 @@ def make_kernel(info: OpInfo, redispatch):
         return _slow(info, redispatch, ks, args, kwargs, need, fw)
     lean = info.lean
     autograd_kernel.__qualname__ = f"autograd_kernel[{info.qualname}]"
+    autograd_kernel._openreg_lean = True   # calls on plain tensors skip it (dispatcher.walk_past_when_lean)
     return autograd_kernel
 
 
@@ -648,3 +649,6 @@ def not_implemented_fallback(op, ks, *args, **kwargs):
         k = derived["autograd_fallback"] = make_kernel(
             OpInfo(op.name(), op._schema, DERIVATIVES.get(op.name())), op.redispatch_fn)
     return k(ks, *args, **kwargs)
+
+
+not_implemented_fallback._openreg_lean = True

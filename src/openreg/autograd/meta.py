@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import threading
 
+from .._dispatch.keys import with_autograd
+
 
 class AutogradMeta:
     """Autograd state of one tensor beyond the fields that live on ``Tensor`` itself."""
@@ -56,4 +58,6 @@ def get_meta(t) -> AutogradMeta:
             m = t._ameta
             if m is None:
                 m = t._ameta = AutogradMeta()
+                # Hooks, tangents, view kinds: autograd has work on this tensor, so calls must reach it.
+                t._ks = with_autograd(t._ks)
     return m

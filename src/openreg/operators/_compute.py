@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_bridge import to_compute
+from .._dispatch.keys import BACKEND_MASK
 from ..tensor import TensorBase
 
 _F16 = np.dtype(np.float16)
@@ -55,7 +56,7 @@ def operand(x, spec, xp):
 
 def pair(spec, a, b):
     """The array module and both operands in the compute dtype (fast when no conversion is needed)."""
-    if isinstance(a, TensorBase) and isinstance(b, TensorBase) and a._ks == b._ks:
+    if isinstance(a, TensorBase) and isinstance(b, TensorBase) and not (a._ks ^ b._ks) & BACKEND_MASK:
         d = spec.compute_dtype or spec.dtype
         if a._dtype is d and b._dtype is d and not d.is_narrow_float:
             return a._storage._backend.array_module, a._array(), b._array()

@@ -15,6 +15,7 @@ tensor goes through the single-tensor op. The ADInplaceOrView layer bumps every 
 from __future__ import annotations
 
 from .. import dtypes as _dt
+from .._dispatch.keys import BACKEND_MASK
 from .._dispatch.ops import A
 from ..aten.meta_rules import broadcast_shapes, can_cast, result_type, scalar_type_name
 from ..tensor import TensorBase
@@ -31,7 +32,7 @@ def _fast(self: list, other: list | None = None) -> bool:
             return False
         if other is not None:
             b = other[i]
-            if not isinstance(b, TensorBase) or b._dtype is not a._dtype or b._ks != a._ks or \
+            if not isinstance(b, TensorBase) or b._dtype is not a._dtype or (b._ks ^ a._ks) & BACKEND_MASK or \
                     b._storage.device != a._storage.device or b._size != a._size:
                 return False
     return True
