@@ -13,8 +13,12 @@ shape checks, and writing the result only after it was fully computed (a failed 
 """
 from __future__ import annotations
 
+import threading
 import warnings
 
+import numpy as np
+
+from .. import _threads
 from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute, wrap_array
 from ..devices import PRIVATEUSE1
 from ..devices import device as Device
@@ -108,21 +112,63 @@ def check_no_internal_overlap(t) -> None:
                                "single memory location. Please clone() the tensor before performing the operation.")
 
 
-def _compute(name: str, compute, spec: Spec, args, kwargs):
+def _compute(name: str, compute, spec: Spec, args, kwargs, elementwise: bool = False):
     """Run ``compute``, refusing results int64 cannot size, float8 inputs of operators PyTorch has no float8
-    kernel for, and reporting memory exhaustion as PyTorch does."""
+    kernel for, and reporting memory exhaustion as PyTorch does.
+
+    A large elementwise result on a NumPy-backed device is computed in pieces on the intra-op threads."""
     dtype = spec.dtype
     if dtype.is_narrow_float or not dtype.is_floating_point or spec.compute.is_narrow_float:
         check_float8(name, args, kwargs)    # the output dtype alone does not tell (comparisons, argmax ...)
-    nbytes = dtype.itemsize
+    itemsize = dtype.itemsize
+    nbytes = itemsize
     for s in spec.size:
         nbytes *= s
     if nbytes > INT64_MAX:
         storage_nbytes(spec.size, None, spec.dtype.itemsize)  # raises PyTorch's overflow error
     try:
+        if elementwise and nbytes >= itemsize * 2 * _threads.GRAIN and _threads.get_num_threads() > 1:
+            return _compute_in_pieces(compute, spec, args, kwargs, nbytes // itemsize)
         return compute(spec, *args, **kwargs)
     except MemoryError:
         raise RuntimeError(f"{name}: can't allocate memory: the result needs {nbytes} bytes") from None
+
+
+def _compute_in_pieces(compute, spec: Spec, args, kwargs, numel: int):
+    """``compute`` of an elementwise op, split along the result's outermost dimension longer than 1 into pieces
+    run on the intra-op threads (each element is computed exactly as in one call, so the result is the same)."""
+    size = tuple(spec.size)
+    dim = next((d for d, s in enumerate(size) if s > 1), 0)
+    n = _threads.pieces(numel, size[dim])
+    if n == 1 or storage_backend(spec.device._type).array_module is not np:
+        return compute(spec, *args, **kwargs)
+    ndim = len(size)
+
+    def piece(lo, hi, value):
+        if not isinstance(value, Tensor) or not value._size:
+            return value
+        d = dim - (ndim - len(value._size))
+        if d < 0 or value._size[d] == 1:      # broadcast along the split dimension: every piece reads it all
+            return value
+        sizes = list(value._size)
+        sizes[d] = hi - lo
+        return Tensor._make(value._storage, Size(sizes), value._stride, value._offset + lo * value._stride[d],
+                            value._dtype)
+
+    out = []
+    lock = threading.Lock()
+
+    def run(bound):
+        lo, hi = bound
+        part_size = size[:dim] + (hi - lo,) + size[dim + 1:]
+        part = compute(Spec(part_size, spec.dtype, spec.device, spec.compute_dtype),
+                       *(piece(lo, hi, a) for a in args), **{k: piece(lo, hi, v) for k, v in kwargs.items()})
+        with lock:
+            if not out:
+                out.append(np.empty(size, dtype=part.dtype))
+        out[0][(slice(None),) * dim + (slice(lo, hi),)] = part
+    _threads.run(run, _threads.bounds(size[dim], n))
+    return out[0]
 
 
 def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False):
@@ -141,7 +187,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
             if elementwise and len(spec.size) > 1:
                 stride = iterator_strides(spec.size, tensor_operands(args, kwargs))
             return empty_tensor(spec.size, spec.dtype, spec.device, stride)
-        arr = _compute(name, compute, spec, args, kwargs)
+        arr = _compute(name, compute, spec, args, kwargs, elementwise)
         dtype = spec.dtype
         if arr.dtype is not dtype.numpy:
             arr = from_compute(arr, dtype)
@@ -161,7 +207,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                                f"type {scalar_type_name(out._dtype)}")
         if out._storage.device != spec.device and not (len(spec.size) == 0 and spec.device._type == "cpu"):
             raise RuntimeError(f"Expected out tensor to have device {spec.device}, but got {out.device} instead")
-        arr = None if is_meta else _compute(name, compute, spec, args, kwargs)
+        arr = None if is_meta else _compute(name, compute, spec, args, kwargs, elementwise)
         resize_out(name, out, spec.size)
         if arr is not None:
             write_result(name, out, arr)
@@ -177,7 +223,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                                f"type {scalar_type_name(self._dtype)}")
         check_no_internal_overlap(self)
         if not is_meta:
-            arr = _compute(name, compute, spec, (self, *args), kwargs)
+            arr = _compute(name, compute, spec, (self, *args), kwargs, elementwise)
             write_result(name, self, arr)
         return self
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _threads
 from .. import dtypes as _dt
 from .._array_bridge import to_compute
 from .._dispatch.ops import A, lookup
@@ -79,7 +80,8 @@ def _sum_meta(self, dim, keepdim=False, *, dtype=None) -> Spec:
 def _sum(spec, self, dim=None, keepdim=False, *, dtype=None):
     xp = xp_of(self)
     arr, acc = _reduce_input(spec, self, dtype, xp)
-    return xp.asarray(arr.sum(axis=normalize_dims(dim, self.dim()), dtype=acc, keepdims=keepdim))
+    axes = normalize_dims(dim, self.dim())
+    return xp.asarray(_threads.reduce(lambda a: a.sum(axis=axes, dtype=acc, keepdims=keepdim), arr, axes, keepdim))
 
 
 def _mean_meta(self, dim, keepdim=False, *, dtype=None) -> Spec:
@@ -99,7 +101,8 @@ def _mean(spec, self, dim=None, keepdim=False, *, dtype=None):
     for d in axes:
         count *= arr.shape[d]
     with quiet():  # an empty reduction is 0 / 0 = nan, without NumPy's "Mean of empty slice" warning
-        return xp.asarray(xp.sum(arr, axis=axes, keepdims=keepdim, dtype=acc) / xp.asarray(count, dtype=acc))
+        total = _threads.reduce(lambda a: xp.sum(a, axis=axes, keepdims=keepdim, dtype=acc), arr, axes, keepdim)
+        return xp.asarray(total / xp.asarray(count, dtype=acc))
 
 
 def _prod_meta(self, dim, keepdim=False, *, dtype=None) -> Spec:
@@ -281,8 +284,9 @@ def _minmax_meta(op: str):
 def _minmax_compute(fn_name: str):
     def compute(spec, self, dim=(), keepdim=False):
         xp = xp_of(self)
-        return xp.asarray(getattr(xp, fn_name)(to_compute(self), axis=normalize_dims(dim, self.dim()),
-                                               keepdims=keepdim))
+        fn, axes = getattr(xp, fn_name), normalize_dims(dim, self.dim())
+        return xp.asarray(_threads.reduce(lambda a: fn(a, axis=axes, keepdims=keepdim), to_compute(self), axes,
+                                          keepdim))
     return compute
 
 
@@ -394,27 +398,30 @@ def _softmax_meta(op: str):
     return meta
 
 
-def _softmax_parts(spec, self, dim, xp):
+def _softmax_rows(spec, self, dim, xp, fn):
+    """``fn(shifted, axis)`` of the max-shifted input, in pieces along another axis when the input is large."""
     x = upcast(as_compute(self, spec, xp), xp)
     axis = wrap_dim(dim, x.ndim) if x.ndim else None
-    if x.size == 0:
-        return x, axis
-    return x - xp.max(x, axis=axis, keepdims=True), axis
+
+    def rows(a):
+        with quiet():
+            return fn(a - xp.max(a, axis=axis, keepdims=True) if a.size else a, axis)
+    return _threads.reduce(rows, x, (axis,) if x.ndim else None, True)
 
 
 def _softmax(spec, self, dim, half_to_float):
     xp = xp_of(self)
-    with quiet():
-        shifted, axis = _softmax_parts(spec, self, dim, xp)
+
+    def softmax(shifted, axis):
         e = xp.exp(shifted)
         return e / xp.sum(e, axis=axis, keepdims=True)
+    return _softmax_rows(spec, self, dim, xp, softmax)
 
 
 def _log_softmax(spec, self, dim, half_to_float):
     xp = xp_of(self)
-    with quiet():
-        shifted, axis = _softmax_parts(spec, self, dim, xp)
-        return shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True))
+    return _softmax_rows(spec, self, dim, xp,
+                         lambda shifted, axis: shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True)))
 
 
 def _softmax_grad(g, a):
