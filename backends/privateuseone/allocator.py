@@ -177,7 +177,7 @@ class CachingAllocator:
     # -- allocation ------------------------------------------------------------------------------------
     def malloc(self, index: int, nbytes: int) -> Block:
         """A block of at least ``nbytes`` on device ``index`` (from the cache when possible)."""
-        size = round_size(nbytes)
+        size = round_size(nbytes) if nbytes > MIN_BLOCK else MIN_BLOCK
         with self._lock:
             st = self._state(index)
             cached = st.cache.get(size)
@@ -195,16 +195,23 @@ class CachingAllocator:
             p.req_in += nbytes
             p.count += 1
             p.count_in += 1
-            p.alloc_peak = max(p.alloc_peak, p.alloc)
-            p.req_peak = max(p.req_peak, p.req)
-            p.count_peak = max(p.count_peak, p.count)
+            # (comparisons, not max(): this runs for every device tensor)
+            if p.alloc > p.alloc_peak:
+                p.alloc_peak = p.alloc
+            if p.req > p.req_peak:
+                p.req_peak = p.req
+            if p.count > p.count_peak:
+                p.count_peak = p.count
             peaks = st.all_peaks
             total = small.alloc + large.alloc
-            peaks["alloc"] = max(peaks["alloc"], total)
+            if total > peaks["alloc"]:
+                peaks["alloc"] = total
             total = small.req + large.req
-            peaks["req"] = max(peaks["req"], total)
+            if total > peaks["req"]:
+                peaks["req"] = total
             total = small.count + large.count
-            peaks["count"] = max(peaks["count"], total)
+            if total > peaks["count"]:
+                peaks["count"] = total
             return block
 
     def free(self, block: Block) -> None:

@@ -61,6 +61,21 @@ def device_of(op: str, args, kwargs, *, check: bool = True):
     Zero-dim CPU tensors may join a device computation, as in PyTorch.
     """
     dev = None
+    # The common call, tensors and scalars without lists, in one flat loop (no generator).
+    for t in (*args, *kwargs.values()) if kwargs else args:
+        if t.__class__ is Tensor:
+            d = t._storage.device
+            if d._type == "cpu" and not t._size:
+                continue
+            if dev is None:
+                dev = d
+            elif d is not dev and d != dev:
+                break
+        elif isinstance(t, (list, tuple, Tensor)):
+            break
+    else:
+        return dev
+    dev = None
     for t in _tensors(args, kwargs):
         d = t._storage.device
         if d._type == "cpu" and not t._size:

@@ -192,6 +192,14 @@ class PrivateUse1StorageBackend(StorageBackend):
             if alloc is not None and alloc.device == _index(ctx, device):
                 arr._openreg_alloc = None      # adopted once: the storage owns the memory now
                 return alloc, arr.view(np.ndarray)
+        if ctx.host and arr.__class__ is np.ndarray and arr.flags.c_contiguous:
+            # The common case of the emulated driver, a fresh host result: one block, one copy, no other lookups.
+            alloc = DeviceAllocation(ctx.allocator, _index(ctx, device), arr.nbytes)
+            if alloc.segment is None:
+                return alloc, np.empty(arr.shape, arr.dtype)
+            view = np.ndarray(arr.shape, arr.dtype, buffer=alloc.segment.mem)
+            np.copyto(view, arr)
+            return alloc, view
         drv = ctx.driver
         xp = ctx.xp
         if not hasattr(arr, "strides") or not hasattr(arr, "nbytes") or isinstance(arr, np.generic):
