@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-import openreg  # noqa: E402
+import openreg
 
 try:
     import torch

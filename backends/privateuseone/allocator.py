@@ -195,23 +195,16 @@ class CachingAllocator:
             p.req_in += nbytes
             p.count += 1
             p.count_in += 1
-            # (comparisons, not max(): this runs for every device tensor)
-            if p.alloc > p.alloc_peak:
-                p.alloc_peak = p.alloc
-            if p.req > p.req_peak:
-                p.req_peak = p.req
-            if p.count > p.count_peak:
-                p.count_peak = p.count
+            p.alloc_peak = max(p.alloc_peak, p.alloc)
+            p.req_peak = max(p.req_peak, p.req)
+            p.count_peak = max(p.count_peak, p.count)
             peaks = st.all_peaks
             total = small.alloc + large.alloc
-            if total > peaks["alloc"]:
-                peaks["alloc"] = total
+            peaks["alloc"] = max(peaks["alloc"], total)
             total = small.req + large.req
-            if total > peaks["req"]:
-                peaks["req"] = total
+            peaks["req"] = max(peaks["req"], total)
             total = small.count + large.count
-            if total > peaks["count"]:
-                peaks["count"] = total
+            peaks["count"] = max(peaks["count"], total)
             return block
 
     def free(self, block: Block) -> None:
