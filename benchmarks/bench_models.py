@@ -104,6 +104,24 @@ def lstm_step(lib, device, quick):
     return step
 
 
+def small_op(which):
+    def build(lib, device, quick):
+        x, y = lib.ones(16, device=device), lib.ones(16, device=device)
+        return {"abs": lambda: x.abs(), "add": lambda: x + y, "mul": lambda: x * y,
+                "view": lambda: x.view(4, 4)}[which]
+    return build
+
+
+def small_autograd(lib, device, quick):
+    lib.manual_seed(0)
+    a = lib.randn(8, 32, device=device).requires_grad_()
+    b = lib.randn(8, 32, device=device)
+
+    def step():
+        (a * b).sigmoid().sum().backward()
+    return step
+
+
 def attention_step(shape):
     def build(lib, device, quick):
         lib.manual_seed(0)
@@ -163,7 +181,7 @@ def interleaved(steps: dict, rounds: int) -> dict:
     for name, step in steps.items():   # calls per round: about 50 ms of work
         t0 = time.perf_counter()
         step()
-        per_round[name] = max(1, min(20, int(0.05 / max(time.perf_counter() - t0, 1e-6))))
+        per_round[name] = max(1, min(5000, int(0.05 / max(time.perf_counter() - t0, 1e-6))))
     samples = {name: [] for name in steps}
     for _ in range(rounds):
         for name, step in steps.items():
@@ -201,7 +219,10 @@ HEADER = (f"{'case':30} {'cpu ms':>9} {'dev ms':>9} {'torch ms':>9} {'cpu/pt':>8
 
 
 def cases(quick: bool) -> list:
-    out = [("GPT step (train_gpt)", gpt_step), ("CNN step (train_cnn)", cnn_step),
+    out = [(f"{op} (16 x f32)" if op != "view" else "view (16 -> 4x4)", small_op(op))
+           for op in ("abs", "add", "mul", "view")]
+    out += [("mul-sigmoid-sum-backward 8x32", small_autograd),
+            ("GPT step (train_gpt)", gpt_step), ("CNN step (train_cnn)", cnn_step),
            ("LSTM LM step (train_lstm)", lstm_step),
            ("sdpa causal (8,4,64,16)", attention_step((8, 4, 64, 16)))]
     if not quick:
