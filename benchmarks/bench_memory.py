@@ -33,13 +33,12 @@ def child(lib_name: str, model: str, device: str, steps: int) -> dict:
     import bench_models as bm  # imports openreg (for its loader); the figures of torch runs exclude it
     build = {"gpt": bm.gpt_step, "cnn": bm.cnn_step, "lstm": bm.lstm_step}[model]
     step = build(lib, device, False)
+    base_rss = _rss()     # model, optimizer and data built; no step run yet (activations, gradients, state)
     for _ in range(3):
         step()
     traced = lib_name == "openreg"
     if traced:
         tracemalloc.start()
-    base_rss = _rss()
-    base_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     rss, traced_now = [], []
     traced_peak = 0
     for i in range(steps):
@@ -54,7 +53,7 @@ def child(lib_name: str, model: str, device: str, steps: int) -> dict:
         rss.append(_rss())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     k = min(20, steps - 1)
-    return {"step_peak_rss": max(peak - max(base_peak, base_rss), max(rss) - base_rss, 0),
+    return {"step_peak_rss": max(peak - base_rss, max(rss) - base_rss, 0),
             "rss_growth": rss[-1] - rss[k], "traced_peak": traced_peak if traced else None,
             "traced_growth": traced_now[-1] - traced_now[k] if traced else None}
 
@@ -91,6 +90,7 @@ def main(argv: list[str] | None = None) -> None:
         have_torch = False
         print("(PyTorch not installed: no PyTorch column)")
     print(f"Memory per training step ({steps} steps; MiB; each run in a fresh process)")
+    print("step peak RSS: peak resident memory above the built model (activations, gradients, optimizer state)")
     print(f"{'model':6} {'impl':20} {'step peak RSS':>14} {'vs torch':>9} {'RSS growth':>11} {'traced peak':>12} "
           f"{'traced growth':>14}")
     for model in MODELS:
