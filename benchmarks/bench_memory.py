@@ -34,6 +34,7 @@ def child(lib_name: str, model: str, device: str, steps: int) -> dict:
     build = {"gpt": bm.gpt_step, "cnn": bm.cnn_step, "lstm": bm.lstm_step}[model]
     step = build(lib, device, False)
     base_rss = _rss()     # model, optimizer and data built; no step run yet (activations, gradients, state)
+    base_peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024   # e.g. import-time transients
     for _ in range(3):
         step()
     traced = lib_name == "openreg"
@@ -53,7 +54,8 @@ def child(lib_name: str, model: str, device: str, steps: int) -> dict:
         rss.append(_rss())
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     k = min(20, steps - 1)
-    return {"step_peak_rss": max(peak - base_rss, max(rss) - base_rss, 0),
+    # The process peak tells about the steps only when they raised it above the peak before them.
+    return {"step_peak_rss": max(peak - base_rss if peak > base_peak else 0, max(rss) - base_rss, 0),
             "rss_growth": rss[-1] - rss[k], "traced_peak": traced_peak if traced else None,
             "traced_growth": traced_now[-1] - traced_now[k] if traced else None}
 
