@@ -13,6 +13,8 @@ through ``CopySlices``) and tangents are propagated with the forward formulas.
 """
 from __future__ import annotations
 
+import weakref
+
 from .._dispatch import tls
 from .._dispatch.keys import AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK
 from ..tensor import Tensor
@@ -78,12 +80,14 @@ class Args:
     """Attribute access to an op's arguments inside formulas: ``a.self``, ``a.other``, ``a.result``,
     ``a.dim``...; ``a.size_of("self")`` etc. for metadata; saved tensors are unpacked (with their version check) on access."""
 
-    __slots__ = ("_meta", "_node", "_values")
+    __slots__ = ("_meta", "_node_ref", "_values")
 
     def __init__(self, values: dict, meta: dict, node=None) -> None:
         self._values = values
         self._meta = meta
-        self._node = node
+        # A weak reference: the node holds its Args, so a strong one would make every recorded graph a
+        # reference cycle, whose tensors (activations) only the cyclic GC frees, steps later.
+        self._node_ref = None if node is None else weakref.ref(node)
 
     def __getattr__(self, name: str):
         try:
@@ -91,9 +95,10 @@ class Args:
         except KeyError:
             raise AttributeError(f"formula argument '{name}' was not saved") from None
         if type(v) is SavedTensor:
-            return v.unpack(self._node)
+            return v.unpack(None if self._node_ref is None else self._node_ref())
         if type(v) is list and v and type(v[0]) is SavedTensor:
-            return [s.unpack(self._node) if type(s) is SavedTensor else s for s in v]
+            node = None if self._node_ref is None else self._node_ref()
+            return [s.unpack(node) if type(s) is SavedTensor else s for s in v]
         return v
 
     def size_of(self, name: str) -> tuple:
