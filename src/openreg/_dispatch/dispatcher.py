@@ -307,8 +307,8 @@ def resolve(entry: OperatorEntry, ks: int):
         remaining = walk
         while remaining:
             key = DispatchKey(remaining.bit_length() - 1)
-            kernel, why = _computed_entry(entry, key)
-            if lean and kernel is not None and walk_past_when_lean(key, kernel, why):
+            kernel, _why = _computed_entry(entry, key)
+            if lean and kernel is not None and walk_past_when_lean(key, kernel):
                 kernel = None
             elif kernel is not None and not kernel.is_fallthrough:
                 if kernel.boxed:
@@ -325,12 +325,13 @@ def resolve(entry: OperatorEntry, ks: int):
         raise_missing(entry, None)
 
 
-def walk_past_when_lean(key: DispatchKey, kernel: KernelEntry, why: str) -> bool:
+def walk_past_when_lean(key: DispatchKey, kernel: KernelEntry) -> bool:
     """Whether a kernel found at an autograd key does nothing for plain tensors, so that a call on them can go
-    to the next key: fallthroughs, composites (the backend key finds them too) and kernels marked
-    ``_openreg_lean`` (openreg's generated autograd kernels and their fallback)."""
+    to the next key: fallthroughs and kernels marked ``_openreg_lean`` (openreg's generated autograd kernels and
+    their fallback, which only redispatch below autograd for such tensors). A composite found there still runs
+    there, as in PyTorch: the layers below (ADInplaceOrView's version bump of an ``out=``) see only its parts."""
     return bool((1 << key) & AUTOGRAD_KEYS_MASK) and (
-        kernel.is_fallthrough or why == "CompositeImplicitAutograd" or getattr(kernel.fn, "_openreg_lean", False))
+        kernel.is_fallthrough or getattr(kernel.fn, "_openreg_lean", False))
 
 
 def _with_keyset(fn, ks: int):
