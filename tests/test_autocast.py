@@ -261,6 +261,8 @@ def _samples(lib, dt):
         "conv1d.padding": lambda: lib.nn.functional.conv1d(t(1, 2, 5), t(3, 2, 2, dtype="b"), padding="same"),
         "conv2d": lambda: lib.nn.functional.conv2d(t(1, 2, 4, 4), t(3, 2, 2, 2, dtype="b")),
         "conv2d.padding": lambda: lib.nn.functional.conv2d(t(1, 2, 4, 4), t(3, 2, 2, 2, dtype="b"), padding="same"),
+        "conv_transpose1d": lambda: lib.nn.functional.conv_transpose1d(t(1, 2, 5), t(2, 3, 2, dtype="b")),
+        "conv_transpose2d.input": lambda: lib.nn.functional.conv_transpose2d(t(1, 2, 4, 4), t(2, 3, 2, 2, dtype="b")),
         "baddbmm": lambda: lib.baddbmm(t(2, 3, 5), t(2, 3, 4), t(2, 4, 5, dtype="b")),
         "reflection_pad1d": lambda: lib.nn.functional.pad(t(1, 2, 4, dtype="b"), (1, 1), mode="reflect"),
         "reflection_pad2d": lambda: lib.nn.functional.pad(t(1, 2, 4, 4, dtype="b"), (1, 1, 1, 1), mode="reflect"),

@@ -1,5 +1,5 @@
-"""Convolutions of ``nn.functional``: ``conv1d`` and ``conv2d`` (``aten::conv1d``/``conv2d`` over
-``aten::convolution``: im2col + one GEMM per group).
+"""Convolutions of ``nn.functional``: ``conv1d``, ``conv2d``, ``conv_transpose1d`` and ``conv_transpose2d``
+(over ``aten::convolution``: im2col + one GEMM per group; the transposed form is its input gradient).
 
 >>> import openreg
 >>> import openreg.nn.functional as F
@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._dispatch.ops import ops
 from ..tensor import Tensor
 
-__all__ = ["conv1d", "conv2d"]
+__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
 
 
 def _list(v, n: int) -> list:
@@ -46,3 +46,29 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
         return ops.aten.conv2d.padding(input, weight, bias, _list(stride, 2), padding, _list(dilation, 2), groups)
     return ops.aten.conv2d.default(input, weight, bias, _list(stride, 2), _list(padding, 2), _list(dilation, 2),
                                    groups)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """1-d transposed convolution ("deconvolution") of ``(N, C_in, L)`` or ``(C_in, L)`` inputs with ``weight``
+    ``(C_in, C_out/groups, K)``: the gradient of ``conv1d`` with respect to its input.
+
+    >>> import openreg
+    >>> openreg.nn.functional.conv_transpose1d(openreg.ones(1, 1, 2), openreg.ones(1, 1, 3), stride=2).tolist()
+    [[[1.0, 1.0, 2.0, 1.0, 1.0]]]
+    """
+    return ops.aten.conv_transpose1d.default(input, weight, bias, _list(stride, 1), _list(padding, 1),
+                                             _list(output_padding, 1), groups, _list(dilation, 1))
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
+                     output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    """2-d transposed convolution of ``(N, C_in, H, W)`` or ``(C_in, H, W)`` inputs with ``weight``
+    ``(C_in, C_out/groups, kH, kW)``; ``output_padding`` adds rows/columns at the bottom/right.
+
+    >>> import openreg
+    >>> openreg.nn.functional.conv_transpose2d(openreg.ones(1, 1, 2, 2), openreg.ones(1, 1, 2, 2)).shape
+    openreg.Size([1, 1, 3, 3])
+    """
+    return ops.aten.conv_transpose2d.input(input, weight, bias, _list(stride, 2), _list(padding, 2),
+                                           _list(output_padding, 2), groups, _list(dilation, 2))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .activation_functional import elu, gelu, leaky_relu, sigmoid, silu, softmin, softplus, tanh  # noqa: F401
 from .attention import scaled_dot_product_attention  # noqa: F401
-from .conv_functional import conv1d, conv2d  # noqa: F401
+from .conv_functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: F401
 from .dropout_functional import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
 from .functional_core import (  # noqa: F401
     cross_entropy,
@@ -42,3 +42,4 @@ from .pooling_functional import (  # noqa: F401
     max_pool2d,
 )
 from .sparse_functional import embedding, one_hot  # noqa: F401
+from .upsampling_functional import interpolate, upsample, upsample_bilinear, upsample_nearest  # noqa: F401

@@ -40,20 +40,24 @@ def _out_size(size: int, k: int, s: int, p: int, d: int) -> int:
     return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
-def check_convolution(input, weight, bias, stride, padding, dilation, transposed, groups):
-    """PyTorch's argument checks; returns (nd, stride, padding, dilation, output spatial size)."""
-    if transposed:
-        raise NotImplementedError("openreg: transposed convolution (conv_transpose*) is not implemented yet")
+def check_convolution(input, weight, bias, stride, padding, dilation, transposed, groups, output_padding=None):
+    """PyTorch's argument checks; returns (nd, stride, padding, dilation, output spatial size).
+
+    ``transposed``: ``weight`` is ``(C_in, C_out/groups, *kernel)`` and the output size is
+    ``(L - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1``."""
     nd = weight.dim() - 2
     if nd not in (1, 2):
         raise NotImplementedError(f"openreg: convolution supports 1-d and 2-d kernels, got a weight of size "
                                   f"{fmt_shape(weight._size)}")
     stride, padding, dilation = (_expand(n, v, nd) for n, v in (("stride", stride), ("padding", padding),
                                                                  ("dilation", dilation)))
+    output_padding = _expand("output_padding", output_padding if output_padding is not None else [0], nd)
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")
     if any(p < 0 for p in padding):
         raise RuntimeError("negative padding is not supported")
+    if any(p < 0 for p in output_padding):
+        raise RuntimeError("negative output_padding is not supported")
     if any(d <= 0 for d in dilation):
         raise RuntimeError("dilation should be greater than zero")
     if groups <= 0:
@@ -65,20 +69,39 @@ def check_convolution(input, weight, bias, stride, padding, dilation, transposed
     if w[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
                            f"got weight of size [{w}] instead")
-    if input._size[1] != w[1] * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {w}, expected input{list(input._size)} to have "
-                           f"{w[1] * groups} channels, but got {input._size[1]} channels instead")
-    if bias is not None and (bias.dim() != 1 or bias._size[0] != w[0]):
-        raise RuntimeError(f"Given weight of size {w}, expected bias to be 1-dimensional with {w[0]} elements, but "
-                           f"got bias of size {list(bias._size)} instead")
-    padded = [input._size[2 + i] + 2 * padding[i] for i in range(nd)]
-    eff = [dilation[i] * (w[2 + i] - 1) + 1 for i in range(nd)]
-    if any(padded[i] < eff[i] for i in range(nd)):
-        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
-                           f"({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input size")
+    if transposed:
+        names = ("height", "width") if nd == 2 else ("width",)
+        if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
+            got = " ".join(f"{k}_{n}: {v}" for k, vals in (("output_padding", output_padding), ("stride", stride),
+                                                           ("dilation", dilation)) for n, v in zip(names, vals))
+            raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {got}")
+        if input._size[1] != w[0]:
+            raise RuntimeError(f"Given transposed=1, weight of size {w}, expected input{list(input._size)} to have "
+                               f"{w[0]} channels, but got {input._size[1]} channels instead")
+        if bias is not None and (bias.dim() != 1 or bias._size[0] != w[1] * groups):
+            raise RuntimeError(f"Given transposed=1, weight of size {w}, expected bias to be 1-dimensional with "
+                               f"{w[1] * groups} elements, but got bias of size {list(bias._size)} instead")
+        out = tuple((input._size[2 + i] - 1) * stride[i] - 2 * padding[i] + dilation[i] * (w[2 + i] - 1)
+                    + output_padding[i] + 1 for i in range(nd))
+        if any(o <= 0 for o in out):
+            raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input._size[2:]))}). "
+                               f"Calculated output size: ({' x '.join(map(str, out))}). Output size is too small")
+    else:
+        if input._size[1] != w[1] * groups:
+            raise RuntimeError(f"Given groups={groups}, weight of size {w}, expected input{list(input._size)} to "
+                               f"have {w[1] * groups} channels, but got {input._size[1]} channels instead")
+        if bias is not None and (bias.dim() != 1 or bias._size[0] != w[0]):
+            raise RuntimeError(f"Given weight of size {w}, expected bias to be 1-dimensional with {w[0]} elements, "
+                               f"but got bias of size {list(bias._size)} instead")
+        padded = [input._size[2 + i] + 2 * padding[i] for i in range(nd)]
+        eff = [dilation[i] * (w[2 + i] - 1) + 1 for i in range(nd)]
+        if any(padded[i] < eff[i] for i in range(nd)):
+            raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                               f"size: ({' x '.join(map(str, eff))}). Kernel size can't be greater than actual input "
+                               f"size")
+        out = tuple(_out_size(input._size[2 + i], w[2 + i], stride[i], padding[i], dilation[i]) for i in range(nd))
     if input._dtype is not weight._dtype:
         raise RuntimeError(f"expected scalar type {_scalar(input)} but found {_scalar(weight)}")
-    out = tuple(_out_size(input._size[2 + i], w[2 + i], stride[i], padding[i], dilation[i]) for i in range(nd))
     return nd, stride, padding, dilation, out
 
 
@@ -102,53 +125,98 @@ def _im2col(xp, x, device, kernel, stride, padding, dilation, out):
     return windows(x, device, shape, elem)
 
 
+def _col2im(xp, cols, size, kernel, stride, padding, dilation, out):
+    """Sum the ``(N, C, *kernel, *out)`` columns back into an ``(N, C, *size)`` image (the adjoint of
+    ``_im2col``): one strided add per kernel offset, never a loop over pixels."""
+    nd = len(kernel)
+    n, c = cols.shape[:2]
+    padded = xp.zeros((n, c) + tuple(size[i] + 2 * padding[i] for i in range(nd)), dtype=cols.dtype)
+    for offset in _offsets(kernel):
+        window = tuple(slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (out[i] - 1) + 1,
+                             stride[i]) for i in range(nd))
+        padded[(slice(None), slice(None)) + window] += cols[(slice(None), slice(None)) + offset]
+    inner = tuple(slice(padding[i], padding[i] + size[i]) for i in range(nd))
+    return padded[(slice(None), slice(None)) + inner]
+
+
+def _conv_columns(xp, x, w, groups, stride, padding, dilation, out, device):
+    """``conv(x, w)`` as arrays: im2col + one batched GEMM over the groups; ``w`` is ``(O, C/groups, *kernel)``."""
+    n, c, o = x.shape[0], x.shape[1], w.shape[0]
+    k = (c // groups) * _prod(w.shape[2:])
+    cols = _im2col(xp, x, device, w.shape[2:], stride, padding, dilation, out).reshape(n, groups, k, _prod(out))
+    return xp.matmul(w.reshape(groups, o // groups, k)[None], cols).reshape((n, o) + tuple(out))
+
+
+def _conv_input_grad(xp, g, w, groups, size, stride, padding, dilation):
+    """The adjoint of ``_conv_columns`` in ``x``: ``w``-transposed GEMM then col2im onto ``size``."""
+    n, o = g.shape[:2]
+    out, kernel = g.shape[2:], w.shape[2:]
+    c = w.shape[1] * groups
+    k = (c // groups) * _prod(kernel)
+    gm = g.reshape(n, groups, o // groups, _prod(out))
+    gcols = xp.matmul(xp.swapaxes(w.reshape(groups, o // groups, k), 1, 2)[None], gm)
+    return _col2im(xp, gcols.reshape((n, c) + tuple(kernel) + tuple(out)), size, kernel, stride, padding, dilation,
+                   out)
+
+
+def _conv_weight_grad(xp, g, x, groups, kernel, stride, padding, dilation, device):
+    """The adjoint of ``_conv_columns`` in ``w``: one batched GEMM of ``g`` with the columns of ``x``,
+    ``(O, C/groups, *kernel)``."""
+    n, c, o = x.shape[0], x.shape[1], g.shape[1]
+    out = g.shape[2:]
+    k = (c // groups) * _prod(kernel)
+    gm = g.reshape(n, groups, o // groups, _prod(out))
+    cols = _im2col(xp, x, device, kernel, stride, padding, dilation, out).reshape(n, groups, k, _prod(out))
+    return xp.matmul(gm, xp.swapaxes(cols, 2, 3)).sum(axis=0).reshape((o, c // groups) + tuple(kernel))
+
+
 def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     nd, stride, padding, dilation, out = check_convolution(input, weight, bias, stride, padding, dilation,
-                                                           transposed, groups)
+                                                           transposed, groups, output_padding)
     same_float_dtype("convolution", input, weight, bias)
     xp = xp_of(input)
     x, w = values(input), values(weight, input)
-    n, c, o = x.shape[0], x.shape[1], w.shape[0]
-    k = (c // groups) * _prod(w.shape[2:])
-    cols = _im2col(xp, x, input.device, w.shape[2:], stride, padding, dilation, out).reshape(n, groups, k, _prod(out))
-    y = xp.matmul(w.reshape(groups, o // groups, k)[None], cols).reshape((n, o) + out)
+    if transposed:   # the input gradient of the convolution whose output has x's size
+        y = _conv_input_grad(xp, x, w, groups, out, stride, padding, dilation)
+    else:
+        y = _conv_columns(xp, x, w, groups, stride, padding, dilation, out, input.device)
     if bias is not None:
-        y = y + values(bias, input).reshape((1, o) + (1,) * nd)
+        y = y + values(bias, input).reshape((1, -1) + (1,) * nd)
     return store(y, input._dtype, input.device)
 
 
+def _conv_out_channels(weight, transposed, groups) -> int:
+    return weight._size[1] * groups if transposed else weight._size[0]
+
+
 def _meta_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    _, _, _, _, out = check_convolution(input, weight, bias, stride, padding, dilation, transposed, groups)
+    _, _, _, _, out = check_convolution(input, weight, bias, stride, padding, dilation, transposed, groups,
+                                        output_padding)
     same_float_dtype("convolution", input, weight, bias)
-    return like(input, (input._size[0], weight._size[0]) + out)
+    return like(input, (input._size[0], _conv_out_channels(weight, transposed, groups)) + out)
 
 
 def _convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                           output_padding, groups, output_mask):
-    nd, stride, padding, dilation, out = check_convolution(input, weight, None, stride, padding, dilation,
-                                                           transposed, groups)
+    nd, stride, padding, dilation, _ = check_convolution(input, weight, None, stride, padding, dilation,
+                                                         transposed, groups, output_padding)
     xp = xp_of(input)
     g, w = values(grad_output, input), values(weight, input)
-    n, c, o = input._size[0], input._size[1], weight._size[0]
-    kernel = tuple(weight._size[2:])
-    k = (c // groups) * _prod(kernel)
-    gm = g.reshape(n, groups, o // groups, _prod(out))
+    size, kernel = tuple(input._size[2:]), tuple(weight._size[2:])
     gi = gw = gb = None
     if output_mask[0]:
-        gcols = xp.matmul(xp.swapaxes(w.reshape(groups, o // groups, k), 1, 2)[None], gm)
-        gcols = gcols.reshape((n, c) + kernel + out)
-        gpad = xp.zeros((n, c) + tuple(input._size[2 + i] + 2 * padding[i] for i in range(nd)), dtype=gcols.dtype)
-        for offset in _offsets(kernel):    # col2im: one strided add per kernel offset
-            window = tuple(slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (out[i] - 1) + 1,
-                                 stride[i]) for i in range(nd))
-            gpad[(slice(None), slice(None)) + window] += gcols[(slice(None), slice(None)) + offset]
-        inner = tuple(slice(padding[i], padding[i] + input._size[2 + i]) for i in range(nd))
-        gi = store(gpad[(slice(None), slice(None)) + inner], input._dtype, input.device)
+        if transposed:   # the transposed convolution's adjoint is the plain convolution
+            a = _conv_columns(xp, g, w, groups, stride, padding, dilation, size, input.device)
+        else:
+            a = _conv_input_grad(xp, g, w, groups, size, stride, padding, dilation)
+        gi = store(a, input._dtype, input.device)
     if output_mask[1]:
-        cols = _im2col(xp, values(input), input.device, kernel, stride, padding, dilation, out)
-        cols = cols.reshape(n, groups, k, _prod(out))
-        gw = store(xp.matmul(gm, xp.swapaxes(cols, 2, 3)).sum(axis=0).reshape(tuple(weight._size)),
-                   weight._dtype, weight.device)
+        x = values(input)
+        if transposed:   # roles of input and grad_output swap: the columns come from grad_output
+            a = _conv_weight_grad(xp, x, g, groups, kernel, stride, padding, dilation, input.device)
+        else:
+            a = _conv_weight_grad(xp, g, x, groups, kernel, stride, padding, dilation, input.device)
+        gw = store(a, weight._dtype, weight.device)
     if output_mask[2]:
         gb = store(g.sum(axis=(0,) + tuple(range(2, 2 + nd))), grad_output._dtype, grad_output.device)
     return gi, gw, gb
@@ -165,10 +233,10 @@ def _offsets(kernel: tuple):
 
 def _meta_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
                                output_padding, groups, output_mask):
-    check_convolution(input, weight, None, stride, padding, dilation, transposed, groups)
+    check_convolution(input, weight, None, stride, padding, dilation, transposed, groups, output_padding)
     return (like(input, input._size) if output_mask[0] else None,
             like(weight, weight._size) if output_mask[1] else None,
-            like(grad_output, (weight._size[0],)) if output_mask[2] else None)
+            like(grad_output, (_conv_out_channels(weight, transposed, groups),)) if output_mask[2] else None)
 
 
 def _conv_grad(which: int):
@@ -310,4 +378,52 @@ conv2d = Op(
     """,
 )
 
-register(convolution, convolution_backward, conv1d, conv2d)
+def _conv_transposend(nd: int):
+    def conv_transpose(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1,
+                       dilation=(1,)):
+        if input.dim() not in (nd + 1, nd + 2):
+            raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to "
+                               f"conv_transpose{nd}d, but got input of size: {list(input._size)}")
+        unbatched = input.dim() == nd + 1
+        if unbatched:
+            input = input.unsqueeze(0)
+        out = ops.aten.convolution.default(input, weight, bias, list(_expand("stride", stride, nd)),
+                                           list(_expand("padding", padding, nd)), list(_expand("dilation", dilation, nd)),
+                                           True, list(_expand("output_padding", output_padding, nd)), groups)
+        return out.squeeze(0) if unbatched else out
+    return conv_transpose
+
+
+conv_transpose1d = Op(
+    "conv_transpose1d",
+    """
+    conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor
+    """,
+    kernels={"conv_transpose1d": {"CompositeImplicitAutograd": _conv_transposend(1)}},
+    function=False, method=False,
+    doc="""1-d transposed convolution of ``(N, C_in, L)`` or ``(C_in, L)`` inputs with ``weight``
+    ``(C_in, C_out/groups, K)``.
+
+    >>> import openreg
+    >>> openreg.ops.aten.conv_transpose1d(openreg.ones(1, 1, 2), openreg.ones(1, 1, 2)).tolist()
+    [[[1.0, 2.0, 1.0]]]
+    """,
+)
+
+conv_transpose2d = Op(
+    "conv_transpose2d",
+    """
+    conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
+    """,
+    kernels={"conv_transpose2d.input": {"CompositeImplicitAutograd": _conv_transposend(2)}},
+    function=False, method=False,
+    doc="""2-d transposed convolution of ``(N, C_in, H, W)`` or ``(C_in, H, W)`` inputs with ``weight``
+    ``(C_in, C_out/groups, kH, kW)``.
+
+    >>> import openreg
+    >>> openreg.ops.aten.conv_transpose2d(openreg.ones(1, 1, 1, 1), openreg.ones(1, 1, 2, 2), stride=2).shape
+    openreg.Size([1, 1, 2, 2])
+    """,
+)
+
+register(convolution, convolution_backward, conv1d, conv2d, conv_transpose1d, conv_transpose2d)

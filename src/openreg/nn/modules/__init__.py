@@ -20,6 +20,7 @@ from . import (
     rnn,
     sparse,
     transformer,
+    upsampling,
 )
 from .activation import *
 from .batchnorm import *
@@ -35,7 +36,8 @@ from .pooling import *
 from .rnn import *
 from .sparse import *
 from .transformer import *
+from .upsampling import *
 
 _FILES = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization, pooling, rnn,
-          sparse, transformer)
+          sparse, transformer, upsampling)
 __all__ = ["Module"] + [name for m in _FILES for name in m.__all__]

@@ -1,5 +1,5 @@
-"""Convolution modules: ``Conv1d`` and ``Conv2d`` (PyTorch's parameters ``weight``/``bias``, init and
-``padding_mode`` zeros/reflect/replicate/circular).
+"""Convolution modules: ``Conv1d``, ``Conv2d`` (PyTorch's parameters ``weight``/``bias``, init and
+``padding_mode`` zeros/reflect/replicate/circular), ``ConvTranspose1d`` and ``ConvTranspose2d``.
 
 >>> import openreg
 >>> conv = openreg.nn.Conv2d(3, 8, 3, padding=1)
@@ -15,7 +15,7 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -28,7 +28,8 @@ class _ConvNd(Module):
     _nd = 0
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None,
+                 transposed: bool = False, output_padding=0) -> None:
         super().__init__()
         nd = self._nd
         if groups <= 0:
@@ -49,8 +50,8 @@ class _ConvNd(Module):
         self.stride = _tuple(stride, nd)
         self.padding = padding if isinstance(padding, str) else _tuple(padding, nd)
         self.dilation = _tuple(dilation, nd)
-        self.transposed = False
-        self.output_padding = (0,) * nd
+        self.transposed = transposed
+        self.output_padding = _tuple(output_padding, nd)
         self.groups = groups
         self.padding_mode = padding_mode
         if isinstance(self.padding, str):
@@ -64,8 +65,8 @@ class _ConvNd(Module):
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
         from ...factories import empty
-        self.weight = Parameter(empty(out_channels, in_channels // groups, *self.kernel_size, device=device,
-                                      dtype=dtype))
+        shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
+        self.weight = Parameter(empty(*shape, *self.kernel_size, device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_channels, device=device, dtype=dtype))
         else:
@@ -98,6 +99,8 @@ class _ConvNd(Module):
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
         if self.padding != (0,) * self._nd:
             s += f", padding={self.padding}"
+        if self.output_padding != (0,) * self._nd:
+            s += f", output_padding={self.output_padding}"
         if self.dilation != (1,) * self._nd:
             s += f", dilation={self.dilation}"
         if self.groups != 1:
@@ -117,5 +120,71 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     """2-d convolution over ``(N, C_in, H, W)`` inputs: weight ``(C_out, C_in/groups, kH, kW)``."""
+
+    _nd = 2
+
+
+class _ConvTransposeNd(_ConvNd):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype, transposed=True, output_padding=output_padding)
+
+    def _output_padding(self, input: Tensor, output_size, stride, padding, kernel_size, num_spatial_dims: int,
+                        dilation=None) -> list:
+        """The ``output_padding`` that makes the output ``output_size`` (PyTorch's rule and error)."""
+        if output_size is None:
+            return list(self.output_padding)
+        has_batch = input.dim() == num_spatial_dims + 2
+        output_size = list(output_size)
+        if len(output_size) == num_spatial_dims + (2 if has_batch else 1):
+            output_size = output_size[-num_spatial_dims:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must have "
+                             f"{num_spatial_dims} or {num_spatial_dims + (2 if has_batch else 1)} elements (got "
+                             f"{len(output_size)})")
+        dilation = self.dilation if dilation is None else dilation
+        spatial = input.shape[-num_spatial_dims:]
+        smallest = [(spatial[d] - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel_size[d] - 1) + 1
+                    for d in range(num_spatial_dims)]
+        largest = [smallest[d] + stride[d] - 1 for d in range(num_spatial_dims)]
+        for d in range(num_spatial_dims):
+            if not smallest[d] <= output_size[d] <= largest[d]:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} "
+                                 f"to {largest} (for an input of {spatial})")
+        return [output_size[d] - smallest[d] for d in range(num_spatial_dims)]
+
+    def forward(self, input: Tensor, output_size=None) -> Tensor:
+        nd = self._nd
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, nd,
+                                              self.dilation)
+        conv = F.conv_transpose1d if nd == 1 else F.conv_transpose2d
+        return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                    self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-d transposed convolution over ``(N, C_in, L)`` inputs: weight ``(C_in, C_out/groups, K)``.
+
+    >>> import openreg
+    >>> openreg.nn.ConvTranspose1d(4, 2, 3, stride=2)(openreg.ones(1, 4, 5)).shape
+    openreg.Size([1, 2, 11])
+    """
+
+    _nd = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-d transposed convolution over ``(N, C_in, H, W)`` inputs: weight ``(C_in, C_out/groups, kH, kW)``;
+    ``forward(input, output_size)`` picks the ``output_padding`` that gives ``output_size``.
+
+    >>> import openreg
+    >>> up = openreg.nn.ConvTranspose2d(8, 3, 4, stride=2, padding=1)
+    >>> up(openreg.ones(2, 8, 5, 5)).shape, tuple(up.weight.shape)
+    (openreg.Size([2, 3, 10, 10]), (8, 3, 4, 4))
+    """
 
     _nd = 2
