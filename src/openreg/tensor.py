@@ -263,6 +263,10 @@ class TensorBase:
     def is_quantized(self) -> bool:
         return self._dtype.is_quantized
 
+    # Device kinds and layouts openreg never has: PyTorch programs test them (``input.is_cuda or input.is_xpu``).
+    is_xpu = is_mps = is_xla = is_ipu = is_mtia = is_maia = is_vulkan = is_mkldnn = is_sparse_csr = is_nested = \
+        property(lambda self: False, doc="Always False: openreg has no such device kind or layout.")
+
     @property
     def is_sparse(self) -> bool:
         return False

@@ -72,6 +72,9 @@ class OpInfo:
             if simple else None
         self.save_inputs = [n for n in formula.save if n in names] if simple else None
         self.save_result = simple and "result" in formula.save
+        # "result<k>" saves output k alone (derivatives.yaml's result0, result1...): an output no formula reads
+        # stays free to be modified in place (batch norm's output before an in-place activation)
+        self.save_result_parts = [(n, int(n[6:])) for n in formula.save if _is_result_part(n)] if simple else ()
         self.nontensor_pos = [(n, p) for n, p in self.arg_pos.items() if n not in names]
         self.nontensor_kw = [n for n in self.kw_names if n not in names]
 
@@ -235,6 +238,10 @@ def _any_tangent(info: OpInfo, args, kwargs, level: int) -> bool:
                     and _fg.fw_grad(t, level) is not None:
                 return True
     return False
+
+
+def _is_result_part(name: str) -> bool:
+    return name.startswith("result") and name[6:].isdigit()
 
 
 def _is_diff(t) -> bool:
@@ -470,6 +477,8 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
     if info.save_result:
         saved["result"] = [SavedTensor(o, is_output=True) if _is_diff(o) else o for o in out] \
             if info.multi_output else SavedTensor(out, is_output=True)
+    for name, k in info.save_result_parts:
+        saved[name] = SavedTensor(out[k], is_output=True) if _is_diff(out[k]) else out[k]
     for name, p in info.nontensor_pos:
         saved[name] = args[p] if p < n else None
     for name in info.nontensor_kw:
@@ -518,6 +527,9 @@ def _record(info, formula, args, kwargs, values, slots, edges, out, self_t, orig
                 saved["result"] = [SavedTensor(o, is_output=True) if _is_diff(o) else o for o in outs]
             else:
                 saved["result"] = SavedTensor(outs[0], is_output=True)
+        elif _is_result_part(name):
+            o = outs[int(name[6:])]
+            saved[name] = SavedTensor(o, is_output=True) if _is_diff(o) else o
         elif name == "self" and original_self is not None:
             saved["self"] = SavedTensor(original_self)
         else:
@@ -588,6 +600,8 @@ def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, orig
         if name not in primal_values:
             primal_values[name] = kwargs.get(name)
     primal_values["result"] = list(outs) if info.multi_output else outs[0]
+    for k, o in enumerate(outs):
+        primal_values[f"result{k}"] = o
     primal_values["out_meta"] = [tensor_meta(o) if _is_diff(o) else None for o in outs]
     a = Args(primal_values, in_meta)
     if formula.jvp is None:

@@ -1,5 +1,8 @@
 """Activation functions of ``nn.functional`` beyond ``relu``/``softmax``: ``tanh``, ``sigmoid``, ``softmin``,
-``gelu``, ``silu``, ``softplus``, ``leaky_relu``, ``elu``.
+``gelu``, ``silu``, ``softplus``, ``leaky_relu``, ``elu`` over their operators; ``hardtanh``, ``relu6``,
+``hardsigmoid``, ``hardswish``, ``mish``, ``selu``, ``celu``, ``logsigmoid``, ``softsign``, ``tanhshrink``,
+``softshrink``, ``hardshrink``, ``threshold``, ``glu``, ``prelu``, ``rrelu`` and the in-place ``*_`` forms as
+compositions of pointwise operators.
 
 >>> import openreg
 >>> import openreg.nn.functional as F
@@ -12,7 +15,10 @@ from .._dispatch.ops import A
 from ..tensor import Tensor
 from .functional_core import softmax
 
-__all__ = ["elu", "gelu", "leaky_relu", "sigmoid", "silu", "softmin", "softplus", "tanh"]
+__all__ = ["celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
+           "hardtanh_", "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "prelu", "relu6", "relu_", "rrelu", "rrelu_",
+           "selu", "selu_", "sigmoid", "silu", "softmin", "softplus", "softshrink", "softsign", "tanh", "tanhshrink",
+           "threshold", "threshold_"]
 
 
 def tanh(input: Tensor) -> Tensor:
@@ -83,3 +89,252 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     [-0.6321, 2.0]
     """
     return A.elu_(input, alpha) if inplace else A.elu(input, alpha)
+
+
+# -- composites over the pointwise operators (their gradients come from those operators) -------------------
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In-place ``relu``."""
+    return input.relu_()
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place ``elu``."""
+    return elu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """In-place ``leaky_relu``."""
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    """``input`` clamped to ``[min_val, max_val]``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.hardtanh(openreg.tensor([-3.0, 0.5, 2.0])).tolist()
+    [-1.0, 0.5, 1.0]
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    """In-place ``hardtanh``."""
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    """``min(max(x, 0), 6)``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.relu6(openreg.tensor([-1.0, 3.0, 9.0])).tolist()
+    [0.0, 3.0, 6.0]
+    """
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """``relu6(x + 3) / 6``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.hardsigmoid(openreg.tensor([-4.0, 0.0, 4.0])).tolist()
+    [0.0, 0.5, 1.0]
+    """
+    out = (input + 3.0).clamp(0.0, 6.0) / 6.0
+    return input.copy_(out) if inplace else out
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * relu6(x + 3) / 6``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.hardswish(openreg.tensor([1.0, 4.0])).tolist()
+    [0.6666666865348816, 4.0]
+    """
+    out = input * (input + 3.0).clamp(0.0, 6.0) / 6.0
+    return input.copy_(out) if inplace else out
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """``x * tanh(softplus(x))``.
+
+    >>> import openreg
+    >>> round(openreg.nn.functional.mish(openreg.tensor([1.0])).item(), 4)
+    0.8651
+    """
+    out = input * softplus(input).tanh()
+    return input.copy_(out) if inplace else out
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """``scale * elu(x, alpha)`` with the self-normalizing constants.
+
+    >>> import openreg
+    >>> [round(v, 4) for v in openreg.nn.functional.selu(openreg.tensor([-1.0, 1.0])).tolist()]
+    [-1.1113, 1.0507]
+    """
+    out = elu(input, _SELU_ALPHA) * _SELU_SCALE
+    return input.copy_(out) if inplace else out
+
+
+def selu_(input: Tensor) -> Tensor:
+    """In-place ``selu``."""
+    return selu(input, inplace=True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``.
+
+    >>> import openreg
+    >>> [round(v, 4) for v in openreg.nn.functional.celu(openreg.tensor([-1.0, 1.0]), 2.0).tolist()]
+    [-0.7869, 1.0]
+    """
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    out = elu(input / alpha) * alpha
+    return input.copy_(out) if inplace else out
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """In-place ``celu``."""
+    return celu(input, alpha, inplace=True)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    """``log(sigmoid(x)) = -softplus(-x)``, stable for large ``|x|``.
+
+    >>> import openreg
+    >>> [round(v, 4) for v in openreg.nn.functional.logsigmoid(openreg.tensor([0.0, -200.0])).tolist()]
+    [-0.6931, -200.0]
+    """
+    return -softplus(-input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """``x / (1 + |x|)``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.softsign(openreg.tensor([-1.0, 3.0])).tolist()
+    [-0.5, 0.75]
+    """
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """``x - tanh(x)``.
+
+    >>> import openreg
+    >>> openreg.nn.functional.tanhshrink(openreg.tensor([0.0])).tolist()
+    [0.0]
+    """
+    return input - input.tanh()
+
+
+def _check_lambd(input: Tensor, lambd: float) -> None:
+    if lambd < 0:
+        from ..aten.meta_rules import scalar_type_name
+        raise RuntimeError(f"lambda must be in range [0, 3.40282e+38] for input dtype "
+                           f"{scalar_type_name(input.dtype)}, but found {lambd:g}")
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x - lambd`` above ``lambd``, ``x + lambd`` below ``-lambd``, 0 between.
+
+    >>> import openreg
+    >>> openreg.nn.functional.softshrink(openreg.tensor([-2.0, 0.25, 1.5]), 1.0).tolist()
+    [-1.0, 0.0, 0.5]
+    """
+    _check_lambd(input, lambd)
+    return input - input.clamp(-lambd, lambd)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    """``x`` where ``|x| > lambd``, 0 elsewhere.
+
+    >>> import openreg
+    >>> openreg.nn.functional.hardshrink(openreg.tensor([-2.0, 0.25, 1.5]), 1.0).tolist()
+    [-2.0, 0.0, 1.5]
+    """
+    return input.masked_fill(input.abs() <= lambd, 0.0)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > threshold``, ``value`` elsewhere.
+
+    >>> import openreg
+    >>> openreg.nn.functional.threshold(openreg.tensor([0.5, 2.0]), 1.0, -1.0).tolist()
+    [-1.0, 2.0]
+    """
+    keep = input > threshold
+    if inplace:
+        return input.masked_fill_(~keep, value)
+    return input.masked_fill(~keep, value)
+
+
+def threshold_(input: Tensor, threshold_value: float, value: float) -> Tensor:
+    """In-place ``threshold``."""
+    return threshold(input, threshold_value, value, inplace=True)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """Gated linear unit: the first half of ``dim`` times the sigmoid of the second half.
+
+    >>> import openreg
+    >>> openreg.nn.functional.glu(openreg.tensor([2.0, 0.0])).tolist()
+    [1.0]
+    """
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim % input.dim()} is size {size}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1).
+
+    >>> import openreg
+    >>> openreg.nn.functional.prelu(openreg.tensor([[-2.0, 3.0]]), openreg.tensor([0.25])).tolist()
+    [[-0.5, 3.0]]
+    """
+    n = weight.numel()
+    if n != 1:
+        channels = input.shape[1] if input.dim() >= 2 else 1
+        if input.dim() == 0 or n != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {n} "
+                               f"and channel size = {channels}.")
+        weight = weight.reshape([n] + [1] * (input.dim() - 2))
+    return input.where(input > 0, weight * input)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    """Randomized leaky ReLU: negative inputs times a slope drawn uniformly from ``[lower, upper]`` per element
+    in training, times ``(lower + upper) / 2`` in evaluation.
+
+    >>> import openreg
+    >>> openreg.nn.functional.rrelu(openreg.tensor([-2.0, 1.0]), 0.25, 0.75).tolist()
+    [-1.0, 1.0]
+    """
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    from ..autograd.grad_mode import no_grad
+    with no_grad():
+        slope = input.new_empty(input.shape).uniform_(lower, upper).masked_fill_(input >= 0, 1.0)
+    out = input * slope
+    return input.copy_(out) if inplace else out
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    """In-place ``rrelu``."""
+    return rrelu(input, lower, upper, training, inplace=True)

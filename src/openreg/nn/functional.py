@@ -9,11 +9,14 @@ True
 """
 from __future__ import annotations
 
-from .activation_functional import elu, gelu, leaky_relu, sigmoid, silu, softmin, softplus, tanh  # noqa: F401
+from .activation_functional import *
 from .attention import scaled_dot_product_attention  # noqa: F401
 from .conv_functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: F401
+from .distance_functional import cosine_similarity, pairwise_distance, pdist  # noqa: F401
 from .dropout_functional import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
+from .fold_functional import fold, unfold  # noqa: F401
 from .functional_core import (  # noqa: F401
+    bilinear,
     cross_entropy,
     linear,
     log_softmax,
@@ -30,12 +33,25 @@ from .loss_functional import (  # noqa: F401
     l1_loss,
     smooth_l1_loss,
 )
+from .margin_loss_functional import *
 from .multi_head_attention import multi_head_attention_forward  # noqa: F401
-from .normalization_functional import batch_norm, group_norm, layer_norm, normalize  # noqa: F401
+from .normalization_functional import (  # noqa: F401
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    normalize,
+    rms_norm,
+)
 from .padding_functional import pad  # noqa: F401
+from .pixelshuffle_functional import pixel_shuffle, pixel_unshuffle  # noqa: F401
 from .pooling_functional import (  # noqa: F401
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
     avg_pool1d,
     avg_pool2d,
     max_pool1d,

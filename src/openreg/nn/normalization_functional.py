@@ -10,7 +10,7 @@ from __future__ import annotations
 from .._dispatch.ops import ops
 from ..tensor import Tensor
 
-__all__ = ["batch_norm", "group_norm", "layer_norm", "normalize"]
+__all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
 
 
 def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bias: Tensor | None = None,
@@ -67,3 +67,62 @@ def normalize(input: Tensor, p: float = 2.0, dim=1, eps: float = 1e-12, out: Ten
     if out is None:
         return input / denom
     return out.copy_(input / denom)
+
+
+_MACHINE_EPS = {"float16": 2.0 ** -10, "bfloat16": 2.0 ** -7, "float32": 2.0 ** -23, "float64": 2.0 ** -52}
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalize each ``(sample, channel)`` over its spatial dims, as PyTorch: batch normalization of the input
+    viewed as one sample with ``N * C`` channels (running statistics averaged over the batch).
+
+    >>> import openreg
+    >>> y = openreg.nn.functional.instance_norm(openreg.tensor([[[1.0, 3.0], [0.0, 4.0]]]))
+    >>> [[round(v, 3) for v in row] for row in y[0].tolist()]
+    [[-1.0, 1.0], [-1.0, 1.0]]
+    """
+    if use_input_stats:
+        spatial = 1
+        for s in input.shape[2:]:
+            spatial *= s
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.shape}")
+    b, c = input.shape[0], input.shape[1]
+    flat = input.reshape([1, b * c] + list(input.shape[2:]))
+
+    def tiled(t):
+        return None if t is None else t.repeat(b)
+    mean, var = tiled(running_mean), tiled(running_var)
+    out = batch_norm(flat, mean, var, tiled(weight), tiled(bias), use_input_stats, momentum, eps)
+    if use_input_stats:
+        from ..autograd.grad_mode import no_grad
+        with no_grad():
+            if running_mean is not None:
+                running_mean.copy_(mean.reshape(b, c).mean(0))
+            if running_var is not None:
+                running_var.copy_(var.reshape(b, c).mean(0))
+    return out.reshape(input.shape)
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """``x / sqrt(mean(x**2) + eps) * weight`` over the trailing ``normalized_shape`` dims; ``eps`` defaults to
+    the dtype's machine epsilon.
+
+    >>> import openreg
+    >>> [round(v, 4) for v in openreg.nn.functional.rms_norm(openreg.tensor([3.0, 4.0]), [2]).tolist()]
+    [0.8485, 1.1314]
+    """
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if list(input.shape[input.dim() - len(shape):]) != shape or len(shape) > input.dim():
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*"
+                           f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}")
+    if weight is not None and list(weight.shape) != shape:
+        raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
+                           f"{list(weight.shape)} and normalized_shape = {shape}")
+    if eps is None:
+        eps = _MACHINE_EPS.get(str(input.dtype).split(".")[-1], 2.0 ** -23)
+    dims = list(range(-len(shape), 0))
+    out = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
+    return out if weight is None else out * weight

@@ -114,14 +114,14 @@ def _ln_grad(which: int):
         out = None
         if g[0] is not None:
             mask = [i == which for i in range(3)]
-            out = ops.aten.native_layer_norm_backward.default(g[0], a.input, a.normalized_shape, a.result[1],
-                                                              a.result[2], a.weight, a.bias, mask)[which]
+            out = ops.aten.native_layer_norm_backward.default(g[0], a.input, a.normalized_shape, a.result1,
+                                                              a.result2, a.weight, a.bias, mask)[which]
         if which == 0:
             k = len(a.normalized_shape)
             n = 1
             for s in a.input.shape[a.input.dim() - k:]:
                 n *= s
-            out = _plus(out, _stats_grad(a.input, a.result[1], a.result[2], g[1], g[2], n))
+            out = _plus(out, _stats_grad(a.input, a.result1, a.result2, g[1], g[2], n))
         return out
     return grad
 
@@ -129,7 +129,7 @@ def _ln_grad(which: int):
 def _ln_jvp_input(t, a):
     k = len(a.normalized_shape)
     dims = list(range(-k, 0))
-    mean, rstd = a.result[1], a.result[2]
+    mean, rstd = a.result1, a.result2
     xhat = (a.input - mean) * rstd
     dx = (t - t.mean(dims, True) - xhat * (t * xhat).mean(dims, True)) * rstd
     t_rstd = -(rstd * rstd) * (xhat * t).mean(dims, True)
@@ -137,7 +137,7 @@ def _ln_jvp_input(t, a):
 
 
 def _ln_jvp_weight(t, a):
-    return [(a.input - a.result[1]) * a.result[2] * t, None, None]
+    return [(a.input - a.result1) * a.result2 * t, None, None]
 
 
 native_layer_norm = Op(
@@ -147,7 +147,7 @@ native_layer_norm = Op(
     """,
     kernels={"native_layer_norm": {"CompositeExplicitAutograd": _native_layer_norm, "Meta": _meta_native_layer_norm}},
     derivatives={"native_layer_norm": Deriv(
-        save="input normalized_shape weight bias result", input=_ln_grad(0), weight=_ln_grad(1), bias=_ln_grad(2),
+        save="input normalized_shape weight bias result1 result2", input=_ln_grad(0), weight=_ln_grad(1), bias=_ln_grad(2),
         jvp={"input": _ln_jvp_input, "weight": _ln_jvp_weight, "bias": lambda t, a: [t, None, None]})},
     function=False, method=False,
     doc="""Layer normalization over the trailing ``normalized_shape`` dims: ``(out, mean, rstd)``.
@@ -267,11 +267,11 @@ def _gn_grad(which: int):
         out = None
         if g[0] is not None:
             mask = [i == which for i in range(3)]
-            out = ops.aten.native_group_norm_backward.default(g[0], a.input, a.result[1], a.result[2], a.weight,
+            out = ops.aten.native_group_norm_backward.default(g[0], a.input, a.result1, a.result2, a.weight,
                                                               a.N, a.C, a.HxW, a.group, mask)[which]
         if which == 0 and (g[1] is not None or g[2] is not None):
             xg = a.input.reshape(a.N, a.group, -1)
-            extra = _stats_grad(xg, a.result[1].unsqueeze(-1), a.result[2].unsqueeze(-1),
+            extra = _stats_grad(xg, a.result1.unsqueeze(-1), a.result2.unsqueeze(-1),
                                 None if g[1] is None else g[1].unsqueeze(-1),
                                 None if g[2] is None else g[2].unsqueeze(-1), xg.shape[-1])
             out = _plus(out, extra.reshape(tuple(a.input.shape)))
@@ -281,15 +281,15 @@ def _gn_grad(which: int):
 
 def _gn_xhat(a):
     x = a.input.reshape(a.N, a.group, -1)
-    return x, (x - a.result[1].unsqueeze(-1)) * a.result[2].unsqueeze(-1)
+    return x, (x - a.result1.unsqueeze(-1)) * a.result2.unsqueeze(-1)
 
 
 def _gn_jvp_input(t, a):
     _, xhat = _gn_xhat(a)
     tg = t.reshape(a.N, a.group, -1)
-    dx = ((tg - tg.mean(-1, True) - xhat * (tg * xhat).mean(-1, True)) * a.result[2].unsqueeze(-1))
+    dx = ((tg - tg.mean(-1, True) - xhat * (tg * xhat).mean(-1, True)) * a.result2.unsqueeze(-1))
     t_mean = tg.mean(-1)
-    t_rstd = -(a.result[2] * a.result[2]) * (xhat * tg).mean(-1)
+    t_rstd = -(a.result2 * a.result2) * (xhat * tg).mean(-1)
     dx = dx.reshape(a.N, a.C, -1)
     if a.weight is not None:
         dx = dx * a.weight.reshape(1, a.C, 1)
@@ -313,7 +313,7 @@ native_group_norm = Op(
     """,
     kernels={"native_group_norm": {"CompositeExplicitAutograd": _native_group_norm, "Meta": _meta_native_group_norm}},
     derivatives={"native_group_norm": Deriv(
-        save="input weight N C HxW group result", input=_gn_grad(0), weight=_gn_grad(1), bias=_gn_grad(2),
+        save="input weight N C HxW group result1 result2", input=_gn_grad(0), weight=_gn_grad(1), bias=_gn_grad(2),
         jvp={"input": _gn_jvp_input, "weight": _gn_jvp_weight, "bias": _gn_jvp_bias})},
     function=False, method=False,
     doc="""Group normalization of ``(N, C, *)`` inputs over ``group`` channel groups: ``(out, mean, rstd)``.
@@ -487,12 +487,12 @@ def _bn_grad(which: int):
         if g[0] is not None:
             mask = [i == which for i in range(3)]
             out = ops.aten.native_batch_norm_backward.default(
-                g[0], a.input, a.weight, a.running_mean, a.running_var, a.result[1], a.result[2], a.training, a.eps,
+                g[0], a.input, a.weight, a.running_mean, a.running_var, a.result1, a.result2, a.training, a.eps,
                 mask)[which]
         if which == 0 and a.training and (g[1] is not None or g[2] is not None):
             shape = [1, a.input.shape[1]] + [1] * (a.input.dim() - 2)
             n = a.input.numel() // max(a.input.shape[1], 1)
-            out = _plus(out, _stats_grad(a.input, a.result[1].reshape(shape), a.result[2].reshape(shape),
+            out = _plus(out, _stats_grad(a.input, a.result1.reshape(shape), a.result2.reshape(shape),
                                          None if g[1] is None else g[1].reshape(shape),
                                          None if g[2] is None else g[2].reshape(shape), n))
         return out
@@ -503,7 +503,7 @@ def _bn_stats(a):
     c = a.input.shape[1]
     shape = [1, c] + [1] * (a.input.dim() - 2)
     if a.training:
-        return a.result[1].reshape(shape), a.result[2].reshape(shape), shape
+        return a.result1.reshape(shape), a.result2.reshape(shape), shape
     return a.running_mean.reshape(shape), (a.running_var + a.eps).rsqrt().reshape(shape), shape
 
 
@@ -533,7 +533,7 @@ native_batch_norm = Op(
     """,
     kernels={"native_batch_norm": {"CompositeExplicitAutograd": _native_batch_norm, "Meta": _meta_native_batch_norm}},
     derivatives={"native_batch_norm": Deriv(
-        save="input weight running_mean running_var training eps result", input=_bn_grad(0), weight=_bn_grad(1),
+        save="input weight running_mean running_var training eps result1 result2", input=_bn_grad(0), weight=_bn_grad(1),
         bias=_bn_grad(2),
         jvp={"input": _bn_jvp_input, "weight": _bn_jvp_weight,
              "bias": lambda t, a: [t.reshape([1, -1] + [1] * (a.input.dim() - 2)), None, None]})},

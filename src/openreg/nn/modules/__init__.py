@@ -11,11 +11,16 @@ from . import (
     batchnorm,
     container,
     conv,
+    distance,
     dropout,
     flatten,
+    fold,
+    instancenorm,
     linear,
     loss,
     normalization,
+    padding,
+    pixelshuffle,
     pooling,
     rnn,
     sparse,
@@ -26,18 +31,23 @@ from .activation import *
 from .batchnorm import *
 from .container import *
 from .conv import *
+from .distance import *
 from .dropout import *
 from .flatten import *
+from .fold import *
+from .instancenorm import *
 from .linear import *
 from .loss import *
 from .module import Module
 from .normalization import *
+from .padding import *
+from .pixelshuffle import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
 from .transformer import *
 from .upsampling import *
 
-_FILES = (activation, batchnorm, container, conv, dropout, flatten, linear, loss, normalization, pooling, rnn,
-          sparse, transformer, upsampling)
+_FILES = (activation, batchnorm, container, conv, distance, dropout, flatten, fold, instancenorm, linear, loss,
+          normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 __all__ = ["Module"] + [name for m in _FILES for name in m.__all__]

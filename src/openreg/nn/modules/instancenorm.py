@@ -1,0 +1,60 @@
+"""Instance normalization modules: ``InstanceNorm1d``, ``InstanceNorm2d`` (``affine`` and
+``track_running_stats`` off by default; unbatched inputs accepted).
+
+>>> import openreg
+>>> m = openreg.nn.InstanceNorm2d(3, affine=True)
+>>> m(openreg.randn(2, 3, 4, 4)).shape, sorted(m.state_dict())
+(openreg.Size([2, 3, 4, 4]), ['bias', 'weight'])
+"""
+from __future__ import annotations
+
+import warnings
+
+from ...tensor import Tensor
+from .. import functional as F
+from .batchnorm import _BatchNorm
+
+__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+
+
+class _InstanceNorm(_BatchNorm):
+    _no_batch_dim = 0
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
+                 track_running_stats: bool = False, device=None, dtype=None) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        nd = self._no_batch_dim
+        if input.dim() not in (nd, nd + 1):
+            raise ValueError(f"expected {nd}D or {nd + 1}D input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.shape[feature_dim] != self.num_features:
+            if self.affine:
+                raise ValueError(f"expected input's size at dim={feature_dim} to match num_features "
+                                 f"({self.num_features}), but got: {input.shape[feature_dim]}.")
+            warnings.warn(f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                          f"warning by not passing in num_features, which is not used because affine=False",
+                          stacklevel=2)
+        unbatched = input.dim() == self._no_batch_dim
+        if unbatched:
+            input = input.unsqueeze(0)
+        out = F.instance_norm(input, self.running_mean, self.running_var, self.weight, self.bias,
+                              self.training or not self.track_running_stats,
+                              self.momentum if self.momentum is not None else 0.0, self.eps)
+        return out.squeeze(0) if unbatched else out
+
+
+class InstanceNorm1d(_InstanceNorm):
+    """Instance normalization of ``(N, C, L)`` or ``(C, L)`` inputs."""
+
+    _no_batch_dim = 2
+
+
+class InstanceNorm2d(_InstanceNorm):
+    """Instance normalization of ``(N, C, H, W)`` or ``(C, H, W)`` inputs."""
+
+    _no_batch_dim = 3
