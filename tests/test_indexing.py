@@ -223,3 +223,11 @@ def test_index_expressions_match_numpy(case):
     b[np_index] = -1
     t[index] = -1
     np.testing.assert_array_equal(t.numpy(), b)
+
+
+def test_index_with_a_range_as_pytorch():
+    """pytorch/examples' mnist_forward_forward writes ``x_[range(n), y] = v``."""
+    x = openreg.zeros(3, 4)
+    x[range(3), openreg.tensor([0, 1, 3])] = 5.0
+    assert x.tolist() == [[5.0, 0, 0, 0], [0, 5.0, 0, 0], [0, 0, 0, 5.0]]
+    assert x[range(1, 3)].shape == (2, 4)

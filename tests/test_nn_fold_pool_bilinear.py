@@ -74,3 +74,4 @@ def test_lazy_linear_infers_in_features_on_first_call():
     assert type(m) is openreg.nn.Linear and tuple(m.weight.shape) == (4, 7) and y.shape == (2, 4)
     assert repr(m) == "Linear(in_features=7, out_features=4, bias=True)"
     assert float(m.weight.abs().max()) <= 1 / np.sqrt(7)
+

@@ -28,6 +28,8 @@ _BASIC_TYPES = (int, slice, type(None), type(Ellipsis))
 
 def _as_index_tensor(obj, like: Tensor) -> Tensor:
     from .factories import tensor
+    if isinstance(obj, range):  # PyTorch indexes with any sequence: x[range(n), y]
+        obj = list(obj)
     try:
         return tensor(obj, device=like.device if isinstance(obj, np.ndarray) else None)
     except (TypeError, ValueError) as exc:
@@ -68,7 +70,7 @@ def apply_indices(self: Tensor, index):
     items = index if isinstance(index, tuple) else (index,)
     items = [it if isinstance(it, (Tensor, bool) + _BASIC_TYPES) else
              (operator.index(it) if isinstance(it, np.integer) else
-              (_as_index_tensor(it, self) if isinstance(it, (list, np.ndarray, np.bool_)) else _invalid(it)))
+              (_as_index_tensor(it, self) if isinstance(it, (list, range, np.ndarray, np.bool_)) else _invalid(it)))
              for it in items]
     specified = _count_dims(items)
     if specified > self.dim():
