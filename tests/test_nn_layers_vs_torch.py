@@ -154,3 +154,20 @@ def test_module_errors():
 def test_bias_flags_match_torch(make):
     ours, theirs = make(nn), make(torch.nn)
     assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict())
+
+
+def test_batch_norm_used_twice_before_backward_matches_torch(devices):
+    """A siamese network runs one BatchNorm on two inputs, then one backward: the running statistics change
+    between the forward passes and training's backward does not read them (PyTorch's behaviour)."""
+    theirs = torch.nn.BatchNorm2d(3)
+    ours = nn.BatchNorm2d(3).to(devices)
+    _load_torch_params(ours, theirs, devices)
+    a, b = rng.standard_normal((4, 3, 2, 2)).astype("float32"), rng.standard_normal((4, 3, 2, 2)).astype("float32")
+    xo = [openreg.tensor(v, device=devices, requires_grad=True) for v in (a, b)]
+    xt = [torch.tensor(v, requires_grad=True) for v in (a, b)]
+    (ours(xo[0]).sum() * 2 + (ours(xo[1]) ** 2).sum()).backward()
+    (theirs(xt[0]).sum() * 2 + (theirs(xt[1]) ** 2).sum()).backward()
+    for o, t in zip(xo, xt):
+        assert_close(o.grad, t.grad, 1e-4, 1e-5)
+    assert_close(ours.weight.grad, theirs.weight.grad, 1e-4, 1e-5)
+    assert_close(ours.running_mean, theirs.running_mean, 1e-5, 1e-6)

@@ -486,9 +486,12 @@ def _bn_grad(which: int):
         out = None
         if g[0] is not None:
             mask = [i == which for i in range(3)]
+            # training uses the batch statistics only: the running ones are not read (nor version-checked), so a
+            # second forward through the same module before backward (siamese networks) may update them, as in
+            # PyTorch
+            running = (None, None) if a.training else (a.running_mean, a.running_var)
             out = ops.aten.native_batch_norm_backward.default(
-                g[0], a.input, a.weight, a.running_mean, a.running_var, a.result1, a.result2, a.training, a.eps,
-                mask)[which]
+                g[0], a.input, a.weight, *running, a.result1, a.result2, a.training, a.eps, mask)[which]
         if which == 0 and a.training and (g[1] is not None or g[2] is not None):
             shape = [1, a.input.shape[1]] + [1] * (a.input.dim() - 2)
             n = a.input.numel() // max(a.input.shape[1], 1)
