@@ -98,3 +98,15 @@ def test_class_index_losses_modules_match_torch(devices):
 def test_cross_entropy_target_out_of_range():
     with pytest.raises(IndexError, match="Target 5 is out of bounds."):
         F.cross_entropy(openreg.zeros(2, 4), openreg.tensor([1, 5]))
+
+
+def test_bce_gradient_at_probabilities_zero_and_one_as_torch(devices):
+    """A saturated sigmoid gives probabilities exactly 0 or 1: PyTorch's gradient (x - y) / max(x (1 - x), 1e-12)
+    stays finite there (pytorch/examples' siamese_network hit nan from the clamped logs' chain rule)."""
+    p, t = np.array([1.0, 0.0, 0.3, 1.0], "float32"), np.array([0.0, 1.0, 1.0, 1.0], "float32")
+    compare(F.binary_cross_entropy, torch.nn.functional.binary_cross_entropy, (p, t), devices, grad=(0,))
+    x = openreg.tensor(p, device=devices, requires_grad=True)
+    y = openreg.tensor(t, device=devices, requires_grad=True)
+    F.binary_cross_entropy(x, y).backward()
+    assert np.isfinite(np.asarray(x.grad.cpu())).all()
+    assert y.grad.tolist()[2] == pytest.approx((np.log(0.7) - np.log(0.3)) / 4, rel=1e-5)

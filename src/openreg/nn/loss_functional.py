@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 from .._dispatch.ops import ops
+from ..autograd.function import Function
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",
@@ -121,10 +122,33 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
-    log_p = input.log().clamp_min(-100.0)
-    log_q = (1 - input).log().clamp_min(-100.0)
-    loss = (target - 1) * log_q - target * log_p
-    return reduce_loss(_weighted(loss, weight), reduction)
+    return reduce_loss(_weighted(_BinaryCrossEntropy.apply(input, target), weight), reduction)
+
+
+def _bce_logs(input: Tensor):
+    return input.log().clamp_min(-100.0), (1 - input).log().clamp_min(-100.0)
+
+
+class _BinaryCrossEntropy(Function):
+    """The elementwise loss with PyTorch's gradients: ``(x - y) / max(x * (1 - x), 1e-12)`` for the input (finite
+    where a probability is 0 or 1, where the clamped logs' chain rule gives 0 * inf = nan) and
+    ``log(1 - x) - log(x)`` for the target."""
+
+    @staticmethod
+    def forward(ctx, input, target):
+        ctx.save_for_backward(input, target)
+        log_p, log_q = _bce_logs(input)
+        return (target - 1) * log_q - target * log_p
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, target = ctx.saved_tensors
+        grad_input = grad_target = None
+        if ctx.needs_input_grad[0]:
+            grad_input = grad * (input - target) / (input * (1 - input)).clamp_min(1e-12)
+        if ctx.needs_input_grad[1]:
+            grad_target = grad * ((1 - input).log() - input.log())
+        return grad_input, grad_target
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
