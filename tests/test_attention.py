@@ -278,3 +278,116 @@ def test_shapes_that_do_not_broadcast_raise_pytorch_error(dev):
     grads = backward(openreg.ones(2, 3, device=dev), q, q, q, none, [True, True, True, False], out, lse, none,
                      none, 2, 2, 0.0, False, seed, offset)
     assert [g.shape for g in grads[:3]] == [(2, 3)] * 3
+
+
+# -- the blockwise kernels (FlashAttention-style online softmax) ------------------------------------------
+@pytest.fixture
+def small_tiles(monkeypatch):
+    """Tiles of 2 queries x 3 keys, so the small shapes below cross several tiles (online rescaling,
+    skipped and diagonal causal tiles)."""
+    import openreg.operators._flash_attention as flash
+    monkeypatch.setattr(flash, "BLOCK_Q", 2)
+    monkeypatch.setattr(flash, "BLOCK_K", 3)
+
+
+def test_cpu_backend_choice_follows_pytorch():
+    """PyTorch's CPU answer: FLASH_ATTENTION for 4-d inputs with equal head sizes, no dropout and no mask that
+    requires grad (also grouped-query), MATH otherwise."""
+    x = openreg.ones(2, 3, 5, 4)
+    choice = openreg._fused_sdp_choice
+    assert choice(x, x, x) == choice(x, x, x, is_causal=True) == SDPBackend.FLASH_ATTENTION == 1
+    assert choice(x, x, x, attn_mask=openreg.zeros(5, 5)) == SDPBackend.FLASH_ATTENTION
+    assert choice(x, x, x, attn_mask=openreg.zeros(5, 5).requires_grad_()) == SDPBackend.MATH
+    assert choice(x, x, x, dropout_p=0.5) == SDPBackend.MATH
+    assert choice(x[0], x[0], x[0]) == SDPBackend.MATH                               # 3-d
+    assert choice(x, x, openreg.ones(2, 3, 5, 6)) == SDPBackend.MATH                 # value head size differs
+    assert choice(x, x[:1], x[:1]) == SDPBackend.MATH                                # broadcast batch
+    assert choice(openreg.ones(2, 4, 5, 4), x[:, :2], x[:, :2], enable_gqa=True) == SDPBackend.FLASH_ATTENTION
+    q = x.clone().requires_grad_()
+    assert sdpa(q, q, q, is_causal=True).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("case", ["causal", "causal_short_q", "causal_long_q", "bool_mask", "float_mask"])
+def test_blockwise_forward_and_lse_match_reference_in_float64(dev, case, small_tiles):
+    L, S = {"causal_short_q": (3, 7), "causal_long_q": (7, 4)}.get(case, (5, 7))
+    q, k, v = (a.astype(np.float64) for a in _inputs(21, L=L, S=S))
+    mask = None
+    if case == "bool_mask":
+        mask = np.random.default_rng(22).random((L, S)) > 0.5
+        mask[1] = False                                                       # a fully masked row
+        mask[3, :5] = False                                                   # masked in the first key tile
+    elif case == "float_mask":
+        mask = np.random.default_rng(23).standard_normal((2, 1, L, S))
+    causal = case.startswith("causal")
+    tq, tk, tv = (openreg.tensor(a, dtype=openreg.float64).to(dev) for a in (q, k, v))
+    tm = None if mask is None else openreg.tensor(mask).to(dev)
+    res = aten._scaled_dot_product_fused_attention_overrideable.default(tq, tk, tv, tm, 0.0, causal)
+    ref, _, ref_lse = _ref(q, k, v, mask, causal)
+    assert res[1].dtype is openreg.float64                         # the log-sum-exp keeps the compute dtype
+    np.testing.assert_allclose(res[0].cpu().numpy(), ref, rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(res[1].cpu().numpy(), ref_lse, rtol=1e-12, atol=1e-13)
+    if dev == "cpu":
+        out, lse = aten._scaled_dot_product_flash_attention_for_cpu.default(tq, tk, tv, 0.0, causal, attn_mask=tm)
+        assert lse.dtype is openreg.float64
+        np.testing.assert_allclose(out.numpy(), ref, rtol=1e-12, atol=1e-13)
+        np.testing.assert_allclose(lse.numpy(), ref_lse, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("tiles", ["one_tile", "many_tiles"])
+def test_float64_gradcheck_is_tight(dev, tiles, request):
+    """float64 backward to ~1e-10: the saved log-sum-exp is float64 (a float32 one left ~1e-7 errors)."""
+    if tiles == "many_tiles":
+        request.getfixturevalue("small_tiles")
+    rng = np.random.default_rng(24)
+
+    def mk(*shape):
+        return openreg.tensor(rng.standard_normal(shape), dtype=openreg.float64).to(dev).requires_grad_()
+    q, k, v = mk(1, 2, 5, 3), mk(1, 2, 7, 3), mk(1, 2, 7, 3)
+    tight = {"eps": 1e-6, "atol": 1e-8, "rtol": 1e-6}
+    assert openreg.autograd.gradcheck(lambda q, k, v: sdpa(q, k, v, is_causal=True), (q, k, v), **tight)
+    bias = openreg.tensor(rng.standard_normal((5, 7)), dtype=openreg.float64).to(dev)
+    assert openreg.autograd.gradcheck(lambda q, k, v: sdpa(q, k, v, attn_mask=bias, scale=0.4), (q, k, v), **tight)
+    keep = openreg.tensor(rng.random((5, 7)) > 0.3).to(dev)
+    assert openreg.autograd.gradcheck(lambda q, k, v: sdpa(q, k, v, attn_mask=keep), (q, k, v), **tight)
+    m = mk(5, 7)        # a bias that requires grad: the CPU uses the math op, the device the fused one
+    assert openreg.autograd.gradcheck(lambda q, k, v, m: sdpa(q, k, v, attn_mask=m), (q, k, v, m), **tight)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_grouped_query_attention_backward(dev, small_tiles):
+    rng = np.random.default_rng(25)
+    q = openreg.tensor(rng.standard_normal((1, 4, 5, 3)), dtype=openreg.float64).to(dev).requires_grad_()
+    k, v = (openreg.tensor(rng.standard_normal((1, 2, 5, 3)), dtype=openreg.float64).to(dev).requires_grad_()
+            for _ in range(2))
+    out = sdpa(q, k, v, is_causal=True, enable_gqa=True)
+    ref, _, _ = _ref(q.detach().cpu().numpy(), np.repeat(k.detach().cpu().numpy(), 2, axis=1),
+                     np.repeat(v.detach().cpu().numpy(), 2, axis=1), is_causal=True)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), ref, rtol=1e-12, atol=1e-13)
+    assert openreg.autograd.gradcheck(lambda q, k, v: sdpa(q, k, v, is_causal=True, enable_gqa=True), (q, k, v),
+                                      eps=1e-6, atol=1e-8, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("case", ["causal", "bool_mask", "float_mask"])
+def test_matches_pytorch(dev, dtype, case, small_tiles):
+    torch = pytest.importorskip("torch", reason="compares with PyTorch")
+    rng = np.random.default_rng(26)
+    q, k, v = (rng.standard_normal((2, 3, 6, 4)) for _ in range(3))
+    go = rng.standard_normal((2, 3, 6, 4))
+    mask = {"bool_mask": rng.random((6, 6)) > 0.4, "float_mask": rng.standard_normal((6, 6))}.get(case)
+    kw = {"is_causal": True} if case == "causal" else {}
+    tt = [torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=True) for a in (q, k, v)]
+    tmask = None if mask is None else torch.tensor(mask if mask.dtype == bool else mask.astype(dtype))
+    t_out = torch.nn.functional.scaled_dot_product_attention(*tt, attn_mask=tmask, **kw)
+    t_out.backward(torch.tensor(go, dtype=getattr(torch, dtype)))
+    ot = [openreg.tensor(a, dtype=getattr(openreg, dtype)).to(dev).requires_grad_() for a in (q, k, v)]
+    omask = None if mask is None else openreg.tensor(mask if mask.dtype == bool else mask.astype(dtype)).to(dev)
+    o_out = sdpa(*ot, attn_mask=omask, **kw)
+    o_out.backward(openreg.tensor(go, dtype=getattr(openreg, dtype)).to(dev))
+    tol = 1e-12 if dtype == "float64" else 2e-6
+    np.testing.assert_allclose(o_out.detach().cpu().numpy(), t_out.detach().numpy(), rtol=tol, atol=tol)
+    for a, b in zip(ot, tt):
+        np.testing.assert_allclose(a.grad.cpu().numpy(), b.grad.numpy(), rtol=tol, atol=tol)

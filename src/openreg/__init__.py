@@ -29,8 +29,6 @@ from .operators import _loader as _operators  # noqa: E402  (the operator record
 
 _operators.load()
 globals().update(_operators.functions())  # openreg.hypot, ...
-from .aten import attention_ops as _attention_ops  # noqa: F401,E402
-from .aten.attention_ops import _fused_sdp_choice  # noqa: F401,E402
 from . import serialization  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from .dlpack import from_dlpack  # noqa: F401,E402

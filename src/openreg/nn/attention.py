@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 from .._dispatch.ops import A
-from ..aten.attention_ops import SDPBackend
+from ..operators.attention import SDPBackend
 
 __all__ = ["SDPBackend", "scaled_dot_product_attention"]
 
@@ -23,8 +23,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p: f
 
     ``attn_mask`` is a bool mask (True = may attend) or a float bias added to the scores, broadcastable to
     ``(..., L, S)``; ``is_causal`` masks keys after each query position; ``scale`` defaults to
-    ``1/sqrt(query.size(-1))``; ``dropout_p`` drops attention weights during the product. The device runs the
-    fused "overrideable" kernel, the CPU the math kernel (see ``openreg.ops.aten._fused_sdp_choice``).
+    ``1/sqrt(query.size(-1))``; ``dropout_p`` drops attention weights during the product. The CPU runs the
+    blockwise flash kernel for 4-d inputs (the math kernel otherwise), the device the fused "overrideable" kernel
+    (see ``openreg.ops.aten._fused_sdp_choice``).
 
     >>> import openreg
     >>> x = openreg.ones(2, 3, 4)
