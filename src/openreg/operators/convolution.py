@@ -2,9 +2,10 @@
 groups), and the composites ``conv1d`` / ``conv2d`` (also with ``padding="same"/"valid"``).
 
 Forward is im2col + GEMM: the zero-padded input viewed as ``(N, C, *kernel, *out)`` windows through a strided
-view (no copy), reshaped once into the column matrix, and one batched matmul over the groups. The input
-gradient multiplies by the transposed weight and folds the columns back with one strided add per kernel offset
-(never a loop over pixels); the weight gradient is one batched matmul with the columns.
+view (no copy), copied once into the ``(groups, C/groups * prod(kernel), N * prod(out))`` column matrix, and one
+GEMM per group over the whole batch. The input gradient is one GEMM per group with the transposed weight, folded
+back with one strided add per kernel offset (never a loop over pixels); the weight gradient is one GEMM per
+group with the columns (the batch sums inside the GEMM).
 
 >>> import openreg
 >>> x = openreg.arange(9.0).reshape(1, 1, 3, 3)
@@ -139,35 +140,51 @@ def _col2im(xp, cols, size, kernel, stride, padding, dilation, out):
     return padded[(slice(None), slice(None)) + inner]
 
 
+def _columns(xp, x, device, kernel, stride, padding, dilation, out, groups):
+    """The im2col matrix ``(groups, C/groups * prod(kernel), N * prod(out))``: one copy of the window view."""
+    nd = len(kernel)
+    win = _im2col(xp, x, device, kernel, stride, padding, dilation, out)       # (N, C, *kernel, *out)
+    order = tuple(range(1, 2 + nd)) + (0,) + tuple(range(2 + nd, 2 + 2 * nd))  # (C, *kernel, N, *out)
+    n, c = x.shape[0], x.shape[1]
+    return xp.transpose(win, order).reshape(groups, (c // groups) * _prod(kernel), n * _prod(out))
+
+
+def _grad_matrix(xp, g, groups, out):
+    """``grad_output`` ``(N, O, *out)`` as ``(groups, O/groups, N * prod(out))``."""
+    n, o = g.shape[0], g.shape[1]
+    return xp.transpose(g.reshape(n, groups, o // groups, _prod(out)), (1, 2, 0, 3)).reshape(
+        groups, o // groups, n * _prod(out))
+
+
 def _conv_columns(xp, x, w, groups, stride, padding, dilation, out, device):
-    """``conv(x, w)`` as arrays: im2col + one batched GEMM over the groups; ``w`` is ``(O, C/groups, *kernel)``."""
-    n, c, o = x.shape[0], x.shape[1], w.shape[0]
-    k = (c // groups) * _prod(w.shape[2:])
-    cols = _im2col(xp, x, device, w.shape[2:], stride, padding, dilation, out).reshape(n, groups, k, _prod(out))
-    return xp.matmul(w.reshape(groups, o // groups, k)[None], cols).reshape((n, o) + tuple(out))
+    """``conv(x, w)`` as arrays: one im2col copy and one GEMM per group (the batch inside the GEMM); ``w`` is
+    ``(O, C/groups, *kernel)``."""
+    n, o = x.shape[0], w.shape[0]
+    cols = _columns(xp, x, device, w.shape[2:], stride, padding, dilation, out, groups)
+    y = xp.matmul(w.reshape(groups, o // groups, cols.shape[1]), cols)
+    y = xp.ascontiguousarray(xp.transpose(y.reshape(groups, o // groups, n, _prod(out)), (2, 0, 1, 3)))
+    return y.reshape((n, o) + tuple(out))
 
 
 def _conv_input_grad(xp, g, w, groups, size, stride, padding, dilation):
-    """The adjoint of ``_conv_columns`` in ``x``: ``w``-transposed GEMM then col2im onto ``size``."""
+    """The adjoint of ``_conv_columns`` in ``x``: one ``w``-transposed GEMM per group, then col2im onto ``size``."""
     n, o = g.shape[:2]
-    out, kernel = g.shape[2:], w.shape[2:]
+    out, kernel = tuple(g.shape[2:]), tuple(w.shape[2:])
     c = w.shape[1] * groups
     k = (c // groups) * _prod(kernel)
-    gm = g.reshape(n, groups, o // groups, _prod(out))
-    gcols = xp.matmul(xp.swapaxes(w.reshape(groups, o // groups, k), 1, 2)[None], gm)
-    return _col2im(xp, gcols.reshape((n, c) + tuple(kernel) + tuple(out)), size, kernel, stride, padding, dilation,
-                   out)
+    gcols = xp.matmul(xp.swapaxes(w.reshape(groups, o // groups, k), 1, 2), _grad_matrix(xp, g, groups, out))
+    gcols = xp.moveaxis(gcols.reshape((c,) + kernel + (n,) + out), 1 + len(kernel), 0)   # (N, C, *kernel, *out)
+    return _col2im(xp, gcols, size, kernel, stride, padding, dilation, out)
 
 
 def _conv_weight_grad(xp, g, x, groups, kernel, stride, padding, dilation, device):
-    """The adjoint of ``_conv_columns`` in ``w``: one batched GEMM of ``g`` with the columns of ``x``,
+    """The adjoint of ``_conv_columns`` in ``w``: one GEMM per group of ``g`` with the columns of ``x``,
     ``(O, C/groups, *kernel)``."""
-    n, c, o = x.shape[0], x.shape[1], g.shape[1]
-    out = g.shape[2:]
-    k = (c // groups) * _prod(kernel)
-    gm = g.reshape(n, groups, o // groups, _prod(out))
-    cols = _im2col(xp, x, device, kernel, stride, padding, dilation, out).reshape(n, groups, k, _prod(out))
-    return xp.matmul(gm, xp.swapaxes(cols, 2, 3)).sum(axis=0).reshape((o, c // groups) + tuple(kernel))
+    c, o = x.shape[1], g.shape[1]
+    out = tuple(g.shape[2:])
+    cols = _columns(xp, x, device, kernel, stride, padding, dilation, out, groups)
+    return xp.matmul(_grad_matrix(xp, g, groups, out), xp.swapaxes(cols, 1, 2)).reshape(
+        (o, c // groups) + tuple(kernel))
 
 
 def _convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):

@@ -2,7 +2,8 @@
 (+ backward) and the composites ``max_pool2d`` / ``adaptive_avg_pool2d``.
 
 Windows are strided views of the padded input (padding with -inf for max, zeros for average, extended on the right
-for ``ceil_mode``); max pooling returns PyTorch's indices (flat ``h * W + w`` positions in the unpadded plane), its
+for ``ceil_mode``); max pooling compares the view's kernel offsets as whole arrays and returns PyTorch's indices
+(flat ``h * W + w`` positions in the unpadded plane), its
 backward scatter-adds the gradient there; the average backward is one strided add per kernel offset; adaptive
 average pooling is two small averaging matrices (``A_h @ x @ A_w^T``).
 
@@ -83,6 +84,23 @@ def _windows(xp, x, device, k, s, p, d, out, fill):
                    (hp * wp, wp * s[0], s[1], wp * d[0], d[1]))
 
 
+def _window_max(xp, win, floating: bool):
+    """``(max, flat kernel offset of the max)`` over the ``(kH, kW)`` window axes of ``win``: one whole-array
+    compare per kernel offset of the strided view (no window copy); the first maximum wins, and NaN wins over
+    numbers (the first NaN), as in PyTorch."""
+    kh, kw = win.shape[-2:]
+    best = win[..., 0, 0].copy()
+    arg = xp.zeros(best.shape, dtype=xp.int64)
+    for offset in range(1, kh * kw):
+        v = win[..., offset // kw, offset % kw]
+        better = v > best
+        if floating:
+            better |= xp.isnan(v) & ~xp.isnan(best)
+        best = xp.where(better, v, best)
+        arg = xp.where(better, offset, arg)
+    return best, arg
+
+
 def _planes(self):
     """The input as ``(N*C, H, W)`` computation values and its leading shape."""
     x = values(self)
@@ -98,12 +116,8 @@ def _max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilatio
     xp = xp_of(self)
     x, lead = _planes(self)
     fill = float("-inf") if x.dtype.kind == "f" else int(xp.iinfo(x.dtype).min)
-    win = _windows(xp, x, self.device, k, s, p, d, out, fill).reshape(x.shape[0], out[0], out[1], k[0] * k[1])
-    arg = xp.argmax(win, axis=-1)
-    if x.dtype.kind == "f":          # NaN wins, as in PyTorch
-        nan = xp.isnan(win)
-        arg = xp.where(nan.any(axis=-1), xp.argmax(nan, axis=-1), arg)
-    vals = xp.take_along_axis(win, arg[..., None], axis=-1)[..., 0]
+    win = _windows(xp, x, self.device, k, s, p, d, out, fill)
+    vals, arg = _window_max(xp, win, x.dtype.kind == "f")
     rows = xp.arange(out[0]).reshape(-1, 1) * s[0] - p[0] + (arg // k[1]) * d[0]
     cols = xp.arange(out[1]).reshape(1, -1) * s[1] - p[1] + (arg % k[1]) * d[1]
     idx = (rows * self._size[-1] + cols).astype(xp.int64)
@@ -119,7 +133,8 @@ def _meta_max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), di
 
 def _max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     from ._scatter import accumulate_at
-    _check_pool("max_pool2d_with_indices_backward", self, kernel_size, stride, padding, dilation, ceil_mode, True)
+    k, s, _, d, _ = _check_pool("max_pool2d_with_indices_backward", self, kernel_size, stride, padding, dilation,
+                                ceil_mode, True)
     xp = xp_of(self)
     g = values(grad_output, self)
     planes = 1
@@ -128,8 +143,11 @@ def _max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilati
     hw = self._size[-1] * self._size[-2]
     gi = xp.zeros((planes, hw), dtype=g.dtype)
     idx = values(indices, self).reshape(planes, -1)
-    accumulate_at(xp, gi, (xp.arange(planes).reshape(-1, 1), idx), g.reshape(planes, -1),
-                  _dt.from_numpy(gi.dtype))
+    key = (xp.arange(planes).reshape(-1, 1), idx)
+    if all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(2)):
+        gi[key] = g.reshape(planes, -1)        # windows do not overlap: every index is written once
+    else:
+        accumulate_at(xp, gi, key, g.reshape(planes, -1), _dt.from_numpy(gi.dtype))
     return store(gi.reshape(tuple(self._size)), self._dtype, self.device)
 
 
