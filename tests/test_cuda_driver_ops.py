@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from openreg.backends.privateuseone import kernels
 from openreg.backends.privateuseone.cuda_driver import CudaDriver
 from openreg.backends.privateuseone.driver_select import use_driver
 from test_cuda_driver import _current, _NumpyKernels, make_fake_cupy, use_stand_in_kernels
@@ -27,6 +28,8 @@ def cuda_device():
     _current[0] = 0
     mp = pytest.MonkeyPatch()
     use_stand_in_kernels(mp, _StrictKernels)
+    for name in ("attention_fwd", "attention_bwd", "lstm_cell_fwd", "lstm_cell_bwd", "gru_cell_fwd", "gru_cell_bwd"):
+        mp.setattr(kernels, name, getattr(_StrictKernels, name))
     with use_driver(CudaDriver()):
         yield "privateuseone:0"
     mp.undo()
@@ -54,6 +57,51 @@ class _StrictKernels(_NumpyKernels):
     @classmethod
     def mm_plus_mm(cls, launcher, a, b, c, d, out):
         out._a[...] = a._a @ b._a + c._a @ d._a
+
+    # fused attention and recurrent cells: the array code on the host copies
+    @staticmethod
+    def _mask(mask, shape):
+        if mask is None:
+            return None
+        bh, heads, L, S = (int(shape[f]) for f in ("bh", "heads", "q_len", "k_len"))
+        return np.broadcast_to(mask._a, (bh // heads, heads, L, S)).reshape(bh, L, S)
+
+    @classmethod
+    def attention_fwd(cls, launcher, out, lse, q, k, v, mask, shape):
+        from openreg.operators import _flash_attention as flash
+        o, m = flash.forward(np, q._a, k._a, v._a, cls._mask(mask, shape), bool(shape["causal"]), float(shape["scale"]))
+        out._a[...], lse._a[...] = o, m
+
+    @classmethod
+    def attention_bwd(cls, launcher, dq, dk, dv, row_dot, q, k, v, out, grad_out, lse, mask, shape):
+        from openreg.operators import _flash_attention as flash
+        grads = flash.backward(np, grad_out._a, q._a, k._a, v._a, out._a, lse._a, cls._mask(mask, shape),
+                               bool(shape["causal"]), float(shape["scale"]))
+        dq._a[...], dk._a[...], dv._a[...] = grads[:3]
+
+    @classmethod
+    def lstm_cell_fwd(cls, launcher, hy, cy, ws, ig, hg, cx, ib, hb):
+        from openreg.operators import recurrent
+        gates = ig._a + hg._a + (0 if ib is None else ib._a + hb._a)
+        hy._a[...], cy._a[...], ws._a[...] = recurrent.lstm_cell_arrays(np, gates, cx._a)
+
+    @classmethod
+    def lstm_cell_bwd(cls, launcher, grad_gates, grad_cx, grad_hy, grad_cy, cx, cy, ws):
+        from openreg.operators import recurrent
+        grad_gates._a[...], grad_cx._a[...] = recurrent.lstm_cell_backward_arrays(
+            np, None if grad_hy is None else grad_hy._a, None if grad_cy is None else grad_cy._a, cx._a, cy._a, ws._a)
+
+    @classmethod
+    def gru_cell_fwd(cls, launcher, hy, ws, ig, hg, hx, ib, hb):
+        from openreg.operators import recurrent
+        i, h = (ig._a, hg._a) if ib is None else (ig._a + ib._a, hg._a + hb._a)
+        hy._a[...], ws._a[...] = recurrent.gru_cell_arrays(np, i, h, hx._a)
+
+    @classmethod
+    def gru_cell_bwd(cls, launcher, grad_input, grad_hidden, grad_hx, grad_hy, ws):
+        from openreg.operators import recurrent
+        grad_input._a[...], grad_hidden._a[...], grad_hx._a[...] = recurrent.gru_cell_backward_arrays(
+            np, grad_hy._a, ws._a)
 
 
 def _x(dtype=openreg.float32, shape=(3, 4), lo=-3, hi=3):
@@ -107,6 +155,9 @@ CASES = {
     "mse": lambda x: F.mse_loss(x, x * 0.5),
     "linear": lambda x: F.linear(x, x, x[:, 0]),
     "sdpa": lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None], is_causal=True),
+    "sdpa_mask": lambda x: F.scaled_dot_product_attention(x[None], x[None], x[None], attn_mask=x[:, :3] > 0),
+    "lstm_cell": lambda x: openreg.ops.aten._thnn_fused_lstm_cell(x, x * 0.5, x[:, :1])[1],
+    "gru_cell": lambda x: openreg.ops.aten._thnn_fused_gru_cell(x[:, :3], x[:, 1:], x[:, :1])[0],
     "to_f16": lambda x: x.to(openreg.float16).to(openreg.float32),
     "to_bf16": lambda x: x.to(openreg.bfloat16).to(openreg.float32),
     "to_int": lambda x: x.to(openreg.int64),

@@ -230,6 +230,20 @@ SAMPLES = {
     "aten::split.sizes": lambda d: (lambda x: A.split.sizes(x, [2, 1], 1), [r(d, 2, 3)]),
     **{f"aten::{c}_.{ov}": _compare_inplace(c, ov) for c in ("eq", "ne", "lt", "le", "gt", "ge")
        for ov in ("Scalar", "Tensor")},
+    # attention: the output only (the weights / log-sum-exp outputs are not differentiated)
+    "aten::_scaled_dot_product_attention_math": lambda d: (lambda q, k, v, m: A._scaled_dot_product_attention_math(
+        q, k, v, m)[0], [r(d, 2, 3, 4), r(d, 2, 5, 4), r(d, 2, 5, 3), r(d, 3, 5)]),
+    "aten::_scaled_dot_product_flash_attention_for_cpu": lambda d: (       # a CPU kernel only, as in PyTorch
+        lambda q, k, v: A._scaled_dot_product_flash_attention_for_cpu(q, k, v, is_causal=True)[0],
+        [r("cpu", 1, 2, 3, 4), r("cpu", 1, 2, 5, 4), r("cpu", 1, 2, 5, 4)]),
+    "aten::_scaled_dot_product_fused_attention_overrideable": lambda d: (
+        lambda q, k, v, m: A._scaled_dot_product_fused_attention_overrideable(q, k, v, m)[0],
+        [r(d, 2, 3, 4), r(d, 2, 5, 4), r(d, 2, 5, 3), r(d, 3, 5)]),
+    # fused recurrent cells: the workspace output is not differentiable
+    "aten::_thnn_fused_lstm_cell": lambda d: (lambda ig, hg, c, ib, hb: A._thnn_fused_lstm_cell(
+        ig, hg, c, ib, hb)[:2], [r(d, 2, 8), r(d, 2, 8), r(d, 2, 2), r(d, 8), r(d, 8)]),
+    "aten::_thnn_fused_gru_cell": lambda d: (lambda ig, hg, h, ib, hb: A._thnn_fused_gru_cell(
+        ig, hg, h, ib, hb)[0], [r(d, 2, 6), r(d, 2, 6), r(d, 2, 2), r(d, 6), r(d, 6)]),
 }
 
 
@@ -260,7 +274,10 @@ for _op, _f in DERIVATIVES.items():
             fn.__module__.startswith("openreg.operators.") for fn in _f.bwd.values()):
         SAMPLES[_op] = _record_sample(_op)
 
-NO_FORWARD = {"aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "aten::unsqueeze_", "aten::as_strided_"}
+NO_FORWARD = {"aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "aten::unsqueeze_", "aten::as_strided_",
+              # as in PyTorch, the attention kernels have no forward-mode derivative
+              "aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu",
+              "aten::_scaled_dot_product_fused_attention_overrideable"}
 NO_SECOND_ORDER = {"aten::remainder.Tensor"}
 TESTED = sorted(op for op, f in DERIVATIVES.items() if not f.nondiff and f.bwd and all(
     fn.__module__ == "openreg.aten.derivatives" or fn.__module__.startswith("openreg.operators.")

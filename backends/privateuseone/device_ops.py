@@ -210,6 +210,30 @@ def mm_plus_mm(a, b, c, d, out):
     return out
 
 
+# -- fused attention and recurrent cells: the records' array code with the raw kernels of cuda_kernels/ ------
+def _with_raw_kernels(op: str, module: str, name: str):
+    """The device's own kernel of a record whose array code takes ``raw=``: run on the tensors' device and
+    stream, with the raw CUDA kernels when they run (the cuda driver, or ``OPENREG_EMULATE_KERNELS=1``)."""
+    def kernel(*args, **kwargs):
+        import importlib
+        fn = getattr(importlib.import_module(module), name)
+        return fn(*args, **kwargs, raw=kernels if kernels.enabled() else None)
+    kernel.__name__ = name
+    return on_device(kernel, op)
+
+
+fused_attention = _with_raw_kernels("aten::_scaled_dot_product_fused_attention_overrideable",
+                                    "openreg.operators.attention", "fused_attention")
+fused_attention_backward = _with_raw_kernels("aten::_scaled_dot_product_fused_attention_overrideable_backward",
+                                             "openreg.operators.attention", "fused_attention_backward")
+fused_lstm_cell = _with_raw_kernels("aten::_thnn_fused_lstm_cell", "openreg.operators.recurrent", "fused_lstm_cell")
+fused_lstm_cell_backward_impl = _with_raw_kernels("aten::_thnn_fused_lstm_cell_backward_impl",
+                                                  "openreg.operators.recurrent", "fused_lstm_cell_backward_impl")
+fused_gru_cell = _with_raw_kernels("aten::_thnn_fused_gru_cell", "openreg.operators.recurrent", "fused_gru_cell")
+fused_gru_cell_backward = _with_raw_kernels("aten::_thnn_fused_gru_cell_backward", "openreg.operators.recurrent",
+                                            "fused_gru_cell_backward")
+
+
 # -- bfloat16 elementwise ops: the raw kernel on the 16-bit words, widening per element ----------------------
 def _bf16_operands(spec, *tensors) -> bool:
     """Whether a bfloat16 result comes from bfloat16 tensors of its device only, and raw kernels run."""

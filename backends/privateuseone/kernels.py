@@ -73,6 +73,8 @@ SOURCES: dict[str, str] = {
     "mm_plus_mm": "mm_plus_mm.cu",
     "philox": "philox.cu",
     "bf16": "bf16.cu",
+    "attention": "attention.cu",  # fused scaled dot-product attention
+    "rnn_cells": "rnn_cells.cu",  # fused LSTM / GRU cell pointwise math
 }
 
 
@@ -826,6 +828,139 @@ def philox_values(launcher, kind: str, seed: int, offset: int, n: int, xp=np, de
 
 
 # ----------------------------------------------------------------------------------------------------------
+# Fused attention and recurrent cells (attention.cu, rnn_cells.cu): dense operands prepared by the *_forward /
+# *_backward functions below (which also decide whether the kernels apply)
+# ----------------------------------------------------------------------------------------------------------
+ATTN_THREADS = 128  # OPENREG_ATTN_THREADS in attention.cu
+ATTN_MAX_HEAD = 128  # OPENREG_ATTN_MAX_HEAD
+# (forward query tile, backward key tile) per dtype: AttnTiles<T> in attention.cu (kFwdQ, kBwdK)
+ATTN_TILES: dict[np.dtype, tuple[int, int]] = {np.dtype("float32"): (16, 16), np.dtype("float64"): (8, 8)}
+ATTENTION_DTYPES: tuple[np.dtype, ...] = tuple(ATTN_TILES)
+CELL_DTYPES: tuple[np.dtype, ...] = ATTENTION_DTYPES
+MAX_GRID_Y = 65535
+
+ATTENTION_SHAPE_DTYPE = np.dtype([
+    ("bh", np.int64), ("heads", np.int64), ("q_len", np.int64), ("k_len", np.int64), ("head_dim", np.int64),
+    ("value_dim", np.int64), ("mask_stride", np.int64, (4,)), ("scale", np.float64),
+    ("causal", np.int32), ("has_mask", np.int32),
+], align=True)
+assert ATTENTION_SHAPE_DTYPE.itemsize == 96  # static_assert in attention.cu
+
+CELL_SHAPE_DTYPE = np.dtype([
+    ("batch", np.int64), ("hidden", np.int64), ("has_bias", np.int32), ("has_grad_hy", np.int32),
+    ("has_grad_cy", np.int32), ("reserved", np.int32),
+], align=True)
+assert CELL_SHAPE_DTYPE.itemsize == 32  # static_assert in rnn_cells.cu
+
+
+def attention_shape(bh: int, heads: int, q_len: int, k_len: int, head_dim: int, value_dim: int,
+                    mask_strides: Sequence[int] | None, scale: float, causal: bool) -> np.ndarray:
+    """The ``AttentionShape`` parameter struct (``mask_strides``: batch, head, row, col in elements)."""
+    shape = np.zeros((), dtype=ATTENTION_SHAPE_DTYPE)
+    for field, value in (("bh", bh), ("heads", heads), ("q_len", q_len), ("k_len", k_len), ("head_dim", head_dim),
+                         ("value_dim", value_dim), ("scale", scale), ("causal", int(causal)),
+                         ("has_mask", int(mask_strides is not None))):
+        shape[field] = value
+    shape["mask_stride"] = tuple(mask_strides) if mask_strides is not None else (0, 0, 0, 0)
+    return shape
+
+
+def attention_launch(variant: str, dtype: Any, shape: np.ndarray, pointers: Sequence[int]) -> KernelLaunch:
+    """``attention_{fwd,bwd_dq,bwd_dkdv}_<dt>``: one block per query tile (fwd, bwd_dq) or key tile (bwd_dkdv)
+    of each (batch, head); ``pointers`` in the kernel's parameter order (0 for no mask).
+
+    >>> s = attention_shape(6, 3, 40, 40, 16, 16, None, 0.25, True)
+    >>> launch = attention_launch("fwd", "float32", s, [0] * 6)
+    >>> launch.kernel, launch.grid, launch.block
+    ('attention_fwd_f32', (3, 6, 1), (128, 1, 1))
+    """
+    dtype = np.dtype(dtype)
+    q_tile, k_tile = ATTN_TILES[dtype]
+    rows = int(shape["k_len"]) if variant == "bwd_dkdv" else int(shape["q_len"])
+    tile = k_tile if variant == "bwd_dkdv" else q_tile
+    grid = (max(1, -(-rows // tile)), int(shape["bh"]), 1)
+    return KernelLaunch(SOURCES["attention"], kernel_name("attention", variant, dtype), grid, (ATTN_THREADS, 1, 1),
+                        0, tuple(pack_pointer(p) for p in pointers) + (shape,))
+
+
+def cell_launch(cell: str, direction: str, dtype: Any, batch: int, hidden: int, pointers: Sequence[int], *,
+                has_bias: bool = False, has_grad_hy: bool = True, has_grad_cy: bool = True) -> KernelLaunch:
+    """``{lstm,gru}_cell_{fwd,bwd}_<dt>``: one thread per (batch, hidden) element, grid-stride.
+
+    >>> launch = cell_launch("lstm", "fwd", "float64", 16, 64, [0] * 8, has_bias=True)
+    >>> launch.kernel, launch.grid, int(launch.args[-1]["has_bias"])
+    ('lstm_cell_fwd_f64', (4, 1, 1), 1)
+    """
+    shape = np.zeros((), dtype=CELL_SHAPE_DTYPE)
+    shape["batch"], shape["hidden"] = batch, hidden
+    shape["has_bias"], shape["has_grad_hy"], shape["has_grad_cy"] = int(has_bias), int(has_grad_hy), int(has_grad_cy)
+    grid, block = pointwise_grid(batch * hidden)
+    return KernelLaunch(SOURCES["rnn_cells"], kernel_name(f"{cell}_cell", direction, dtype), grid, block, 0,
+                        tuple(pack_pointer(p) for p in pointers) + (shape,))
+
+
+def _pointers(launcher: Launcher, op: str, named: Sequence[tuple[str, Any, bool]]) -> list[int]:
+    """Element-0 addresses of ``(name, array or None, writable)`` (0 for None)."""
+    return [0 if arr is None else _operand(launcher, op, arr, name, writable).ptr for name, arr, writable in named]
+
+
+def attention_fwd(launcher: Launcher, out: Any, lse: Any, q: Any, k: Any, v: Any, mask: Any, shape: Any) -> None:
+    """``attention_fwd_<dt>``: ``out`` ``(BH, L, Ev)`` and ``lse`` ``(BH, L)`` from dense ``q``/``k``/``v`` and an
+    optional additive ``mask`` read through ``shape``'s strides."""
+    ptrs = _pointers(launcher, "attention", [("out", out, True), ("lse", lse, True), ("query", q, False),
+                                              ("key", k, False), ("value", v, False), ("mask", mask, False)])
+    launcher.launch(attention_launch("fwd", q.dtype, shape, ptrs))
+
+
+def attention_bwd(launcher: Launcher, dq: Any, dk: Any, dv: Any, row_dot: Any, q: Any, k: Any, v: Any, out: Any,
+                  grad_out: Any, lse: Any, mask: Any, shape: Any) -> None:
+    """``attention_bwd_dq_<dt>`` (also writes ``row_dot``), then ``attention_bwd_dkdv_<dt>``."""
+    p = dict(zip(("q", "k", "v", "out", "grad_out", "lse", "mask"), _pointers(launcher, "attention", [
+        ("query", q, False), ("key", k, False), ("value", v, False), ("out", out, False),
+        ("grad_out", grad_out, False), ("logsumexp", lse, False), ("mask", mask, False)])))
+    dq_ptr, dot_ptr, dk_ptr, dv_ptr = _pointers(launcher, "attention", [
+        ("dq", dq, True), ("row_dot", row_dot, True), ("dk", dk, True), ("dv", dv, True)])
+    launcher.launch(attention_launch("bwd_dq", q.dtype, shape, [
+        dq_ptr, dot_ptr, p["q"], p["k"], p["v"], p["out"], p["grad_out"], p["lse"], p["mask"]]))
+    launcher.launch(attention_launch("bwd_dkdv", q.dtype, shape, [
+        dk_ptr, dv_ptr, p["q"], p["k"], p["v"], p["grad_out"], p["lse"], dot_ptr, p["mask"]]))
+
+
+def lstm_cell_fwd(launcher: Launcher, hy: Any, cy: Any, ws: Any, ig: Any, hg: Any, cx: Any, ib: Any, hb: Any) -> None:
+    """``lstm_cell_fwd_<dt>``: ``hy``, ``cy`` ``(B, H)`` and the workspace ``(B, 4H)``; biases optional."""
+    ptrs = _pointers(launcher, "lstm_cell", [("hy", hy, True), ("cy", cy, True), ("workspace", ws, True),
+                                              ("input_gates", ig, False), ("hidden_gates", hg, False),
+                                              ("cx", cx, False), ("input_bias", ib, False), ("hidden_bias", hb, False)])
+    launcher.launch(cell_launch("lstm", "fwd", cx.dtype, cx.shape[0], cx.shape[1], ptrs, has_bias=ib is not None))
+
+
+def lstm_cell_bwd(launcher: Launcher, grad_gates: Any, grad_cx: Any, grad_hy: Any, grad_cy: Any, cx: Any, cy: Any,
+                  ws: Any) -> None:
+    """``lstm_cell_bwd_<dt>``: ``grad_gates`` ``(B, 4H)`` and ``grad_cx``; a None output gradient counts as zeros."""
+    ptrs = _pointers(launcher, "lstm_cell", [("grad_gates", grad_gates, True), ("grad_cx", grad_cx, True),
+                                              ("grad_hy", grad_hy, False), ("grad_cy", grad_cy, False),
+                                              ("cx", cx, False), ("cy", cy, False), ("workspace", ws, False)])
+    launcher.launch(cell_launch("lstm", "bwd", cx.dtype, cx.shape[0], cx.shape[1], ptrs,
+                                has_grad_hy=grad_hy is not None, has_grad_cy=grad_cy is not None))
+
+
+def gru_cell_fwd(launcher: Launcher, hy: Any, ws: Any, ig: Any, hg: Any, hx: Any, ib: Any, hb: Any) -> None:
+    """``gru_cell_fwd_<dt>``: ``hy`` ``(B, H)`` and the workspace ``(B, 5H)``; biases optional."""
+    ptrs = _pointers(launcher, "gru_cell", [("hy", hy, True), ("workspace", ws, True), ("input_gates", ig, False),
+                                             ("hidden_gates", hg, False), ("hx", hx, False),
+                                             ("input_bias", ib, False), ("hidden_bias", hb, False)])
+    launcher.launch(cell_launch("gru", "fwd", hx.dtype, hx.shape[0], hx.shape[1], ptrs, has_bias=ib is not None))
+
+
+def gru_cell_bwd(launcher: Launcher, grad_input: Any, grad_hidden: Any, grad_hx: Any, grad_hy: Any, ws: Any) -> None:
+    """``gru_cell_bwd_<dt>``: the input- and hidden-gate gradients ``(B, 3H)`` and ``grad_hx``."""
+    ptrs = _pointers(launcher, "gru_cell", [("grad_input_gates", grad_input, True),
+                                             ("grad_hidden_gates", grad_hidden, True), ("grad_hx", grad_hx, True),
+                                             ("grad_hy", grad_hy, False), ("workspace", ws, False)])
+    launcher.launch(cell_launch("gru", "bwd", ws.dtype, grad_hx.shape[0], grad_hx.shape[1], ptrs))
+
+
+# ----------------------------------------------------------------------------------------------------------
 # Every kernel
 # ----------------------------------------------------------------------------------------------------------
 def all_kernel_names(source: str) -> list[str]:
@@ -847,6 +982,10 @@ def all_kernel_names(source: str) -> list[str]:
     if source == "bf16.cu":
         stems = (*BF16_BINARY_OPS, *(f"{op}_scalar" for op in BF16_BINARY_OPS), *BF16_UNARY_OPS)
         return [kernel_name(f"bf16_{stem}", v, BF16_WORDS) for stem in stems for v in ("contig", "strided")]
+    if source == "attention.cu":
+        return [kernel_name("attention", v, d) for d in ATTENTION_DTYPES for v in ("fwd", "bwd_dq", "bwd_dkdv")]
+    if source == "rnn_cells.cu":
+        return [kernel_name(f"{c}_cell", v, d) for d in CELL_DTYPES for c in ("lstm", "gru") for v in ("fwd", "bwd")]
     raise KeyError(f"unknown kernel source {source!r}")
 
 
@@ -936,10 +1075,136 @@ def bf16_unary_into(op: str, out, inp) -> bool:
     return True
 
 
+def _xp_of(arr):
+    return np if isinstance(arr, np.ndarray) else get_driver().array_module
+
+
+def _bhld(xp, arr, dtype):
+    """``arr`` ``(..., rows, cols)`` as a dense ``(batch, rows, cols)`` array of ``dtype``."""
+    return xp.ascontiguousarray(arr.reshape((-1,) + arr.shape[-2:]), dtype=dtype)
+
+
+def _attention_fits(q, k, v, mask) -> bool:
+    if not _use(ATTENTION_DTYPES, q, k, v) or not (q.dtype == k.dtype == v.dtype):
+        return False
+    if q.ndim < 2 or not (q.shape[:-2] == k.shape[:-2] == v.shape[:-2]):
+        return False            # broadcast batch dimensions (grouped-query views) stay on the array path
+    bh = int(np.prod(q.shape[:-2], dtype=np.int64))
+    return (0 < q.shape[-1] <= ATTN_MAX_HEAD and 0 < v.shape[-1] <= ATTN_MAX_HEAD and 0 < bh <= MAX_GRID_Y
+            and q.shape[-2] > 0 and k.shape[-2] > 0 and (mask is None or mask.ndim <= q.ndim))
+
+
+def _attention_mask(xp, mask, batch: tuple, L: int, S: int, dtype):
+    """``(array, element strides (batch, head, row, col))`` of an additive mask, broadcast without a copy;
+    a bool mask becomes ``0 / -inf`` at its own size."""
+    if mask is None:
+        return None, None
+    if mask.dtype == bool:
+        mask = xp.where(mask, dtype.type(0), dtype.type(-np.inf))
+    elif mask.dtype != dtype:
+        mask = mask.astype(dtype)
+    full = xp.broadcast_to(mask, batch + (L, S))
+    if len(batch) > 2:
+        full = full.reshape((-1, batch[-1], L, S))
+    lead = (1,) * (2 - min(len(batch), 2))
+    full = full.reshape(lead + full.shape) if lead else full
+    return full, tuple(s // full.itemsize for s in full.strides)
+
+
+def attention_forward(q, k, v, mask, is_causal: bool, scale: float):
+    """``(out, lse)`` through ``attention_fwd_<dt>``, or None when the kernel does not apply (raw kernels off,
+    dtype, broadcast batch dimensions, head size above ``ATTN_MAX_HEAD``)."""
+    if not _attention_fits(q, k, v, mask):
+        return None
+    xp, dt = _xp_of(q), q.dtype
+    batch, (L, E), (S, Ev) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
+    q3, k3, v3 = _bhld(xp, q, dt), _bhld(xp, k, dt), _bhld(xp, v, dt)
+    bh = q3.shape[0]
+    out = xp.empty((bh, L, Ev), dtype=dt)
+    lse = xp.empty((bh, L), dtype=dt)
+    m, strides = _attention_mask(xp, mask, batch, L, S, dt)
+    shape = attention_shape(bh, batch[-1] if batch else 1, L, S, E, Ev, strides, scale, is_causal)
+    attention_fwd(launcher(), out, lse, q3, k3, v3, m, shape)
+    return out.reshape(batch + (L, Ev)), lse.reshape(batch + (L,))
+
+
+def attention_backward(grad_out, q, k, v, out, lse, mask, is_causal: bool, scale: float):
+    """``(dq, dk, dv)`` through ``attention_bwd_dq_<dt>`` then ``attention_bwd_dkdv_<dt>``, or None when the
+    kernels do not apply."""
+    if not _attention_fits(q, k, v, mask):
+        return None
+    xp, dt = _xp_of(q), q.dtype
+    batch, (L, E), (S, Ev) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
+    q3, k3, v3 = _bhld(xp, q, dt), _bhld(xp, k, dt), _bhld(xp, v, dt)
+    o3, g3 = _bhld(xp, out, dt), _bhld(xp, grad_out, dt)
+    lse2 = xp.ascontiguousarray(lse.reshape(-1, L), dtype=dt)
+    bh = q3.shape[0]
+    dq, dk, dv = xp.empty_like(q3), xp.empty_like(k3), xp.empty_like(v3)
+    row_dot = xp.empty((bh, L), dtype=dt)
+    m, strides = _attention_mask(xp, mask, batch, L, S, dt)
+    shape = attention_shape(bh, batch[-1] if batch else 1, L, S, E, Ev, strides, scale, is_causal)
+    attention_bwd(launcher(), dq, dk, dv, row_dot, q3, k3, v3, o3, g3, lse2, m, shape)
+    return dq.reshape(q.shape), dk.reshape(k.shape), dv.reshape(v.shape)
+
+
+def _dense(xp, arr, dtype):
+    return None if arr is None else xp.ascontiguousarray(arr, dtype=dtype)
+
+
+def lstm_cell_forward(input_gates, hidden_gates, cx, input_bias, hidden_bias):
+    """``(hy, cy, workspace)`` through ``lstm_cell_fwd_<dt>``, or None when the kernel does not apply."""
+    if not _use(CELL_DTYPES, input_gates, hidden_gates, cx):
+        return None
+    xp, dt = _xp_of(cx), input_gates.dtype
+    ig, hg, c = _dense(xp, input_gates, dt), _dense(xp, hidden_gates, dt), _dense(xp, cx, dt)
+    ib, hb = _dense(xp, input_bias, dt), _dense(xp, hidden_bias, dt)
+    hy, cy, ws = xp.empty_like(c), xp.empty_like(c), xp.empty_like(ig)
+    lstm_cell_fwd(launcher(), hy, cy, ws, ig, hg, c, ib, hb)
+    return hy, cy, ws
+
+
+def lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace):
+    """``(grad_gates, grad_cx)`` through ``lstm_cell_bwd_<dt>`` (a None gradient counts as zeros), or None."""
+    if not _use(CELL_DTYPES, cx, cy, workspace):
+        return None
+    xp, dt = _xp_of(cx), workspace.dtype
+    c, c_new, ws = _dense(xp, cx, dt), _dense(xp, cy, dt), _dense(xp, workspace, dt)
+    gh, gc = _dense(xp, grad_hy, dt), _dense(xp, grad_cy, dt)
+    grad_gates, grad_cx = xp.empty_like(ws), xp.empty_like(c)
+    lstm_cell_bwd(launcher(), grad_gates, grad_cx, gh, gc, c, c_new, ws)
+    return grad_gates, grad_cx
+
+
+def gru_cell_forward(input_gates, hidden_gates, hx, input_bias, hidden_bias):
+    """``(hy, workspace)`` through ``gru_cell_fwd_<dt>``, or None when the kernel does not apply."""
+    if not _use(CELL_DTYPES, input_gates, hidden_gates, hx):
+        return None
+    xp, dt = _xp_of(hx), input_gates.dtype
+    ig, hg, h = _dense(xp, input_gates, dt), _dense(xp, hidden_gates, dt), _dense(xp, hx, dt)
+    ib, hb = _dense(xp, input_bias, dt), _dense(xp, hidden_bias, dt)
+    hy, ws = xp.empty_like(h), xp.empty((h.shape[0], 5 * h.shape[1]), dtype=dt)
+    gru_cell_fwd(launcher(), hy, ws, ig, hg, h, ib, hb)
+    return hy, ws
+
+
+def gru_cell_backward(grad_hy, workspace):
+    """``(grad_input_gates, grad_hidden_gates, grad_hx)`` through ``gru_cell_bwd_<dt>``, or None."""
+    if not _use(CELL_DTYPES, grad_hy, workspace):
+        return None
+    xp, dt = _xp_of(workspace), workspace.dtype
+    gh, ws = _dense(xp, grad_hy, dt), _dense(xp, workspace, dt)
+    gates = (gh.shape[0], 3 * gh.shape[1])
+    gi, gg, ghx = xp.empty(gates, dtype=dt), xp.empty(gates, dtype=dt), xp.empty_like(gh)
+    gru_cell_bwd(launcher(), gi, gg, ghx, gh, ws)
+    return gi, gg, ghx
+
+
 __all__ = [
     "ABS_DTYPES",
+    "ATTENTION_DTYPES",
     "BF16_BINARY_OPS",
     "BF16_UNARY_OPS",
+    "CELL_DTYPES",
     "COPY_DTYPES",
     "FILL_DTYPES",
     "MM_DTYPES",
@@ -951,6 +1216,11 @@ __all__ = [
     "abs_into",
     "abs_launch",
     "all_kernel_names",
+    "attention_backward",
+    "attention_bwd",
+    "attention_forward",
+    "attention_fwd",
+    "attention_launch",
     "bf16_binary",
     "bf16_binary_into",
     "bf16_binary_launch",
@@ -960,6 +1230,7 @@ __all__ = [
     "bf16_unary",
     "bf16_unary_into",
     "bf16_unary_launch",
+    "cell_launch",
     "copy_",
     "copy_into",
     "copy_launch",
@@ -967,8 +1238,16 @@ __all__ = [
     "fill_",
     "fill_into",
     "fill_launch",
+    "gru_cell_backward",
+    "gru_cell_bwd",
+    "gru_cell_forward",
+    "gru_cell_fwd",
     "kernel_name",
     "launcher",
+    "lstm_cell_backward",
+    "lstm_cell_bwd",
+    "lstm_cell_forward",
+    "lstm_cell_fwd",
     "mm_plus_mm",
     "mm_plus_mm_into",
     "mm_plus_mm_launch",

@@ -7,7 +7,9 @@ with equal head sizes, no dropout and no mask that requires grad, and runs
 ``_scaled_dot_product_fused_attention_overrideable``; everything else is ``MATH``
 (``_scaled_dot_product_attention_math``, which returns the attention weights too). The flash and overrideable
 kernels are blockwise with an online softmax and save only the log-sum-exp (in the compute dtype: float64
-for float64 inputs) for their backward (``_flash_attention.py``). Dropout masks come from the Philox stream
+for float64 inputs) for their backward (``_flash_attention.py``); the device's own kernels of the fused op and
+its backward run the raw CUDA kernels of ``cuda_kernels/attention.cu`` where those apply (float32/float64,
+head sizes up to 128, no dropout; the cuda driver, or the emulated one with ``OPENREG_EMULATE_KERNELS=1``). Dropout masks come from the Philox stream
 of the query device's generator, at the ``(philox_seed, philox_offset)`` the fused op returns, so its
 backward regenerates the same mask.
 
@@ -29,6 +31,7 @@ from .._dispatch.ops import A
 from ..aten.meta_rules import broadcast_shapes
 from . import _flash_attention as flash
 from ._compute import xp_of
+from ._multi_grad import once
 from ._record import Deriv, Op, register
 
 
@@ -245,27 +248,36 @@ def _draw_dropout(query, key, value, dropout_p, ct):
     return _keep_mask(xp_of(query), shape, dropout_p, *philox, ct), philox
 
 
-def _flash_forward(query, key, value, attn_mask, dropout_p, is_causal, scale):
+def _flash_forward(query, key, value, attn_mask, dropout_p, is_causal, scale, raw=None):
     """``(out, lse, (seed, offset), arrays)`` from the blockwise kernel, in the compute dtype."""
     ct = _compute_dtype(query)
     xp = xp_of(query)
     q, k, v = _arr(query, ct), _arr(key, ct), _arr(value, ct)
     mask = _mask_array(attn_mask, ct)
     keep, philox = _draw_dropout(query, key, value, dropout_p, ct)
-    out, lse = flash.forward(xp, q, k, v, mask, is_causal, softmax_scale(query, scale), keep)
+    res = raw.attention_forward(q, k, v, mask, is_causal, softmax_scale(query, scale)) if raw and keep is None \
+        else None
+    out, lse = res if res is not None else flash.forward(xp, q, k, v, mask, is_causal, softmax_scale(query, scale),
+                                                         keep)
     return out, lse, philox, (xp, q, k, mask)
 
 
+
 def _flash_backward(grad_out, query, key, value, attn_mask, out, logsumexp, dropout_p, is_causal, scale, seed,
-                    offset, want):
+                    offset, want, raw=None):
     ct = _compute_dtype(query)
     xp = xp_of(query)
     q, k, v = _arr(query, ct), _arr(key, ct), _arr(value, ct)
     keep = _keep_mask(xp, out_shapes(query, key, value)[2], dropout_p, seed, offset, ct) if dropout_p > 0 else None
     mask = _mask_array(attn_mask, ct)
     want = tuple(want[:3]) + (bool(want[3]) and mask is not None and attn_mask._dtype is not _dt.bool,)
-    grads = flash.backward(xp, _arr(grad_out, ct), q, k, v, _arr(out, ct), _arr(logsumexp, ct), mask, is_causal,
-                           softmax_scale(query, scale), keep, want)
+    go, o, lse, sc = _arr(grad_out, ct), _arr(out, ct), _arr(logsumexp, ct), softmax_scale(query, scale)
+    grads = raw.attention_backward(go, q, k, v, o, lse, mask, is_causal, sc) if raw and keep is None and not want[3] \
+        else None
+    if grads is not None:
+        grads = tuple(g if w else None for g, w in zip(grads, want)) + (None,)
+    else:
+        grads = flash.backward(xp, go, q, k, v, o, lse, mask, is_causal, sc, keep, want)
     dev = query.device
     return tuple(None if g is None else _wrap(g, t._dtype, dev)
                  for g, t in zip(grads, (query, key, value, attn_mask)))
@@ -316,11 +328,13 @@ def _math(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, dro
     return _wrap(xp.matmul(p, v), query._dtype, dev), _wrap(p, query._dtype, dev)
 
 
-def _fused(query, key, value, attn_bias=None, dropout_p=0.0, is_causal=False, return_debug_mask=False, *,
-           scale=None):
+def fused_attention(query, key, value, attn_bias=None, dropout_p=0.0, is_causal=False, return_debug_mask=False, *,
+                    scale=None, raw=None):
+    """``_scaled_dot_product_fused_attention_overrideable``; ``raw``: the device's raw-kernel module, or None
+    for the array code (the device's own kernel passes it, see ``backends/privateuseone/device_ops.py``)."""
     check_sdpa_args(query, key, value, attn_bias, dropout_p, is_causal)
     out, lse, (seed, offset), (xp, q, k, mask) = _flash_forward(query, key, value, attn_bias, dropout_p,
-                                                                is_causal, scale)
+                                                                is_causal, scale, raw)
     dev = query.device
     if return_debug_mask:
         debug = flash.probabilities(xp, q, k, mask, is_causal, softmax_scale(query, scale), lse)
@@ -334,14 +348,16 @@ def _fused(query, key, value, attn_bias=None, dropout_p=0.0, is_causal=False, re
             _wrap(xp.asarray(offset, dtype=xp.int64), _dt.int64, dev), _wrap(debug.astype(xp.float32), _dt.float32, dev))
 
 
-def _fused_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q, cum_seq_k,
-                    max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, *, scale=None):
+def fused_attention_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q,
+                             cum_seq_k, max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, *, scale=None,
+                             raw=None):
+    """``_scaled_dot_product_fused_attention_overrideable_backward`` (``raw`` as in ``fused_attention``)."""
     bias = attn_bias if attn_bias is not None and attn_bias.numel() else None
     check_sdpa_args(query, key, value, bias, dropout_p, is_causal)
     _check_results_like("_scaled_dot_product_fused_attention_overrideable_backward", query, key, value,
                         (("grad_out", grad_out, 0), ("out", out, 0), ("logsumexp", logsumexp, 0)))
     return _flash_backward(grad_out, query, key, value, bias, out, logsumexp, dropout_p, is_causal, scale,
-                           int(philox_seed.item()), int(philox_offset.item()), grad_input_mask)
+                           int(philox_seed.item()), int(philox_offset.item()), grad_input_mask, raw)
 
 
 # -- Meta kernels ------------------------------------------------------------------------------------------
@@ -390,23 +406,6 @@ def _meta_fused_backward(grad_out, query, key, value, attn_bias, grad_input_mask
 
 
 # -- derivatives -------------------------------------------------------------------------------------------
-# One backward call gives every input's gradient, but the node asks formula by formula: the first formula
-# computes all the needed ones and the others take theirs from this memo (keyed by the node's gradient list
-# and saved arguments, the same objects throughout one node's apply); it empties once each is taken.
-_memo: dict = {}
-
-
-def _once(g, a, compute, which: int, needed):
-    if _memo.get("g") is not g or _memo.get("a") is not a:
-        _memo.clear()
-        _memo.update(g=g, a=a, grads=compute(g, a), left={i for i, n in enumerate(needed(a)) if n})
-    grads = _memo["grads"]
-    _memo["left"].discard(which)
-    if not _memo["left"]:
-        _memo.clear()
-    return grads[which]
-
-
 def _needs(t) -> bool:
     return t is not None and t.requires_grad
 
@@ -435,7 +434,7 @@ def _wanted(a, bias_name: str):
 
 
 def _fused_grad(which: int):
-    return lambda g, a: _once(g, a, _fused_grads, which, lambda a: _wanted(a, "attn_bias"))
+    return lambda g, a: once(g, a, _fused_grads, which, lambda a: _wanted(a, "attn_bias"))
 
 
 def _flash_cpu_grads(g, a):
@@ -446,7 +445,7 @@ def _flash_cpu_grads(g, a):
 
 
 def _flash_cpu_grad(which: int):
-    return lambda g, a: _once(g, a, _flash_cpu_grads, which, lambda a: _wanted(a, "attn_mask")[:3])
+    return lambda g, a: once(g, a, _flash_cpu_grads, which, lambda a: _wanted(a, "attn_mask")[:3])
 
 
 def _math_grads(g, a):
@@ -469,7 +468,7 @@ def _math_grads(g, a):
 
 
 def _math_grad(which: int):
-    return lambda g, a: _once(g, a, _math_grads, which, lambda a: _wanted(a, "attn_mask"))
+    return lambda g, a: once(g, a, _math_grads, which, lambda a: _wanted(a, "attn_mask"))
 
 
 # -- records -----------------------------------------------------------------------------------------------
@@ -557,7 +556,9 @@ fused_overrideable = Op(
     """
     _scaled_dot_product_fused_attention_overrideable(Tensor query, Tensor key, Tensor value, Tensor? attn_bias=None, float dropout_p=0.0, bool is_causal=False, bool return_debug_mask=False, *, float? scale=None) -> (Tensor output, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, Tensor philox_seed, Tensor philox_offset, Tensor debug_attn_mask)
     """,
-    kernels={"_scaled_dot_product_fused_attention_overrideable": {"Backend": _fused, "Meta": _meta_fused}},
+    kernels={"_scaled_dot_product_fused_attention_overrideable": {
+        "Backend": fused_attention, "Meta": _meta_fused,
+        "PrivateUse1": "openreg.backends.privateuseone.device_ops:fused_attention"}},
     derivatives={"_scaled_dot_product_fused_attention_overrideable": Deriv(
         save="query key value attn_bias dropout_p is_causal scale result",
         name="ScaledDotProductFusedAttentionOverrideableBackward0",
@@ -570,8 +571,9 @@ fused_overrideable_backward = Op(
     """
     _scaled_dot_product_fused_attention_overrideable_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor attn_bias, bool[4] grad_input_mask, Tensor out, Tensor logsumexp, Tensor cum_seq_q, Tensor cum_seq_k, SymInt max_q, SymInt max_k, float dropout_p, bool is_causal, Tensor philox_seed, Tensor philox_offset, *, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value, Tensor grad_attn_bias)
     """,
-    kernels={"_scaled_dot_product_fused_attention_overrideable_backward": {"Backend": _fused_backward,
-                                                                           "Meta": _meta_fused_backward}},
+    kernels={"_scaled_dot_product_fused_attention_overrideable_backward": {
+        "Backend": fused_attention_backward, "Meta": _meta_fused_backward,
+        "PrivateUse1": "openreg.backends.privateuseone.device_ops:fused_attention_backward"}},
     function=False, method=False,
 )
 

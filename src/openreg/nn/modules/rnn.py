@@ -1,8 +1,9 @@
 """Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their single-step ``RNNCell``, ``LSTMCell``, ``GRUCell``.
 
-The math is written over existing differentiable ops: per layer and direction, the input projection of all
-time steps is one GEMM (``linear`` over the ``(T*B, input)`` matrix); each step then adds the hidden
-projection and applies the gate nonlinearities. Parameter names, shapes, gate order (LSTM: i, f, g, o;
+Per layer and direction, the input projection of all time steps is one GEMM (``linear`` over the
+``(T*B, input)`` matrix); each LSTM/GRU step is then one GEMM for the hidden projection and one fused cell op
+(``_thnn_fused_lstm_cell`` / ``_thnn_fused_gru_cell``: all gate math, with a fused backward), as are
+``LSTMCell`` and ``GRUCell``. Parameter names, shapes, gate order (LSTM: i, f, g, o;
 GRU: r, z, n) and initialisation (uniform in ``±1/sqrt(hidden_size)``) are PyTorch's, so state dicts move
 between the two unchanged.
 
@@ -38,34 +39,6 @@ def _rnn_tanh_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> 
 
 def _rnn_relu_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
     return (gi + F.linear(h, w_hh, b_hh)).relu()
-
-
-def _gru_step(gi: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
-    gh = F.linear(h, w_hh, b_hh)
-    i_r, i_z, i_n = gi.chunk(3, -1)
-    h_r, h_z, h_n = gh.chunk(3, -1)
-    r = (i_r + h_r).sigmoid()
-    z = (i_z + h_z).sigmoid()
-    n = (i_n + r * h_n).tanh()       # b_hn stays inside the reset gate's product, as PyTorch (and cuDNN)
-    return n + z * (h - n)           # == (1 - z) * n + z * h
-
-
-def _lstm_step(gi: Tensor, hc: tuple[Tensor, Tensor], w_hh: Tensor, b_hh: Tensor | None) -> tuple[Tensor, Tensor]:
-    h, c = hc
-    gates = gi + F.linear(h, w_hh, b_hh)
-    return _lstm_gates(gates, c)
-
-
-def _lstm_gates(gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
-    """``(h', c')`` from the pre-activation gates ``i, f, g, o``: one sigmoid over all four (the ``g`` quarter
-    is unused) and one tanh over ``g`` — fewer ops per time step than a nonlinearity per gate."""
-    hidden = c.size(-1)
-    i, f, _, o = gates.sigmoid().chunk(4, -1)
-    g = gates.narrow(-1, 2 * hidden, hidden).tanh()
-    c = f * c + i * g
-    return o * c.tanh(), c
-
-
 
 
 def _check_dims(name: str, input: Tensor, allowed: tuple[int, int], what: str = "input", suffix: str = " instead"):
@@ -247,22 +220,26 @@ class RNNBase(Module):
         gi_steps = gi_all.reshape(steps, batch, gi_all.size(1)).unbind(0)
         outputs: list[Tensor | None] = [None] * steps
         order = range(steps - 1, -1, -1) if reverse else range(steps)
+        from ..._dispatch.ops import A
+        w_hh_t = w_hh.t()
         if gru:
             for t in order:
-                state = _gru_step(gi_steps[t], state, w_hh, b_hh)
+                hg = A.mm(state, w_hh_t) if b_hh is None else A.addmm(b_hh, state, w_hh_t)
+                state = A._thnn_fused_gru_cell(gi_steps[t], hg, state)[0]
                 outputs[t] = state
+        elif self.mode == "LSTM":
+            h, c = state
+            for t in order:
+                h, c, _ = A._thnn_fused_lstm_cell(gi_steps[t], A.mm(h, w_hh_t), c)
+                outputs[t] = h
+            state = (h, c)
         else:
-            from ..._dispatch.ops import A
-            w_hh_t = w_hh.t()
-            h, c = state if self.mode == "LSTM" else (state, None)
+            h = state
             for t in order:
                 pre = A.addmm(gi_steps[t], h, w_hh_t)      # gi_t + h @ W_hh^T in one op
-                if c is not None:
-                    h, c = _lstm_gates(pre, c)
-                else:
-                    h = pre.tanh() if self.mode == "RNN_TANH" else pre.relu()
+                h = pre.tanh() if self.mode == "RNN_TANH" else pre.relu()
                 outputs[t] = h
-            state = (h, c) if c is not None else h
+            state = h
         if steps == 0:
             from ...factories import empty
             return empty(0, batch, self.hidden_size, dtype=x.dtype, device=x.device), state
@@ -485,8 +462,10 @@ class LSTMCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 4, device, dtype)
 
     def forward(self, input: Tensor, hx: tuple[Tensor, Tensor] | None = None) -> tuple[Tensor, Tensor]:
+        from ..._dispatch.ops import A
         input, (h, c), is_batched = self._batched("LSTMCell", input, hx, 2)
-        h, c = _lstm_step(F.linear(input, self.weight_ih, self.bias_ih), (h, c), self.weight_hh, self.bias_hh)
+        h, c, _ = A._thnn_fused_lstm_cell(A.mm(input, self.weight_ih.t()), A.mm(h, self.weight_hh.t()), c,
+                                          self.bias_ih, self.bias_hh)
         return (h, c) if is_batched else (h.squeeze(0), c.squeeze(0))
 
 
@@ -503,6 +482,8 @@ class GRUCell(RNNCellBase):
         super().__init__(input_size, hidden_size, bias, 3, device, dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+        from ..._dispatch.ops import A
         input, (h,), is_batched = self._batched("GRUCell", input, hx, 1)
-        h = _gru_step(F.linear(input, self.weight_ih, self.bias_ih), h, self.weight_hh, self.bias_hh)
+        h = A._thnn_fused_gru_cell(A.mm(input, self.weight_ih.t()), A.mm(h, self.weight_hh.t()), h, self.bias_ih,
+                                   self.bias_hh)[0]
         return h if is_batched else h.squeeze(0)

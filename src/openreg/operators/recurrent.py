@@ -1,0 +1,445 @@
+"""Fused recurrent cells: ``_thnn_fused_lstm_cell`` and ``_thnn_fused_gru_cell`` with their backward ops.
+
+Each cell takes the input and hidden projections of one time step (``x W_ih^T`` and ``h W_hh^T``, biases
+optional) and does all of the gate math in one kernel, keeping the activated gates in a ``workspace`` for its
+backward, as PyTorch's CUDA kernels do; the device's own kernels run the pointwise math in the raw CUDA
+kernels of ``cuda_kernels/rnn_cells.cu`` (float32/float64; the cuda driver, or the emulated one with
+``OPENREG_EMULATE_KERNELS=1``). Gate order is PyTorch's: LSTM ``i, f, g, o`` with
+``c' = f*c + i*g``, ``h' = o*tanh(c')``; GRU ``r, z, n`` with ``n = tanh(x_n + r*(h_n + b_hn))`` and
+``h' = (1-z)*n + z*h`` (workspace ``[r, z, n, h, h_n + b_hn]``). The gradient uses the fused backward op, or,
+when the backward itself is recorded (``create_graph=True``), the ``_thnn_differentiable_*`` composites
+written with tensor ops.
+
+>>> import openreg
+>>> gates = openreg.zeros(1, 4)
+>>> h, c, ws = openreg.ops.aten._thnn_fused_lstm_cell(gates, gates, openreg.ones(1, 1))
+>>> c.tolist(), round(h.item(), 4), ws.shape
+([[0.5]], 0.2311, openreg.Size([1, 4]))
+"""
+from __future__ import annotations
+
+from .._dispatch.ops import A
+from ..aten.meta_rules import fmt_shape
+from ._multi_grad import once
+from ._nn_arrays import like, store, values, xp_of
+from ._record import Deriv, Op, register
+
+
+def _check_cell(op: str, input_gates, hidden_gates, state, input_bias, hidden_bias, gates: int) -> int:
+    """PyTorch's ``checkSizes`` of the fused cells; returns the hidden size."""
+    if input_gates.dim() != 2:
+        raise RuntimeError(f"{op}: Expected input_gates to have 2 dimensions, but got {input_gates.dim()}")
+    if input_gates._size[1] % gates:
+        raise RuntimeError(f"{op}: input_gates.size(1) ({input_gates._size[1]}) must be divisible by {gates}")
+    hidden = input_gates._size[1] // gates
+    for name, t, shape in (("hidden_gates", hidden_gates, tuple(input_gates._size)),
+                           ("input_bias", input_bias, (gates * hidden,)), ("hidden_bias", hidden_bias, (gates * hidden,)),
+                           ("cx" if gates == 4 else "hx", state, (input_gates._size[0], hidden))):
+        if t is None:
+            continue
+        if tuple(t._size) != shape:
+            raise RuntimeError(f"{op}: Expected {name} to have size {fmt_shape(shape)}, but got "
+                               f"{fmt_shape(t._size)}")
+        if t._dtype is not input_gates._dtype:
+            raise RuntimeError(f"{op}: expected {name} to have dtype {input_gates._dtype}, but got {t._dtype}")
+        if t._storage.device != input_gates._storage.device:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{input_gates.device} and {t.device}!")
+    if (input_bias is None) != (hidden_bias is None):
+        raise RuntimeError(f"{op}: input_bias and hidden_bias must both be given or both be None")
+    return hidden
+
+
+def _sigmoid_(xp, x):
+    """``sigmoid(x)`` in place, as ``0.5 * tanh(0.5 x) + 0.5``: one tanh, no overflow warning for large |x|."""
+    x *= 0.5
+    xp.tanh(x, out=x)
+    x *= 0.5
+    x += 0.5
+    return x
+
+
+def _pre_activation(input_gates, hidden_gates, input_bias, hidden_bias):
+    xp = xp_of(input_gates)
+    gates = values(input_gates) + values(hidden_gates, input_gates)      # a new array: the kernel may overwrite it
+    if input_bias is not None:
+        gates = gates + (values(input_bias, input_gates) + values(hidden_bias, input_gates))
+    return xp, gates
+
+
+# -- LSTM ---------------------------------------------------------------------------------------------------
+def lstm_cell_arrays(xp, gates, cx):
+    """``(hy, cy, workspace)`` from the pre-activation gates ``(B, 4H)`` (overwritten: it becomes the
+    workspace): the pointwise part of a step."""
+    hidden = cx.shape[-1]
+    g = xp.tanh(gates[:, 2 * hidden:3 * hidden])
+    ws = _sigmoid_(xp, gates)
+    ws[:, 2 * hidden:3 * hidden] = g
+    cy = ws[:, hidden:2 * hidden] * cx
+    cy += ws[:, :hidden] * g
+    hy = xp.tanh(cy)
+    hy *= ws[:, 3 * hidden:]
+    return hy, cy, ws
+
+
+def lstm_cell_backward_arrays(xp, grad_hy, grad_cy, cx, cy, ws):
+    """``(grad_gates (B, 4H), grad_cx)``; ``grad_hy``/``grad_cy`` may be None (no gradient)."""
+    hidden = cx.shape[-1]
+    i, f, g, o = (ws[:, k * hidden:(k + 1) * hidden] for k in range(4))
+    tanh_cy = xp.tanh(cy)
+    grad_c = xp.zeros_like(cy) if grad_cy is None else grad_cy.copy()
+    grad_gates = xp.empty_like(ws)
+    if grad_hy is not None:
+        grad_c += grad_hy * o * (1 - tanh_cy * tanh_cy)
+        grad_gates[:, 3 * hidden:] = grad_hy * tanh_cy * o * (1 - o)
+    else:
+        grad_gates[:, 3 * hidden:] = 0
+    grad_gates[:, :hidden] = grad_c * g * i * (1 - i)
+    grad_gates[:, hidden:2 * hidden] = grad_c * cx * f * (1 - f)
+    grad_gates[:, 2 * hidden:3 * hidden] = grad_c * i * (1 - g * g)
+    return grad_gates, grad_c * f
+
+
+def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None, *, raw=None):
+    """``_thnn_fused_lstm_cell``; ``raw``: the device's raw-kernel module, or None for the array code (the
+    device's own kernel passes it, see ``backends/privateuseone/device_ops.py``)."""
+    _check_cell("_thnn_fused_lstm_cell", input_gates, hidden_gates, cx, input_bias, hidden_bias, 4)
+    res = raw.lstm_cell_forward(*(None if t is None else values(t, input_gates)
+                                  for t in (input_gates, hidden_gates, cx, input_bias, hidden_bias))) if raw else None
+    if res is not None:
+        hy, cy, ws = res
+    else:
+        xp, gates = _pre_activation(input_gates, hidden_gates, input_bias, hidden_bias)
+        hy, cy, ws = lstm_cell_arrays(xp, gates, values(cx, input_gates))
+    dt, dev = input_gates._dtype, input_gates.device
+    return store(hy, dt, dev), store(cy, dt, dev), store(ws, dt, dev)
+
+
+def _meta_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
+    _check_cell("_thnn_fused_lstm_cell", input_gates, hidden_gates, cx, input_bias, hidden_bias, 4)
+    return like(cx, cx._size), like(cx, cx._size), like(input_gates, input_gates._size)
+
+
+def fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias, *, raw=None):
+    """``_thnn_fused_lstm_cell_backward_impl`` (``raw`` as in ``fused_lstm_cell``)."""
+    if grad_hy is None and grad_cy is None:
+        return None, None, None
+    ref = workspace
+    gh = None if grad_hy is None else values(grad_hy, ref)
+    gc = None if grad_cy is None else values(grad_cy, ref)
+    xp = xp_of(ref)
+    res = raw.lstm_cell_backward(gh, gc, values(cx, ref), values(cy, ref), values(ref)) if raw else None
+    grad_gates, grad_cx = res if res is not None else lstm_cell_backward_arrays(xp, gh, gc, values(cx, ref),
+                                                                                values(cy, ref), values(ref))
+    dt, dev = ref._dtype, ref.device
+    grad_bias = store(grad_gates.sum(axis=0), dt, dev) if has_bias else None
+    return store(grad_gates, dt, dev), store(grad_cx, dt, dev), grad_bias
+
+
+def _meta_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    if grad_hy is None and grad_cy is None:
+        return None, None, None
+    return (like(workspace, workspace._size), like(cx, cx._size),
+            like(workspace, (workspace._size[1],)) if has_bias else None)
+
+
+def _fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    grad_gates, grad_cx, grad_bias = A._thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace,
+                                                                           has_bias)
+    return grad_gates, grad_gates, grad_cx, grad_bias, grad_bias
+
+
+def _differentiable_lstm_cell_backward(grad_hy, grad_cy, input_gates, hidden_gates, input_bias, hidden_bias, cx, cy):
+    """The LSTM cell's gradient written with tensor ops (differentiable again)."""
+    gates = input_gates + hidden_gates
+    if input_bias is not None:
+        gates = gates + input_bias
+    if hidden_bias is not None:
+        gates = gates + hidden_bias
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    tanh_cy = cy.tanh()
+    grad_c = A.zeros_like(cy) if grad_cy is None else grad_cy
+    grad_o = A.zeros_like(cy)
+    if grad_hy is not None:
+        grad_c = grad_c + grad_hy * o * (1 - tanh_cy * tanh_cy)
+        grad_o = grad_hy * tanh_cy * o * (1 - o)
+    grad_gates = A.cat([grad_c * g * i * (1 - i), grad_c * cx * f * (1 - f), grad_c * i * (1 - g * g), grad_o], 1)
+    grad_bias = grad_gates.sum(0) if input_bias is not None else None
+    return grad_gates, grad_gates, grad_c * f, grad_bias, grad_bias
+
+
+def _lstm_cell_grads(g, a):
+    from ..autograd.grad_mode import is_grad_enabled
+    result = a.result
+    if is_grad_enabled():
+        return A._thnn_differentiable_lstm_cell_backward(g[0], g[1], a.input_gates, a.hidden_gates, a.input_bias,
+                                                          a.hidden_bias, a.cx, result[1])
+    grad_gates, grad_cx, grad_bias = A._thnn_fused_lstm_cell_backward_impl(g[0], g[1], a.cx, result[1], result[2],
+                                                                           a.input_bias is not None)
+    return grad_gates, grad_gates, grad_cx, grad_bias, grad_bias
+
+
+def _lstm_tangents(a, d_gates=None, d_cx=None):
+    """``[d hy, d cy, None]`` from a tangent of the pre-activation gates and/or of ``cx`` (forward AD)."""
+    ws, cy = a.result[2], a.result[1]
+    i, f, g, o = ws.chunk(4, 1)
+    d_c = 0
+    d_o = None
+    if d_gates is not None:
+        d_i, d_f, d_g, d_o = d_gates.chunk(4, 1)
+        d_c = d_f * f * (1 - f) * a.cx + d_i * i * (1 - i) * g + i * (1 - g * g) * d_g
+        d_o = d_o * o * (1 - o)
+    if d_cx is not None:
+        d_c = d_c + f * d_cx
+    tanh_c = cy.tanh()
+    d_h = o * (1 - tanh_c * tanh_c) * d_c
+    if d_o is not None:
+        d_h = d_h + d_o * tanh_c
+    return [d_h, d_c if not isinstance(d_c, int) else A.zeros_like(cy), None]
+
+
+_LSTM_JVP = {"input_gates": lambda t, a: _lstm_tangents(a, d_gates=t),
+             "hidden_gates": lambda t, a: _lstm_tangents(a, d_gates=t),
+             "input_bias": lambda t, a: _lstm_tangents(a, d_gates=t.unsqueeze(0)),
+             "hidden_bias": lambda t, a: _lstm_tangents(a, d_gates=t.unsqueeze(0)),
+             "cx": lambda t, a: _lstm_tangents(a, d_cx=t)}
+
+
+def _lstm_grad(which: int):
+    return lambda g, a: once(g, a, _lstm_cell_grads, which, _cell_inputs_needing_grad("cx"))
+
+
+# -- GRU ----------------------------------------------------------------------------------------------------
+def gru_cell_arrays(xp, input_gates, hidden_gates, hx):
+    """``(hy, workspace)``: ``input_gates``/``hidden_gates`` ``(B, 3H)`` with their biases already added."""
+    hidden = hx.shape[-1]
+    ws = xp.empty((hx.shape[0], 5 * hidden), dtype=input_gates.dtype)
+    rz = _sigmoid_(xp, input_gates[:, :2 * hidden] + hidden_gates[:, :2 * hidden])
+    ws[:, :2 * hidden] = rz
+    hn = hidden_gates[:, 2 * hidden:]
+    n = xp.tanh(input_gates[:, 2 * hidden:] + rz[:, :hidden] * hn)
+    ws[:, 2 * hidden:3 * hidden] = n
+    ws[:, 3 * hidden:4 * hidden] = hx
+    ws[:, 4 * hidden:] = hn
+    return n + rz[:, hidden:] * (hx - n), ws
+
+
+def gru_cell_backward_arrays(xp, grad_hy, ws):
+    """``(grad_input_gates, grad_hidden_gates, grad_hx)`` from the workspace."""
+    hidden = ws.shape[1] // 5
+    r, z, n, hx, hn = (ws[:, k * hidden:(k + 1) * hidden] for k in range(5))
+    grad_n = grad_hy * (1 - z) * (1 - n * n)
+    grad_input = xp.empty((ws.shape[0], 3 * hidden), dtype=ws.dtype)
+    grad_input[:, :hidden] = grad_n * hn * r * (1 - r)
+    grad_input[:, hidden:2 * hidden] = grad_hy * (hx - n) * z * (1 - z)
+    grad_input[:, 2 * hidden:] = grad_n
+    grad_hidden = grad_input.copy()
+    grad_hidden[:, 2 * hidden:] *= r
+    return grad_input, grad_hidden, grad_hy * z
+
+
+def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None, *, raw=None):
+    """``_thnn_fused_gru_cell`` (``raw`` as in ``fused_lstm_cell``)."""
+    _check_cell("_thnn_fused_gru_cell", input_gates, hidden_gates, hx, input_bias, hidden_bias, 3)
+    xp = xp_of(input_gates)
+    ig, hg = values(input_gates), values(hidden_gates, input_gates)
+    res = raw.gru_cell_forward(ig, hg, values(hx, input_gates), *(None if b is None else values(b, input_gates)
+                                                                  for b in (input_bias, hidden_bias))) if raw else None
+    if res is not None:
+        hy, ws = res
+    else:
+        if input_bias is not None:
+            ig = ig + values(input_bias, input_gates)
+            hg = hg + values(hidden_bias, input_gates)
+        hy, ws = gru_cell_arrays(xp, ig, hg, values(hx, input_gates))
+    dt, dev = input_gates._dtype, input_gates.device
+    return store(hy, dt, dev), store(ws, dt, dev)
+
+
+def _meta_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
+    _check_cell("_thnn_fused_gru_cell", input_gates, hidden_gates, hx, input_bias, hidden_bias, 3)
+    return like(hx, hx._size), like(hx, (hx._size[0], 5 * hx._size[1]))
+
+
+def fused_gru_cell_backward(grad_hy, workspace, has_bias, *, raw=None):
+    """``_thnn_fused_gru_cell_backward`` (``raw`` as in ``fused_lstm_cell``)."""
+    xp = xp_of(workspace)
+    res = raw.gru_cell_backward(values(grad_hy, workspace), values(workspace)) if raw else None
+    gi, gh, ghx = res if res is not None else gru_cell_backward_arrays(xp, values(grad_hy, workspace),
+                                                                       values(workspace))
+    dt, dev = workspace._dtype, workspace.device
+    biases = (store(gi.sum(axis=0), dt, dev), store(gh.sum(axis=0), dt, dev)) if has_bias else (None, None)
+    return store(gi, dt, dev), store(gh, dt, dev), store(ghx, dt, dev), *biases
+
+
+def _meta_fused_gru_cell_backward(grad_hy, workspace, has_bias):
+    b, h = workspace._size[0], workspace._size[1] // 5
+    bias = like(workspace, (3 * h,)) if has_bias else None
+    return like(workspace, (b, 3 * h)), like(workspace, (b, 3 * h)), like(workspace, (b, h)), bias, bias
+
+
+def _differentiable_gru_cell_backward(grad_hy, input_gates, hidden_gates, hx, input_bias, hidden_bias):
+    """The GRU cell's gradient written with tensor ops (differentiable again)."""
+    if input_bias is not None:
+        input_gates = input_gates + input_bias
+    if hidden_bias is not None:
+        hidden_gates = hidden_gates + hidden_bias
+    ir, iz, i_n = input_gates.chunk(3, 1)
+    hr, hz, hn = hidden_gates.chunk(3, 1)
+    r, z = (ir + hr).sigmoid(), (iz + hz).sigmoid()
+    n = (i_n + r * hn).tanh()
+    grad_n = grad_hy * (1 - z) * (1 - n * n)
+    grad_r = grad_n * hn * r * (1 - r)
+    grad_z = grad_hy * (hx - n) * z * (1 - z)
+    grad_input = A.cat([grad_r, grad_z, grad_n], 1)
+    grad_hidden = A.cat([grad_r, grad_z, grad_n * r], 1)
+    has_bias = input_bias is not None
+    return (grad_input, grad_hidden, grad_hy * z, grad_input.sum(0) if has_bias else None,
+            grad_hidden.sum(0) if has_bias else None)
+
+
+def _gru_cell_grads(g, a):
+    from ..autograd.grad_mode import is_grad_enabled
+    grad_hy = g[0] if g[0] is not None else A.zeros_like(a.result[0])
+    if is_grad_enabled():
+        return A._thnn_differentiable_gru_cell_backward(grad_hy, a.input_gates, a.hidden_gates, a.hx, a.input_bias,
+                                                         a.hidden_bias)
+    return A._thnn_fused_gru_cell_backward(grad_hy, a.result[1], a.input_bias is not None)
+
+
+def _gru_tangents(a, d_input=None, d_hidden=None, d_hx=None):
+    """``[d hy, None]`` from a tangent of the input gates, the hidden gates and/or ``hx`` (forward AD)."""
+    r, z, n, hx, hn = a.result[1].chunk(5, 1)
+    d_r = d_z = d_n = None
+    for d, hidden in ((d_input, False), (d_hidden, True)):
+        if d is None:
+            continue
+        t_r, t_z, t_n = d.chunk(3, 1)
+        d_r = t_r if d_r is None else d_r + t_r
+        d_z = t_z if d_z is None else d_z + t_z
+        part = r * t_n if hidden else t_n
+        d_n = part if d_n is None else d_n + part
+    d_h = None
+    if d_r is not None:
+        d_r, d_z = d_r * r * (1 - r), d_z * z * (1 - z)
+        d_pre_n = d_r * hn + (d_n if d_n is not None else 0)
+        d_tanh = (1 - n * n) * d_pre_n
+        d_h = d_tanh * (1 - z) + d_z * (hx - n)
+    if d_hx is not None:
+        d_h = z * d_hx if d_h is None else d_h + z * d_hx
+    return [d_h, None]
+
+
+_GRU_JVP = {"input_gates": lambda t, a: _gru_tangents(a, d_input=t),
+            "hidden_gates": lambda t, a: _gru_tangents(a, d_hidden=t),
+            "input_bias": lambda t, a: _gru_tangents(a, d_input=t.unsqueeze(0)),
+            "hidden_bias": lambda t, a: _gru_tangents(a, d_hidden=t.unsqueeze(0)),
+            "hx": lambda t, a: _gru_tangents(a, d_hx=t)}
+
+
+def _gru_grad(which: int):
+    return lambda g, a: once(g, a, _gru_cell_grads, which, _cell_inputs_needing_grad("hx"))
+
+
+def _cell_inputs_needing_grad(state: str):
+    def needed(a):
+        return [t is not None and t.requires_grad
+                for t in (a.input_gates, a.hidden_gates, getattr(a, state), a.input_bias, a.hidden_bias)]
+    return needed
+
+
+# -- records ------------------------------------------------------------------------------------------------
+_DEVICE = "openreg.backends.privateuseone.device_ops"     # the device's own kernels: these with the raw kernels
+_LSTM_SAVE = "input_gates hidden_gates cx input_bias hidden_bias result"
+
+fused_lstm_cell_record = Op(
+    "_thnn_fused_lstm_cell",
+    """
+    _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
+    """,
+    kernels={"_thnn_fused_lstm_cell": {"Backend": fused_lstm_cell, "Meta": _meta_fused_lstm_cell,
+                                       "PrivateUse1": f"{_DEVICE}:fused_lstm_cell"}},
+    derivatives={"_thnn_fused_lstm_cell": Deriv(
+        save=_LSTM_SAVE, name="ThnnFusedLstmCellBackward0", jvp=_LSTM_JVP,
+        input_gates=_lstm_grad(0), hidden_gates=_lstm_grad(1), cx=_lstm_grad(2), input_bias=_lstm_grad(3),
+        hidden_bias=_lstm_grad(4))},
+    function=False, method=False,
+)
+
+fused_lstm_cell_backward_impl_record = Op(
+    "_thnn_fused_lstm_cell_backward_impl",
+    """
+    _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)
+    """,
+    kernels={"_thnn_fused_lstm_cell_backward_impl": {"Backend": fused_lstm_cell_backward_impl,
+                                                     "Meta": _meta_fused_lstm_cell_backward_impl,
+                                                     "PrivateUse1": f"{_DEVICE}:fused_lstm_cell_backward_impl"}},
+    function=False, method=False,
+)
+
+fused_lstm_cell_backward_record = Op(
+    "_thnn_fused_lstm_cell_backward",
+    """
+    _thnn_fused_lstm_cell_backward(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+    """,
+    kernels={"_thnn_fused_lstm_cell_backward": {"CompositeImplicitAutograd": _fused_lstm_cell_backward}},
+    function=False, method=False,
+)
+
+differentiable_lstm_cell_backward_record = Op(
+    "_thnn_differentiable_lstm_cell_backward",
+    """
+    _thnn_differentiable_lstm_cell_backward(Tensor? grad_hy, Tensor? grad_cy, Tensor input_gates, Tensor hidden_gates, Tensor? input_bias, Tensor? hidden_bias, Tensor cx, Tensor cy) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+    """,
+    kernels={"_thnn_differentiable_lstm_cell_backward": {
+        "CompositeImplicitAutograd": _differentiable_lstm_cell_backward}},
+    function=False, method=False,
+)
+
+fused_gru_cell_record = Op(
+    "_thnn_fused_gru_cell",
+    """
+    _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)
+    """,
+    kernels={"_thnn_fused_gru_cell": {"Backend": fused_gru_cell, "Meta": _meta_fused_gru_cell,
+                                      "PrivateUse1": f"{_DEVICE}:fused_gru_cell"}},
+    derivatives={"_thnn_fused_gru_cell": Deriv(
+        save="input_gates hidden_gates hx input_bias hidden_bias result", name="ThnnFusedGruCellBackward0",
+        jvp=_GRU_JVP,
+        input_gates=_gru_grad(0), hidden_gates=_gru_grad(1), hx=_gru_grad(2), input_bias=_gru_grad(3),
+        hidden_bias=_gru_grad(4))},
+    function=False, method=False,
+    doc="""One GRU step's gate math: ``(hy, workspace)``.
+
+    >>> import openreg
+    >>> hy, ws = openreg.ops.aten._thnn_fused_gru_cell(openreg.zeros(1, 3), openreg.zeros(1, 3), openreg.ones(1, 1))
+    >>> hy.tolist(), ws.shape
+    ([[0.5]], openreg.Size([1, 5]))
+    """,
+)
+
+fused_gru_cell_backward_record = Op(
+    "_thnn_fused_gru_cell_backward",
+    """
+    _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+    """,
+    kernels={"_thnn_fused_gru_cell_backward": {"Backend": fused_gru_cell_backward,
+                                               "Meta": _meta_fused_gru_cell_backward,
+                                               "PrivateUse1": f"{_DEVICE}:fused_gru_cell_backward"}},
+    function=False, method=False,
+)
+
+differentiable_gru_cell_backward_record = Op(
+    "_thnn_differentiable_gru_cell_backward",
+    """
+    _thnn_differentiable_gru_cell_backward(Tensor grad_hy, Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias, Tensor? hidden_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+    """,
+    kernels={"_thnn_differentiable_gru_cell_backward": {
+        "CompositeImplicitAutograd": _differentiable_gru_cell_backward}},
+    function=False, method=False,
+)
+
+register(fused_lstm_cell_record, fused_lstm_cell_backward_impl_record, fused_lstm_cell_backward_record,
+         differentiable_lstm_cell_backward_record, fused_gru_cell_record, fused_gru_cell_backward_record,
+         differentiable_gru_cell_backward_record)
