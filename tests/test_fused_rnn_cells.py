@@ -114,6 +114,11 @@ def test_bad_shapes_raise():
         aten._thnn_fused_lstm_cell(openreg.zeros(2, 8), openreg.zeros(2, 8), openreg.zeros(2, 3))
     with pytest.raises(RuntimeError, match="hx"):
         aten._thnn_fused_gru_cell(openreg.zeros(2, 6), openreg.zeros(2, 6), openreg.zeros(3, 2))
+    with pytest.raises(RuntimeError, match="workspace"):
+        aten._thnn_fused_gru_cell_backward(openreg.zeros(2, 2), openreg.zeros(2, 9), False)
+    with pytest.raises(RuntimeError, match="grad_hy"):
+        aten._thnn_fused_lstm_cell_backward_impl(openreg.zeros(2, 3), None, openreg.zeros(2, 2), openreg.zeros(2, 2),
+                                                 openreg.zeros(2, 8), False)
     meta = aten._thnn_fused_lstm_cell(*(openreg.empty(2, 8, device="meta"),) * 2, openreg.empty(2, 2, device="meta"))
     assert [tuple(t.shape) for t in meta] == [(2, 2), (2, 2), (2, 8)]
 

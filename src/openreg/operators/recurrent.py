@@ -50,6 +50,25 @@ def _check_cell(op: str, input_gates, hidden_gates, state, input_bias, hidden_bi
     return hidden
 
 
+def _check_cell_backward(op: str, workspace, slots: int, states) -> None:
+    """The backward ops' checks: a floating ``(B, slots*H)`` workspace and ``(B, H)`` states and gradients of its
+    dtype and device (``states``: ``(name, tensor or None)``)."""
+    if workspace.dim() != 2 or workspace._size[1] % slots or not workspace._dtype.is_floating_point:
+        raise RuntimeError(f"{op}: Expected workspace to be a 2-d floating tensor whose size(1) is divisible by "
+                           f"{slots}, but got {fmt_shape(workspace._size)} {workspace._dtype}")
+    shape = (workspace._size[0], workspace._size[1] // slots)
+    for name, t in states:
+        if t is None:
+            continue
+        if tuple(t._size) != shape:
+            raise RuntimeError(f"{op}: Expected {name} to have size {fmt_shape(shape)}, but got {fmt_shape(t._size)}")
+        if t._dtype is not workspace._dtype:
+            raise RuntimeError(f"{op}: expected {name} to have dtype {workspace._dtype}, but got {t._dtype}")
+        if t._storage.device != workspace._storage.device:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{workspace.device} and {t.device}!")
+
+
 def _sigmoid_(xp, x):
     """``sigmoid(x)`` in place, as ``0.5 * tanh(0.5 x) + 0.5``: one tanh, no overflow warning for large |x|."""
     x *= 0.5
@@ -122,6 +141,8 @@ def _meta_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden
 
 def fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias, *, raw=None):
     """``_thnn_fused_lstm_cell_backward_impl`` (``raw`` as in ``fused_lstm_cell``)."""
+    _check_cell_backward("_thnn_fused_lstm_cell_backward_impl", workspace, 4,
+                         (("grad_hy", grad_hy), ("grad_cy", grad_cy), ("cx", cx), ("cy", cy)))
     if grad_hy is None and grad_cy is None:
         return None, None, None
     ref = workspace
@@ -137,6 +158,8 @@ def fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias,
 
 
 def _meta_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    _check_cell_backward("_thnn_fused_lstm_cell_backward_impl", workspace, 4,
+                         (("grad_hy", grad_hy), ("grad_cy", grad_cy), ("cx", cx), ("cy", cy)))
     if grad_hy is None and grad_cy is None:
         return None, None, None
     return (like(workspace, workspace._size), like(cx, cx._size),
@@ -264,6 +287,7 @@ def _meta_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_
 
 def fused_gru_cell_backward(grad_hy, workspace, has_bias, *, raw=None):
     """``_thnn_fused_gru_cell_backward`` (``raw`` as in ``fused_lstm_cell``)."""
+    _check_cell_backward("_thnn_fused_gru_cell_backward", workspace, 5, (("grad_hy", grad_hy),))
     xp = xp_of(workspace)
     res = raw.gru_cell_backward(values(grad_hy, workspace), values(workspace)) if raw else None
     gi, gh, ghx = res if res is not None else gru_cell_backward_arrays(xp, values(grad_hy, workspace),
@@ -274,6 +298,7 @@ def fused_gru_cell_backward(grad_hy, workspace, has_bias, *, raw=None):
 
 
 def _meta_fused_gru_cell_backward(grad_hy, workspace, has_bias):
+    _check_cell_backward("_thnn_fused_gru_cell_backward", workspace, 5, (("grad_hy", grad_hy),))
     b, h = workspace._size[0], workspace._size[1] // 5
     bias = like(workspace, (3 * h,)) if has_bias else None
     return like(workspace, (b, 3 * h)), like(workspace, (b, 3 * h)), like(workspace, (b, h)), bias, bias
