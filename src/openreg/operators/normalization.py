@@ -14,6 +14,7 @@ saved mean and inverse standard deviation and return only the gradients ``output
 from __future__ import annotations
 
 from .._dispatch.ops import ops
+from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, xp_of
 from ._record import Deriv, Op, register
 
@@ -481,17 +482,24 @@ def _meta_native_batch_norm_backward(grad_out, input, weight, running_mean, runn
             like(input, (c,)) if output_mask[2] else None)
 
 
+def _bn_needed(a) -> list:
+    return [t is not None and t.requires_grad for t in (a.input, a.weight, a.bias)]
+
+
+def _bn_backward(g, a):
+    """Every needed input's gradient from one native_batch_norm_backward call."""
+    # training uses the batch statistics only: the running ones are not read (nor version-checked), so a second
+    # forward through the same module before backward (siamese networks) may update them, as in PyTorch
+    running = (None, None) if a.training else (a.running_mean, a.running_var)
+    return ops.aten.native_batch_norm_backward.default(
+        g[0], a.input, a.weight, *running, a.result1, a.result2, a.training, a.eps, _bn_needed(a))
+
+
 def _bn_grad(which: int):
     def grad(g, a):
         out = None
         if g[0] is not None:
-            mask = [i == which for i in range(3)]
-            # training uses the batch statistics only: the running ones are not read (nor version-checked), so a
-            # second forward through the same module before backward (siamese networks) may update them, as in
-            # PyTorch
-            running = (None, None) if a.training else (a.running_mean, a.running_var)
-            out = ops.aten.native_batch_norm_backward.default(
-                g[0], a.input, a.weight, *running, a.result1, a.result2, a.training, a.eps, mask)[which]
+            out = once(g, a, _bn_backward, which, _bn_needed)
         if which == 0 and a.training and (g[1] is not None or g[2] is not None):
             shape = [1, a.input.shape[1]] + [1] * (a.input.dim() - 2)
             n = a.input.numel() // max(a.input.shape[1], 1)
@@ -536,7 +544,7 @@ native_batch_norm = Op(
     """,
     kernels={"native_batch_norm": {"CompositeExplicitAutograd": _native_batch_norm, "Meta": _meta_native_batch_norm}},
     derivatives={"native_batch_norm": Deriv(
-        save="input weight running_mean running_var training eps result1 result2", input=_bn_grad(0), weight=_bn_grad(1),
+        save="input weight bias running_mean running_var training eps result1 result2", input=_bn_grad(0), weight=_bn_grad(1),
         bias=_bn_grad(2),
         jvp={"input": _bn_jvp_input, "weight": _bn_jvp_weight,
              "bias": lambda t, a: [t.reshape([1, -1] + [1] * (a.input.dim() - 2)), None, None]})},
