@@ -55,6 +55,12 @@ SAMPLES = {
     "reciprocal": _unary(np.reciprocal, **_POS), "relu": _unary(lambda x: np.maximum(x, 0)),
     "bitwise_not": Sample(lambda m: (m(2, 3, dtype="int64"),), np.invert, ("int64",)),
     "logical_not": _unary(np.logical_not, **_INTS),
+    "floor": _unary(np.floor), "ceil": _unary(np.ceil), "trunc": _unary(np.trunc), "round": _unary(np.rint),
+    "frac": _unary(lambda x: x - np.trunc(x)), "sign": _unary(np.sign),
+    "isnan": Sample(lambda m: (m(2, 3),), np.isnan, variants=("overload", "function", "method")),
+    "isinf": Sample(lambda m: (m(2, 3),), np.isinf, variants=("overload", "function", "method")),
+    "isfinite": Sample(lambda m: (m(2, 3),), np.isfinite, variants=("overload", "function", "method")),
+    "signbit": Sample(lambda m: (m(2, 3),), np.signbit, variants=("overload", "function", "method", "out")),
     # arithmetic
     "add": _binary(np.add), "sub": _binary(np.subtract), "mul": _binary(np.multiply),
     "div": _binary(np.true_divide, **_POS), "floor_divide": _binary(np.floor_divide, **_POS),

@@ -1,8 +1,8 @@
 """Activation functions: ``gelu`` (+ ``gelu_backward``), ``silu``, ``softplus``, ``leaky_relu``, ``elu``.
 
 >>> import openreg
->>> [round(v, 4) for v in openreg.ops.aten.gelu(openreg.tensor([-1.0, 0.0, 1.0])).tolist()]
-[-0.1587, 0.0, 0.8413]
+>>> openreg.ops.aten.gelu(openreg.tensor([-1.0, 0.0, 1.0], dtype=openreg.float64)).mul(1e4).round().tolist()
+[-1587.0, 0.0, 8413.0]
 """
 from __future__ import annotations
 
@@ -122,8 +122,8 @@ gelu = Op(
     ``0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))``.
 
     >>> import openreg
-    >>> round(openreg.ops.aten.gelu(openreg.tensor([1.0]), approximate="tanh").item(), 4)
-    0.8412
+    >>> openreg.ops.aten.gelu(openreg.tensor([1.0]), approximate="tanh").mul(1e4).round().item()
+    8412.0
     """,
 )
 
