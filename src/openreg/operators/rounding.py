@@ -93,8 +93,7 @@ def _classifier(name: str, fn, example: str, out: bool = False,
         xp = xp_of(self)
         x = to_compute(self)
         if not (self._dtype.is_floating_point or self._dtype.is_complex):
-            return fn(xp, x.astype(xp.float32)) if name == "signbit" else (
-                xp.ones(x.shape, dtype=bool) if name == "isfinite" else xp.zeros(x.shape, dtype=bool))
+            x = x.astype(xp.float64)   # integers and bools: finite, never NaN, signed as their value
         return fn(xp, x)
     return Op(name, schemas, compute=compute, elementwise=True,
               meta=lambda self: _bool_spec(name, self),
