@@ -47,6 +47,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from openreg._quiet import quiet
+
 from .driver_select import get_driver
 from .launchers import ALL_DTYPES, BF16_WORDS, DTYPE_SUFFIX, CupyLauncher, HostLauncher, KernelLaunch, Operand
 
@@ -1030,7 +1032,8 @@ def copy_into(out, inp) -> None:
         xp = np if isinstance(out, np.ndarray) else get_driver().array_module
         copy_(launcher(), out, xp.broadcast_to(inp, out.shape))
     else:
-        out[...] = inp
+        with quiet():   # out-of-range values convert silently (1e30 to float16 is inf), as PyTorch's copy does
+            out[...] = inp
 
 
 def fill_into(out, value) -> None:

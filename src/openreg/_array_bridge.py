@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import dtypes as _dt
+from ._quiet import quiet
 from .devices import CPU
 from .devices import device as Device
 from .storage import UntypedStorage, storage_backend
@@ -146,7 +147,8 @@ def from_compute(arr, dtype):
         return from_float32(arr, dtype)
     np_dtype = dtype.numpy
     if arr.dtype != np_dtype:
-        return arr.astype(np_dtype)
+        with quiet():    # a value out of the target's range becomes inf, as PyTorch's cast does
+            return arr.astype(np_dtype)
     return arr
 
 

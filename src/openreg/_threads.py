@@ -22,6 +22,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ._quiet import quiet
+
 # Below this many elements per piece a kernel stays on one thread: handing work to a Python thread costs
 # tens of microseconds, which a piece must outweigh (PyTorch's grain size is 32768 elements).
 GRAIN = 1 << 16
@@ -154,7 +156,7 @@ def run(fn, items: list) -> list:
         def piece(item):
             from .autograd import grad_mode
             tls.state.include, tls.state.exclude = include, exclude
-            with grad_mode.no_grad():
+            with grad_mode.no_grad(), quiet():     # a new thread starts in NumPy's default (warning) state
                 return fn(item)
         futures = [_executor(_num_threads - 1).submit(piece, item) for item in items[1:]]
         first = error = None

@@ -16,6 +16,7 @@ from ._dispatch.ops import A
 from ._factory_args import finish as _finish
 from ._factory_args import into as _into
 from ._factory_args import size_args as _size_args
+from ._quiet import quiet
 from .devices import CPU
 from .devices import device as Device
 from .tensor import Size, Tensor
@@ -182,7 +183,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
             if arr.dtype == np.uint64:  # a Python int beyond int64
                 raise ValueError("Overflow when unpacking long long")
             _check_python_values_fit(arr, dtype)
-        arr = np.array(arr, dtype=dtype.numpy, copy=True)
+        with quiet():    # 1e30 as float16 is inf, silently, as in PyTorch
+            arr = np.array(arr, dtype=dtype.numpy, copy=True)
     t = wrap_array(arr if arr.flags.c_contiguous else arr.copy(order="C"), dtype, CPU)
     dev = CPU if device is None else Device(device)
     if dev._type != "cpu":

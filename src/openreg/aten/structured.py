@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _threads
 from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute, wrap_array
+from .._quiet import enter_quiet, leave_quiet
 from ..devices import PRIVATEUSE1
 from ..devices import device as Device
 from ..storage import UntypedStorage, storage_backend
@@ -126,12 +127,15 @@ def _compute(name: str, compute, spec: Spec, args, kwargs, elementwise: bool = F
         nbytes *= s
     if nbytes > INT64_MAX:
         storage_nbytes(spec.size, None, spec.dtype.itemsize)  # raises PyTorch's overflow error
+    token = enter_quiet()
     try:
         if elementwise and nbytes >= itemsize * 2 * _threads.GRAIN and _threads.get_num_threads() > 1:
             return _compute_in_pieces(compute, spec, args, kwargs, nbytes // itemsize)
         return compute(spec, *args, **kwargs)
     except MemoryError:
         raise RuntimeError(f"{name}: can't allocate memory: the result needs {nbytes} bytes") from None
+    finally:
+        leave_quiet(token)
 
 
 def _compute_in_pieces(compute, spec: Spec, args, kwargs, numel: int):

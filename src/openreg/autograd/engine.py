@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
+from .._quiet import quiet
 from . import grad_mode
 from ._ops import expandable_to, sum_to
 from .accumulate_grad import AccumulateGrad
@@ -90,7 +91,15 @@ def _retain(t, g) -> None:
 def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_graph: bool, inputs=None,
                  accumulate: bool = True, allow_unused: bool = True):
     """Run the graph from ``roots``. With ``inputs`` and ``accumulate=False`` return their gradients
-    (``autograd.grad``); with ``accumulate=True`` only update ``.grad`` (of ``inputs`` when given)."""
+    (``autograd.grad``); with ``accumulate=True`` only update ``.grad`` (of ``inputs`` when given).
+    Backward formulas compute with inf and NaN silently, as the forward kernels do."""
+    with quiet():
+        return _run_backward(roots, root_grads, keep_graph=keep_graph, create_graph=create_graph, inputs=inputs,
+                             accumulate=accumulate, allow_unused=allow_unused)
+
+
+def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_graph: bool, inputs,
+                  accumulate: bool, allow_unused: bool):
     root_edges = [gradient_edge(t) for t in roots]
     root = GraphRoot(root_edges, root_grads)
     # targets: edges whose gradient is captured (grad) or accumulated (backward(inputs=...))

@@ -17,6 +17,7 @@ import numpy as np
 
 from .._array_bridge import to_compute
 from .._dispatch.keys import BACKEND_MASK
+from .._quiet import quiet
 from ..tensor import TensorBase
 
 _F16 = np.dtype(np.float16)
@@ -27,9 +28,6 @@ def xp_of(t):
     return t._storage._backend.array_module
 
 
-def quiet():
-    """NumPy warns on x/0, log(0), overflow ...; PyTorch does not, so neither do we."""
-    return np.errstate(all="ignore")
 
 
 def as_compute(x, spec, xp):
