@@ -28,6 +28,7 @@ import warnings
 from typing import Any
 
 from openreg._dispatch.keys import DispatchKey, keyset
+from openreg._dispatch.ops import A
 from openreg.devices import CPU, PRIVATEUSE1, privateuse1_name
 from openreg.devices import device as Device
 from openreg.tensor import Tensor
@@ -88,27 +89,21 @@ def _to_cpu(t: Tensor, memo: dict) -> Tensor:
 
 def _to_device(t: Tensor, device: Device) -> Tensor:
     """A device copy of a CPU result tensor."""
-    from openreg._dispatch.ops import ops
-    aten = ops.aten
-
     from openreg.aten.structured import empty_tensor
     out = empty_tensor(tuple(t._size), t._dtype, device)
     if t.numel():
-        aten.copy_.default.redispatch(_P1_KS, out, t)
+        A.copy_.redispatch(_P1_KS, out, t)
     out._qparams = t._qparams
     return out
 
 
 def _write_back(dst: Tensor, src: Tensor) -> None:
     """Copy a mutated CPU argument into its device tensor, resizing it first if the kernel resized it."""
-    from openreg._dispatch.ops import ops
-    aten = ops.aten
-
     from openreg.aten.structured import resize_tensor_
     if tuple(dst._size) != tuple(src._size):
         resize_tensor_(dst, tuple(src._size))
     if src.numel():
-        aten.copy_.default.redispatch(_P1_KS, dst, src)
+        A.copy_.redispatch(_P1_KS, dst, src)
     dst._qparams = src._qparams
 
 

@@ -6,7 +6,7 @@
 """
 from __future__ import annotations
 
-from ._dispatch.ops import ops
+from ._dispatch.ops import A
 from .tensor import Tensor
 
 __all__ = ["matrix_norm", "norm", "vector_norm"]
@@ -22,7 +22,7 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
     """
     if isinstance(dim, int):
         dim = [dim]
-    result = ops.aten.linalg_vector_norm.default(x, ord, None if dim is None else list(dim), keepdim, dtype=dtype)
+    result = A.linalg_vector_norm(x, ord, None if dim is None else list(dim), keepdim, dtype=dtype)
     return result if out is None else out.copy_(result)
 
 

@@ -56,11 +56,9 @@ def qualname_of(op: Any) -> str:
 
 def lookup_op(qualname: str):
     """The ``OpOverload`` for ``"ns::name"`` / ``"ns::name.overload"`` (``AttributeError`` if undefined)."""
-    from .._dispatch.ops import ops
-    ns, name = parse_namespace(qualname)
-    opname, _, overload = name.partition(".")
-    packet = getattr(getattr(ops, ns), opname)
-    return getattr(packet, overload or "default")
+    from .._dispatch.ops import lookup_overload
+    parse_namespace(qualname)   # ValueError for a malformed name
+    return lookup_overload(qualname)
 
 
 def is_functional_schema(schema) -> bool:

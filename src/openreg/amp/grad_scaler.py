@@ -24,6 +24,7 @@ from collections import defaultdict
 from typing import Any
 
 from .. import dtypes
+from .._dispatch.ops import A
 from ..devices import CUDA, privateuse1_name
 from ..devices import device as Device
 
@@ -50,11 +51,6 @@ class _MultiDeviceReplicator:
         if out is None:
             out = self._per_device[device] = self.master.to(device=device, non_blocking=True, copy=True)
         return out
-
-
-def _ops():
-    from .._dispatch.ops import ops
-    return ops.aten
 
 
 class GradScaler:
@@ -136,7 +132,7 @@ class GradScaler:
                     if not allow_fp16 and param.grad.dtype is dtypes.float16:
                         raise ValueError("Attempting to unscale FP16 gradients.")
                     per_device_and_dtype[param.grad.device][param.grad.dtype].append(param.grad)
-            unscale = _ops()._amp_foreach_non_finite_check_and_unscale_
+            unscale = A._amp_foreach_non_finite_check_and_unscale_
             for device, per_dtype in per_device_and_dtype.items():
                 for grads in per_dtype.values():
                     unscale(grads, per_device_found_inf.get(device), per_device_inv_scale.get(device))
@@ -201,7 +197,7 @@ class GradScaler:
             combined = found_infs[0]
             for f in found_infs[1:]:
                 combined = combined + f
-            _ops()._amp_update_scale_(scale, tracker, combined, self._growth_factor, self._backoff_factor,
+            A._amp_update_scale_(scale, tracker, combined, self._growth_factor, self._backoff_factor,
                                       self._growth_interval)
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 

@@ -103,13 +103,11 @@ def make_kernel(op, name: str, how: str, key: DispatchKey):
 
 def custom_autocast_kernel(qualname: str, device_type: str, cast_inputs):
     """``library.register_autocast``'s kernel: cast floating inputs of the device, run with autocast off."""
-    from .._dispatch.ops import ops
+    from .._dispatch.ops import lookup
     from .autocast_mode import _cast
 
     def kernel(*args, **kwargs):
-        ns, _, name = qualname.partition("::")
-        packet, _, overload = name.partition(".")
-        op = getattr(getattr(getattr(ops, ns), packet), overload or "default")
+        op = lookup(qualname)
         old = tls.state.exclude
         tls.state.exclude = old | AUTOCAST_MASK
         try:
@@ -120,9 +118,8 @@ def custom_autocast_kernel(qualname: str, device_type: str, cast_inputs):
 
 
 def _overload(name: str):
-    from .._dispatch.ops import ops
-    packet, _, overload = name.partition(".")
-    return getattr(getattr(ops.aten, packet), overload or "default")
+    from .._dispatch.ops import lookup
+    return lookup(f"aten::{name}")
 
 
 _lib: Library | None = None

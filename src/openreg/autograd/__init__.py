@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+from .._dispatch.ops import A
 from . import forward_ad
 from .grad_mode import (  # noqa: F401
     enable_grad,
@@ -33,7 +34,6 @@ def _as_list(x) -> list:
 def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -> list:
     from ..memory_format import contiguous_format
     from ..tensor import Tensor
-    from ._ops import aten
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -43,7 +43,7 @@ def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -
                 if not (o.dtype.is_floating_point or o.dtype.is_complex):
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{o.dtype}")
-                g = aten("ones_like")(o, memory_format=contiguous_format)
+                g = A.ones_like(o, memory_format=contiguous_format)
             out.append(g)
             continue
         if not isinstance(g, Tensor):

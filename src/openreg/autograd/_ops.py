@@ -8,26 +8,15 @@ recorded under ``create_graph``).
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
-
-_cache: dict = {}
-
-
-def aten(name: str):
-    """``ops.aten.<op>.<overload>`` from ``"op.overload"`` (``"op"`` for the default overload); cached."""
-    fn = _cache.get(name)
-    if fn is None:
-        op, _, overload = name.partition(".")
-        fn = _cache[name] = getattr(getattr(ops.aten, op), overload or "default")
-    return fn
+from .._dispatch.ops import A
 
 
 def zeros_with_geometry(t, size=None, stride=None):
     """Zeros with ``t``'s sizes and strides (or the given ones), offset 0, on ``t``'s device."""
     size = tuple(t._size) if size is None else tuple(size)
     stride = tuple(t._stride) if stride is None else tuple(stride)
-    out = aten("empty_strided")(size, stride, dtype=t._dtype, device=t.device)
-    return aten("zero_")(out)
+    out = A.empty_strided(size, stride, dtype=t._dtype, device=t.device)
+    return A.zero_(out)
 
 
 def clone_like(g, like):
@@ -38,8 +27,8 @@ def clone_like(g, like):
     if stride is None:
         from ..tensor import contiguous_strides
         stride = contiguous_strides(g._size)
-    out = aten("empty_strided")(tuple(g._size), tuple(stride), dtype=g._dtype, device=g.device)
-    return aten("copy_")(out, g)
+    out = A.empty_strided(tuple(g._size), tuple(stride), dtype=g._dtype, device=g.device)
+    return A.copy_(out, g)
 
 
 def sum_to(g, size):
@@ -54,11 +43,11 @@ def sum_to(g, size):
         if s == 1 and gs[lead + i] != 1:
             dims.append(lead + i)
     if dims and len(dims) == lead:   # only broadcast leading dims: one reduction, no view
-        return aten("sum.dim_IntList")(g, dims, False)
+        return A.sum__dim_IntList(g, dims, False)
     if dims:
-        g = aten("sum.dim_IntList")(g, dims, True)
+        g = A.sum__dim_IntList(g, dims, True)
     if lead or tuple(g._size) != size:
-        g = aten("view")(g, size) if g.is_contiguous() else aten("view")(clone_like(g, g), size)
+        g = A.view(g, size) if g.is_contiguous() else A.view(clone_like(g, g), size)
     return g
 
 

@@ -34,10 +34,9 @@ def register_op(qualname: str) -> bool:
     entry = dispatcher.find(qualname)
     if formula is None or entry is None or qualname in _registered:
         return False
-    from .._dispatch.ops import ops
+    from .._dispatch.ops import lookup
     ns, _, name = qualname.partition("::")
-    packet, _, overload = name.partition(".")
-    op = getattr(getattr(getattr(ops, ns), packet), overload or "default")
+    op = lookup(qualname)
     info = OpInfo(qualname, entry.schema, formula)
     _lib(ns).impl(name, make_kernel(info, op.redispatch_fn), "Autograd", with_keyset=True)
     _registered.add(qualname)

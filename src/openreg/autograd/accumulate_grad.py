@@ -16,8 +16,9 @@ from __future__ import annotations
 import sys
 import threading
 
+from .._dispatch.ops import A
 from . import grad_mode
-from ._ops import aten, clone_like
+from ._ops import clone_like
 from .graph import UINT64_MAX, Node, tensor_meta
 
 
@@ -68,11 +69,11 @@ def accumulate(var, new_grad, *, stealable: bool = False) -> None:
         return
     if not grad_mode.state.enabled:
         if grad._grad_fn is None and not grad._requires_grad:
-            aten("add_.Tensor")(grad, new_grad)
+            A.add___Tensor(grad, new_grad)
         else:
-            var._grad = aten("add.Tensor")(grad, new_grad)
+            var._grad = A.add__Tensor(grad, new_grad)
         return
-    var._grad = aten("add.Tensor")(grad, new_grad)
+    var._grad = A.add__Tensor(grad, new_grad)
 
 
 def _sole_view(t) -> bool:

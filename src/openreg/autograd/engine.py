@@ -16,6 +16,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
+from .._dispatch.ops import A
 from .._quiet import quiet
 from . import grad_mode
 from ._ops import expandable_to, sum_to
@@ -81,11 +82,11 @@ def _run_tensor_hooks(hooks: list, g):
 
 def _retain(t, g) -> None:
     """retain_grad's update of a non-leaf's ``.grad``."""
-    from ._ops import aten, clone_like
+    from ._ops import clone_like
     if t._grad is None:
         t._grad = clone_like(g, t)
     else:
-        t._grad = aten("add.Tensor")(t._grad, g)
+        t._grad = A.add__Tensor(t._grad, g)
 
 
 def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_graph: bool, inputs=None,

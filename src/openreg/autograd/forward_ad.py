@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from .._dispatch.ops import A
 from . import forward_grad as _fg
 
 UnpackedDualTensor = namedtuple("UnpackedDualTensor", ["primal", "tangent"])
@@ -85,11 +86,10 @@ def make_dual(tensor, tangent, *, level: int | None = None):
                            f"forward gradient is of size {list(tangent._size)}.")
     from .._dispatch import tls
     from .._dispatch.keys import AUTOGRAD_MASK
-    from ._ops import aten
     old = tls.state.exclude
     tls.state.exclude = old | AUTOGRAD_MASK
     try:
-        dual = aten("alias")(tensor) if _has_alias() else tensor.view(tensor.shape)
+        dual = A.alias(tensor) if _has_alias() else tensor.view(tensor.shape)
     finally:
         tls.state.exclude = old
     # the dual is a differentiable alias of the primal for reverse mode too

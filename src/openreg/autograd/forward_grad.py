@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import threading
 
+from .._dispatch.ops import A
 from .meta import get_meta
 
 
@@ -49,12 +50,11 @@ def new_zeros_same_meta(like, dtype=None):
     """Zeros whose storage size, strides and offset match ``like`` (``_new_zeros_with_same_feature_meta``)."""
     from ..storage import UntypedStorage
     from ..tensor import Tensor
-    from ._ops import aten
     dtype = dtype or like._dtype
     numel = like._storage.nbytes() // like._dtype.itemsize
     storage = UntypedStorage(numel * dtype.itemsize, device=like.device)
     flat = Tensor._make(storage, (numel,), (1,), 0, dtype)
-    aten("zero_")(flat)
+    A.zero_(flat)
     return Tensor._make(storage, like._size, like._stride, like._offset, dtype)
 
 
@@ -69,8 +69,7 @@ def fw_grad(t, level: int):
     bg = bm.fw_grads.get(level) if bm is not None else None
     if bg is None:
         return None
-    from ._ops import aten
-    g = aten("as_strided")(bg, tuple(t._size), tuple(t._stride), t._offset)
+    g = A.as_strided(bg, tuple(t._size), tuple(t._stride), t._offset)
     _store(t, g, level)
     return g
 
@@ -83,7 +82,6 @@ def _store(t, tangent, level: int) -> None:
 
 def set_fw_grad(t, tangent, level: int, is_inplace: bool = False) -> None:
     """Give ``t`` a tangent at ``level`` following the layout rules (see the module docstring)."""
-    from ._ops import aten
     if tuple(tangent._size) != tuple(t._size):
         raise RuntimeError(f"Trying to set a forward gradient that has a different size than that of the original "
                            f"Tensor, this is not supported. Tensor is of size {list(t._size)} while the given "
@@ -98,13 +96,13 @@ def set_fw_grad(t, tangent, level: int, is_inplace: bool = False) -> None:
                 new_base = tangent
             else:
                 new_base = new_zeros_same_meta(base)
-                view = aten("as_strided")(new_base, tuple(t._size), tuple(t._stride), t._offset)
-                aten("copy_")(view, tangent)
+                view = A.as_strided(new_base, tuple(t._size), tuple(t._stride), t._offset)
+                A.copy_(view, tangent)
                 tangent = view
             _store(base, new_base, level)
     if not has_same_meta(tangent, t):
         res = new_zeros_same_meta(t)
-        aten("copy_")(res, tangent)
+        A.copy_(res, tangent)
         tangent = res
     _store(t, tangent, level)
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .._dispatch.ops import A
 from . import forward_grad as _fg
 from . import grad_mode
 from .graph import Error, Node, gradient_edge, requires_grad_of, tensor_meta
@@ -119,10 +120,9 @@ class BackwardCFunction(Node, FunctionCtx):
 
 
 def _zeros(meta):
-    from ._ops import aten
     size, dtype, device = meta[0], meta[1], meta[2]
-    t = aten("empty_strided")(tuple(size), _contig(size), dtype=dtype, device=device)
-    return aten("zero_")(t)
+    t = A.empty_strided(tuple(size), _contig(size), dtype=dtype, device=device)
+    return A.zero_(t)
 
 
 def _contig(size) -> tuple:

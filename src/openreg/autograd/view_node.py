@@ -14,7 +14,8 @@ from its base) and ``CopySlices`` (the base's history after an in-place op on on
 """
 from __future__ import annotations
 
-from ._ops import aten, zeros_with_geometry
+from .._dispatch.ops import A
+from ._ops import zeros_with_geometry
 from .graph import Node, gradient_edge, tensor_meta
 
 
@@ -40,7 +41,7 @@ class AsStridedViewBackward(Node):
             return [None]
         size, stride = self.base_geom
         buf = zeros_with_geometry(g, size, stride)
-        aten("copy_")(aten("as_strided")(buf, *self.view_geom), g)
+        A.copy_(A.as_strided(buf, *self.view_geom), g)
         return [buf]
 
 
@@ -63,13 +64,13 @@ class CopySlices(Node):
         if g is None:
             return [None] * len(self.next_edges)
         size, stride = self.base_geom
-        result = aten("copy_")(zeros_with_geometry(g, size, stride), g)
-        grad_slice = aten("as_strided")(result, *self.view_geom)
-        sub = self.fn.apply([aten("copy_")(zeros_with_geometry(grad_slice), grad_slice)])
+        result = A.copy_(zeros_with_geometry(g, size, stride), g)
+        grad_slice = A.as_strided(result, *self.view_geom)
+        sub = self.fn.apply([A.copy_(zeros_with_geometry(grad_slice), grad_slice)])
         if sub[0] is None:
-            aten("zero_")(grad_slice)
+            A.zero_(grad_slice)
         else:
-            aten("copy_")(grad_slice, sub[0])
+            A.copy_(grad_slice, sub[0])
         return [result] + list(sub[1:])
 
     def release(self) -> None:

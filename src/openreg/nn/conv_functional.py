@@ -8,7 +8,7 @@ openreg.Size([1, 3, 4, 4])
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"]
@@ -28,8 +28,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     [[[3.0, 3.0, 3.0]]]
     """
     if isinstance(padding, str):
-        return ops.aten.conv1d.padding(input, weight, bias, _list(stride, 1), padding, _list(dilation, 1), groups)
-    return ops.aten.conv1d.default(input, weight, bias, _list(stride, 1), _list(padding, 1), _list(dilation, 1),
+        return A.conv1d__padding(input, weight, bias, _list(stride, 1), padding, _list(dilation, 1), groups)
+    return A.conv1d(input, weight, bias, _list(stride, 1), _list(padding, 1), _list(dilation, 1),
                                    groups)
 
 
@@ -43,8 +43,8 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     [[[[4.0]]]]
     """
     if isinstance(padding, str):
-        return ops.aten.conv2d.padding(input, weight, bias, _list(stride, 2), padding, _list(dilation, 2), groups)
-    return ops.aten.conv2d.default(input, weight, bias, _list(stride, 2), _list(padding, 2), _list(dilation, 2),
+        return A.conv2d__padding(input, weight, bias, _list(stride, 2), padding, _list(dilation, 2), groups)
+    return A.conv2d(input, weight, bias, _list(stride, 2), _list(padding, 2), _list(dilation, 2),
                                    groups)
 
 
@@ -57,7 +57,7 @@ def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     >>> openreg.nn.functional.conv_transpose1d(openreg.ones(1, 1, 2), openreg.ones(1, 1, 3), stride=2).tolist()
     [[[1.0, 1.0, 2.0, 1.0, 1.0]]]
     """
-    return ops.aten.conv_transpose1d.default(input, weight, bias, _list(stride, 1), _list(padding, 1),
+    return A.conv_transpose1d(input, weight, bias, _list(stride, 1), _list(padding, 1),
                                              _list(output_padding, 1), groups, _list(dilation, 1))
 
 
@@ -70,5 +70,5 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     >>> openreg.nn.functional.conv_transpose2d(openreg.ones(1, 1, 2, 2), openreg.ones(1, 1, 2, 2)).shape
     openreg.Size([1, 1, 3, 3])
     """
-    return ops.aten.conv_transpose2d.input(input, weight, bias, _list(stride, 2), _list(padding, 2),
+    return A.conv_transpose2d__input(input, weight, bias, _list(stride, 2), _list(padding, 2),
                                            _list(output_padding, 2), groups, _list(dilation, 2))

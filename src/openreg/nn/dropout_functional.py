@@ -10,7 +10,7 @@ True
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..tensor import Tensor
 
 
@@ -27,7 +27,7 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     """
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    out = ops.aten.dropout(input, float(p), bool(training))
+    out = A.dropout(input, float(p), bool(training))
     if inplace:
         if out is not input:
             input.copy_(out)

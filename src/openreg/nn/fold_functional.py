@@ -8,7 +8,7 @@ openreg.Size([1, 8, 4])
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..tensor import Tensor
 
 __all__ = ["fold", "unfold"]
@@ -40,7 +40,7 @@ def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tenso
     x = input.unsqueeze(0) if unbatched else input
     kernel = _pair(kernel_size, "kernel_size")
     n, c = x.shape[0], x.shape[1]
-    cols = ops.aten.convolution.default(x.reshape(n * c, 1, x.shape[2], x.shape[3]), _one_hot_kernels(kernel, x),
+    cols = A.convolution(x.reshape(n * c, 1, x.shape[2], x.shape[3]), _one_hot_kernels(kernel, x),
                                         None, _pair(stride, "stride"), _pair(padding, "padding"),
                                         _pair(dilation, "dilation"), False, [0, 0], 1)
     out = cols.reshape(n, c * kernel[0] * kernel[1], cols.shape[2] * cols.shape[3])
@@ -74,7 +74,7 @@ def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=
                            f"{blocks[0] * blocks[1]}, but got input.size(2)={x.shape[2]}.")
     n, c = x.shape[0], x.shape[1] // k
     reached = [(blocks[i] - 1) * st[i] - 2 * pad[i] + dil[i] * (kernel[i] - 1) + 1 for i in range(2)]
-    image = ops.aten.convolution.default(x.reshape(n * c, k, blocks[0], blocks[1]), _one_hot_kernels(kernel, x),
+    image = A.convolution(x.reshape(n * c, k, blocks[0], blocks[1]), _one_hot_kernels(kernel, x),
                                          None, st, pad, dil, True, [out_size[i] - reached[i] for i in range(2)], 1)
     out = image.reshape(n, c, out_size[0], out_size[1])
     return out.squeeze(0) if unbatched else out

@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from ..autograd._ops import aten as _op
+from .._dispatch.ops import A
 from ..tensor import Tensor
 from .loss_functional import legacy_reduction
 
@@ -25,7 +25,7 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     [[3.0, 3.0, 3.0]]
     """
     if input.dim() == 2 and bias is not None:
-        return _op("addmm")(bias, input, weight.t())
+        return A.addmm(bias, input, weight.t())
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
@@ -55,7 +55,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """
     if dtype is not None:
         input = input.to(dtype)
-    return _op("_softmax")(input, _dim(dim, input.dim()), False)
+    return A._softmax(input, _dim(dim, input.dim()), False)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -67,7 +67,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     """
     if dtype is not None:
         input = input.to(dtype)
-    return _op("_log_softmax")(input, _dim(dim, input.dim()), False)
+    return A._log_softmax(input, _dim(dim, input.dim()), False)
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -111,7 +111,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if input.dim() == 2 and target.dim() == 1 and not target.dtype.is_floating_point and \
             input.shape[0] == target.shape[0] and (weight is None or not weight.requires_grad):
         # PyTorch's fused op: one node instead of a gather/mul/sum decomposition
-        return _op("nll_loss_forward")(input, target, weight, _REDUCTIONS_ENUM[reduction], ignore_index)[0]
+        return A.nll_loss_forward(input, target, weight, _REDUCTIONS_ENUM[reduction], ignore_index)[0]
     unbatched = input.dim() == 1
     if unbatched:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
@@ -124,8 +124,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     safe_target = target * valid.to(target.dtype)
     w = valid.to(input.dtype)
     if weight is not None:
-        w = w * _op("index_select")(weight, 0, safe_target.reshape(-1)).reshape(tuple(safe_target.shape))
-    picked = _op("gather")(input, 1, safe_target.unsqueeze(1)).squeeze(1)
+        w = w * A.index_select(weight, 0, safe_target.reshape(-1)).reshape(tuple(safe_target.shape))
+    picked = A.gather(input, 1, safe_target.unsqueeze(1)).squeeze(1)
     loss = -(picked * w)
     if unbatched and reduction == "none":
         loss = loss.squeeze(0)
@@ -177,7 +177,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         denom = valid.sum()
         if weight is not None:
             safe = target * (target != ignore_index).to(target.dtype)
-            denom = (_op("index_select")(weight, 0, safe.reshape(-1)) * valid.reshape(-1)).sum()
+            denom = (A.index_select(weight, 0, safe.reshape(-1)) * valid.reshape(-1)).sum()
         smooth = smooth.sum() / denom
     else:
         smooth = _reduce(smooth, reduction)

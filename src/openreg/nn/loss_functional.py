@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..autograd.function import Function
 from ..tensor import Tensor
 
@@ -88,7 +88,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     d = (input - target).abs()
     if beta == 0.0:
         return reduce_loss(d, reduction)
-    loss = ops.aten.where.self(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
+    loss = A.where__self(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
     return reduce_loss(loss, reduction)
 
 
@@ -104,7 +104,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_size(input, target)
     d = (input - target).abs()
-    loss = ops.aten.where.self(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
+    loss = A.where__self(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
     return reduce_loss(_weighted(loss, weight), reduction)
 
 
@@ -196,8 +196,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     else:
         # 0 * log(0) is 0 (xlogy), so zero probabilities contribute nothing
         pos = target > 0
-        safe = ops.aten.where.ScalarOther(pos, target, 1.0)
-        loss = ops.aten.where.self(pos, target * (safe.log() - input), 0.0 * input)
+        safe = A.where__ScalarOther(pos, target, 1.0)
+        loss = A.where__self(pos, target * (safe.log() - input), 0.0 * input)
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.dim() else 1)
     return reduce_loss(loss, reduction)

@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..tensor import Tensor
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
@@ -17,7 +17,7 @@ def layer_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, bi
                eps: float = 1e-5) -> Tensor:
     """Normalize over the trailing ``normalized_shape`` dims (mean 0, variance 1), then scale and shift."""
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
-    return ops.aten.layer_norm.default(input, shape, weight, bias, eps)
+    return A.layer_norm(input, shape, weight, bias, eps)
 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
@@ -28,7 +28,7 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     >>> [round(v, 4) for v in openreg.nn.functional.group_norm(openreg.tensor([[[1.0], [3.0]]]), 1).flatten().tolist()]
     [-1.0, 1.0]
     """
-    return ops.aten.group_norm.default(input, num_groups, weight, bias, eps)
+    return A.group_norm(input, num_groups, weight, bias, eps)
 
 
 def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
@@ -52,7 +52,7 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
                 count *= s
         if count == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
-    return ops.aten.batch_norm.default(input, weight, bias, running_mean, running_var, training, momentum, eps,
+    return A.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                                        False)
 
 

@@ -6,7 +6,7 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..tensor import Tensor
 
 __all__ = ["pad"]
@@ -19,4 +19,4 @@ def pad(input: Tensor, pad, mode: str = "constant", value: float | None = None) 
     >>> openreg.nn.functional.pad(openreg.tensor([[1.0, 2.0, 3.0]]), (2, 0), mode="reflect").tolist()
     [[3.0, 2.0, 1.0, 2.0, 3.0]]
     """
-    return ops.aten.pad.default(input, list(pad), mode, value)
+    return A.pad(input, list(pad), mode, value)

@@ -8,7 +8,7 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..tensor import Tensor
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
@@ -35,7 +35,7 @@ def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     >>> out.tolist(), idx.tolist()
     ([[[3.0]]], [[[3]]])
     """
-    out, idx = ops.aten.max_pool2d_with_indices.default(input, _pair(kernel_size), _pair(stride), _pair(padding),
+    out, idx = A.max_pool2d_with_indices(input, _pair(kernel_size), _pair(stride), _pair(padding),
                                                         _pair(dilation), ceil_mode)
     return (out, idx) if return_indices else out
 
@@ -51,7 +51,7 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     if input.dim() not in (2, 3):
         raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}")
     s = None if stride is None or (not isinstance(stride, int) and len(stride) == 0) else [1, _one(stride)]
-    out, idx = ops.aten.max_pool2d_with_indices.default(input.unsqueeze(-2), [1, _one(kernel_size)], s or [],
+    out, idx = A.max_pool2d_with_indices(input.unsqueeze(-2), [1, _one(kernel_size)], s or [],
                                                         [0, _one(padding)], [1, _one(dilation)], ceil_mode)
     out, idx = out.squeeze(-2), idx.squeeze(-2)
     return (out, idx) if return_indices else out
@@ -65,7 +65,7 @@ def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     >>> openreg.nn.functional.avg_pool2d(openreg.arange(4.0).reshape(1, 2, 2), 2).tolist()
     [[[1.5]]]
     """
-    return ops.aten.avg_pool2d.default(input, _pair(kernel_size), _pair(stride), _pair(padding), ceil_mode,
+    return A.avg_pool2d(input, _pair(kernel_size), _pair(stride), _pair(padding), ceil_mode,
                                        count_include_pad, divisor_override)
 
 
@@ -80,7 +80,7 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     if input.dim() not in (2, 3):
         raise RuntimeError(f"avg_pool1d() Expected 2D or 3D input tensor, but got {list(input.shape)}")
     s = [] if stride is None or (not isinstance(stride, int) and len(stride) == 0) else [1, _one(stride)]
-    return ops.aten.avg_pool2d.default(input.unsqueeze(-2), [1, _one(kernel_size)], s, [0, _one(padding)],
+    return A.avg_pool2d(input.unsqueeze(-2), [1, _one(kernel_size)], s, [0, _one(padding)],
                                        ceil_mode, count_include_pad, None).squeeze(-2)
 
 
@@ -93,7 +93,7 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     """
     size = [output_size, output_size] if isinstance(output_size, int) else list(output_size)
     size = [input.shape[-2 + i] if s is None else s for i, s in enumerate(size)]
-    return ops.aten.adaptive_avg_pool2d.default(input, size)
+    return A.adaptive_avg_pool2d(input, size)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
@@ -105,7 +105,7 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     """
     if input.dim() not in (2, 3):
         raise RuntimeError(f"adaptive_avg_pool1d(): Expected 2D or 3D tensor, but got {list(input.shape)}")
-    return ops.aten.adaptive_avg_pool2d.default(input.unsqueeze(-2), [1, _one(output_size)]).squeeze(-2)
+    return A.adaptive_avg_pool2d(input.unsqueeze(-2), [1, _one(output_size)]).squeeze(-2)
 
 
 def _adaptive_windows(n_in: int, n_out: int) -> list:

@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..tensor import Tensor
 
 __all__ = ["embedding", "one_hot"]
@@ -37,7 +37,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         raise NotImplementedError("openreg: embedding with max_norm (renormalizing rows in place) is not implemented")
     if sparse:
         raise NotImplementedError("openreg: embedding with sparse=True (sparse gradients) is not implemented")
-    return ops.aten.embedding.default(weight, input, padding_idx, scale_grad_by_freq, sparse)
+    return A.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -47,4 +47,4 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     >>> openreg.nn.functional.one_hot(openreg.tensor([0, 2])).tolist()
     [[1, 0, 0], [0, 0, 1]]
     """
-    return ops.aten.one_hot.default(tensor, num_classes)
+    return A.one_hot(tensor, num_classes)

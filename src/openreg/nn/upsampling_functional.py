@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import math
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A, lookup
 from ..tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
 
-_A = ops.aten
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact"
 _NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
 
@@ -86,10 +85,10 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if mode in ("nearest", "nearest-exact"):
         exact = "_exact" if mode == "nearest-exact" else ""
         if nd == 3:
-            return getattr(_A, "_upsample_nearest_exact1d" if exact else "upsample_nearest1d").default(
+            return lookup("aten::_upsample_nearest_exact1d" if exact else "aten::upsample_nearest1d")(
                 input, output_size, *scales)
         if nd == 4:
-            return getattr(_A, "_upsample_nearest_exact2d" if exact else "upsample_nearest2d").default(
+            return lookup("aten::_upsample_nearest_exact2d" if exact else "aten::upsample_nearest2d")(
                 input, output_size, *scales)
     elif mode == "area" and nd in (3, 4):
         from .pooling_functional import adaptive_avg_pool1d, adaptive_avg_pool2d
@@ -98,11 +97,11 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if nd != _NEEDS[mode]:
             raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {_NEEDS[mode]}D input")
         if mode == "linear":
-            return _A.upsample_linear1d.default(input, output_size, align_corners, *scales)
+            return A.upsample_linear1d(input, output_size, align_corners, *scales)
         if mode == "bilinear":
-            return _A.upsample_bilinear2d.default(input, output_size, align_corners, *scales)
+            return A.upsample_bilinear2d(input, output_size, align_corners, *scales)
         if mode == "bicubic":
-            return _A.upsample_bicubic2d.default(input, output_size, align_corners, *scales)
+            return A.upsample_bicubic2d(input, output_size, align_corners, *scales)
     if nd == 5 and mode in ("nearest", "nearest-exact", "area", "trilinear"):
         raise NotImplementedError(f"openreg: interpolate of 5-D inputs (mode={mode!r}) is not implemented yet")
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "

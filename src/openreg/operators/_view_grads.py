@@ -6,7 +6,7 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import lookup
+from .._dispatch.ops import A
 from ._formulas import zeros
 
 
@@ -66,7 +66,7 @@ def as_strided_grad(g, a):
     out_size, out_stride = tuple(a.size), tuple(a.stride)
     if not _overlaps(out_size, out_stride) and not _overlaps(in_size, in_stride) and out_off >= in_off:
         buf = zeros_with_geometry(g, in_size, in_stride)
-        lookup("aten::as_strided")(buf, out_size, out_stride, out_off - in_off).copy_(g)
+        A.as_strided(buf, out_size, out_stride, out_off - in_off).copy_(g)
         return buf
     base = min(in_off, out_off)
 
@@ -75,13 +75,13 @@ def as_strided_grad(g, a):
     n = max(extent(in_size, in_stride, in_off), extent(out_size, out_stride, out_off))
     flat = zeros((n,), g)
     out_idx = _storage_index(out_size, out_stride, out_off - base, g.device)
-    flat = lookup("aten::index_put")(flat, [out_idx.reshape(-1)], g.reshape(-1), True)
+    flat = A.index_put(flat, [out_idx.reshape(-1)], g.reshape(-1), True)
     in_idx = _storage_index(in_size, in_stride, in_off - base, g.device)
-    res = lookup("aten::index.Tensor")(flat, [in_idx.reshape(-1)]).reshape(in_size)
+    res = A.index__Tensor(flat, [in_idx.reshape(-1)]).reshape(in_size)
     if _overlaps(in_size, in_stride):
         ones = zeros((in_idx.numel(),), g) + 1
-        count = lookup("aten::index_put")(zeros((n,), g), [in_idx.reshape(-1)], ones, True)
-        res = res / lookup("aten::index.Tensor")(count, [in_idx.reshape(-1)]).reshape(in_size)
+        count = A.index_put(zeros((n,), g), [in_idx.reshape(-1)], ones, True)
+        res = res / A.index__Tensor(count, [in_idx.reshape(-1)]).reshape(in_size)
     return res
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, fmt_shape
 from ._compute import operand, quiet, upcast, xp_of
 from ._record import Deriv, Op, register
@@ -86,7 +86,7 @@ def _gelu_backward_compute(spec, grad_output, self, *, approximate: str = "none"
 
 
 def _gelu_grad(g, a):
-    return ops.aten.gelu_backward.default(g, a.self, approximate=a.approximate)
+    return A.gelu_backward(g, a.self, approximate=a.approximate)
 
 
 def _gelu_backward_grads():
@@ -105,7 +105,7 @@ def _gelu_backward_grads():
             pdf = (x * x * -0.5).exp() * _INV_SQRT_2PI
             second = pdf * (2 - x * x)
         return gg * a.grad_output * second
-    return {"grad_output": lambda gg, a: ops.aten.gelu_backward.default(gg, a.self, approximate=a.approximate),
+    return {"grad_output": lambda gg, a: A.gelu_backward(gg, a.self, approximate=a.approximate),
             "self": self_grad}
 
 
@@ -187,7 +187,7 @@ def _softplus_compute(spec, self, beta=1, threshold=20):
 
 def _softplus_grad(g, a):
     bx = a.self * a.beta
-    return g * ops.aten.where.ScalarSelf(bx > a.threshold, 1.0, bx.sigmoid())
+    return g * A.where__ScalarSelf(bx > a.threshold, 1.0, bx.sigmoid())
 
 
 softplus = Op(
@@ -217,7 +217,7 @@ def _leaky_relu_compute(spec, self, negative_slope=0.01):
 
 
 def _leaky_relu_grad(g, a):
-    return ops.aten.where.self(a.result > 0, g, g * float(a.negative_slope))
+    return A.where__self(a.result > 0, g, g * float(a.negative_slope))
 
 
 leaky_relu = Op(
@@ -248,7 +248,7 @@ def _elu_compute(spec, self, alpha=1, scale=1, input_scale=1):
 
 def _elu_grad(g, a):
     neg = (a.result + float(a.alpha) * float(a.scale)) * float(a.input_scale)
-    return g * ops.aten.where.ScalarSelf(a.result > 0, float(a.scale), neg)
+    return g * A.where__ScalarSelf(a.result > 0, float(a.scale), neg)
 
 
 elu = Op(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from .. import dtypes as _dt
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..aten.float8_support import is_float8, refuse_float8
 from ._record import Op, register
 
@@ -55,7 +55,7 @@ isclose = Op(
 
 
 def _allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool((ops.aten.isclose.default(self, other, rtol, atol, equal_nan) == 0).sum().item() == 0)
+    return bool((A.isclose(self, other, rtol, atol, equal_nan) == 0).sum().item() == 0)
 
 
 allclose = Op(
@@ -85,9 +85,9 @@ def _nan_to_num(self, nan=None, posinf=None, neginf=None):
     if not self._dtype.is_floating_point:
         return self.clone()
     hi, lo = _finite_limits(self._dtype)
-    out = ops.aten.masked_fill.Scalar(self, self.ne(self), 0.0 if nan is None else nan)   # NaN
-    out = ops.aten.masked_fill.Scalar(out, self == math.inf, hi if posinf is None else posinf)
-    return ops.aten.masked_fill.Scalar(out, self == -math.inf, lo if neginf is None else neginf)
+    out = A.masked_fill__Scalar(self, self.ne(self), 0.0 if nan is None else nan)   # NaN
+    out = A.masked_fill__Scalar(out, self == math.inf, hi if posinf is None else posinf)
+    return A.masked_fill__Scalar(out, self == -math.inf, lo if neginf is None else neginf)
 
 
 nan_to_num = Op(
@@ -114,10 +114,10 @@ def _one_hot(self, num_classes=-1):
     if num_classes == -1:
         if self.numel() == 0:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        num_classes = int(ops.aten.amax.default(self, []).item()) + 1
+        num_classes = int(A.amax(self, []).item()) + 1
     elif self.numel() and (self >= num_classes).sum().item():
         raise RuntimeError("Class values must be smaller than num_classes.")
-    classes = ops.aten.arange.default(num_classes, device=self.device)
+    classes = A.arange(num_classes, device=self.device)
     return (self.unsqueeze(-1) == classes).to(_dt.int64)
 
 
@@ -138,7 +138,7 @@ one_hot = Op(
 
 
 def _baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-    prod = ops.aten.bmm.default(batch1, batch2)
+    prod = A.bmm(batch1, batch2)
     if alpha != 1:
         prod = prod * alpha
     if beta == 0:          # self is ignored, NaNs included, as PyTorch
@@ -251,7 +251,7 @@ def _contract(a, sa: str, b, sb: str, keep: set):
     nn = 1
     for n in b.shape[len(batch) + len(summed):]:
         nn *= n
-    out = ops.aten.bmm.default(a.reshape([nb, m, k]), b.reshape([nb, k, nn]))
+    out = A.bmm(a.reshape([nb, m, k]), b.reshape([nb, k, nn]))
     shape = [size[c] for c in batch] + list(a.shape[len(batch):len(batch) + len(a_only)]) + \
         list(b.shape[len(batch) + len(summed):])
     return out.reshape(shape), "".join(batch + a_only + b_only)
@@ -281,7 +281,7 @@ def _einsum(equation, tensors, *, path=None):
 def _einsum_fn(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    return ops.aten.einsum.default(equation, list(operands))
+    return A.einsum(equation, list(operands))
 
 
 einsum = Op(

@@ -14,7 +14,7 @@ group with the columns (the batch sums inside the GEMM).
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..aten.meta_rules import fmt_shape
 from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
 from ._record import Deriv, Op, register
@@ -259,14 +259,14 @@ def _meta_convolution_backward(grad_output, input, weight, bias_sizes, stride, p
 def _conv_grad(which: int):
     """The gradient of one input (0 input, 1 weight): each formula asks convolution_backward for its part only."""
     def grad(g, a):
-        return ops.aten.convolution_backward.default(
+        return A.convolution_backward(
             g, a.input, a.weight, None, a.stride, a.padding, a.dilation, a.transposed, a.output_padding, a.groups,
             [which == 0, which == 1, False])[which]
     return grad
 
 
 def _conv(a, input, weight, bias):
-    return ops.aten.convolution.default(input, weight, bias, a.stride, a.padding, a.dilation, a.transposed,
+    return A.convolution(input, weight, bias, a.stride, a.padding, a.dilation, a.transposed,
                                         a.output_padding, a.groups)
 
 
@@ -344,10 +344,10 @@ def _convnd(nd: int):
                     pad = []
                     for e in reversed(extra):
                         pad += [0, e]
-                    input = ops.aten.constant_pad_nd.default(input, pad, 0.0)
+                    input = A.constant_pad_nd(input, pad, 0.0)
             else:
                 raise RuntimeError(f"Invalid padding string: '{padding}'")
-        out = ops.aten.convolution.default(input, weight, bias, list(stride), list(_expand("padding", padding, nd)),
+        out = A.convolution(input, weight, bias, list(stride), list(_expand("padding", padding, nd)),
                                            list(dilation), False, [0] * nd, groups)
         return out.squeeze(0) if unbatched else out
     return conv
@@ -404,7 +404,7 @@ def _conv_transposend(nd: int):
         unbatched = input.dim() == nd + 1
         if unbatched:
             input = input.unsqueeze(0)
-        out = ops.aten.convolution.default(input, weight, bias, list(_expand("stride", stride, nd)),
+        out = A.convolution(input, weight, bias, list(_expand("stride", stride, nd)),
                                            list(_expand("padding", padding, nd)), list(_expand("dilation", dilation, nd)),
                                            True, list(_expand("output_padding", output_padding, nd)), groups)
         return out.squeeze(0) if unbatched else out

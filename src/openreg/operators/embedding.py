@@ -10,7 +10,7 @@ optionally divided by each index's frequency).
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ._nn_arrays import like, store, values, xp_of
 from ._record import Deriv, Op, register
 
@@ -68,7 +68,7 @@ def _meta_embedding_dense_backward(grad_output, indices, num_weights, padding_id
 def _embedding_grad(g, a):
     if a.sparse:
         raise NotImplementedError("openreg: embedding with sparse=True (sparse gradients) is not implemented")
-    return ops.aten.embedding_dense_backward.default(g, a.indices, a.size_of("weight")[0], a.padding_idx,
+    return A.embedding_dense_backward(g, a.indices, a.size_of("weight")[0], a.padding_idx,
                                                      a.scale_grad_by_freq)
 
 
@@ -79,7 +79,7 @@ embedding = Op(
     """,
     kernels={"embedding": {"CompositeExplicitAutograd": _embedding, "Meta": _meta_embedding}},
     derivatives={"embedding": Deriv(save="indices padding_idx scale_grad_by_freq sparse", weight=_embedding_grad,
-                                    jvp={"weight": lambda t, a: ops.aten.embedding.default(t, a.indices)})},
+                                    jvp={"weight": lambda t, a: A.embedding(t, a.indices)})},
     function=False, method=False,
     doc="""Rows of ``weight`` at ``indices`` (output shape ``indices.shape + (embedding_dim,)``).
 
@@ -112,7 +112,7 @@ embedding_dense_backward = Op(
 def _masked_rows(gg, a):
     if a.scale_grad_by_freq:
         raise NotImplementedError("openreg: double backward of embedding with scale_grad_by_freq=True")
-    rows = ops.aten.embedding.default(gg, a.indices)
+    rows = A.embedding(gg, a.indices)
     if a.padding_idx >= 0:
         rows = rows * (a.indices != a.padding_idx).unsqueeze(-1).to(rows.dtype)
     return rows

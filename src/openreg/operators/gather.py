@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, host_array, wrap_array
-from .._dispatch.ops import A, lookup
+from .._dispatch.ops import A
 from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import broadcast_shapes, fmt_shape, wrap_dim
 from ..aten.structured import empty_tensor
@@ -199,7 +199,7 @@ def _masked_fill_tensor(self: Tensor, mask: Tensor, value: Tensor) -> Tensor:
 
 
 def _gather_grad(g, a):
-    return lookup("aten::scatter_add")(zeros(a.size_of("self"), g), a.dim, a.index, g)
+    return A.scatter_add(zeros(a.size_of("self"), g), a.dim, a.index, g)
 
 
 def _index_along(index, dim: int, like):
@@ -216,7 +216,7 @@ def _index_select_grad(g, a):
     size = a.size_of("self")
     if len(size) == 0:
         return g
-    return lookup("aten::scatter_add")(zeros(size, g), a.dim, _index_along(a.index, a.dim, g), g)
+    return A.scatter_add(zeros(size, g), a.dim, _index_along(a.index, a.dim, g), g)
 
 
 def _keep_unmasked(g, a):
@@ -230,7 +230,7 @@ gather = Op(
     """,
     kernels={"gather": {"CompositeExplicitAutograd": _gather, "Meta": _meta_gather}},
     derivatives={"gather": Deriv(save="index", self=_gather_grad,
-                                 jvp={"self": lambda t, a: lookup("aten::gather")(t, a.dim, a.index)})},
+                                 jvp={"self": lambda t, a: A.gather(t, a.dim, a.index)})},
     doc="""Values of ``input`` along ``dim`` at ``index`` (``out[i][j] = input[i][index[i][j]]`` for dim 1).
 
     >>> import openreg
@@ -248,9 +248,9 @@ scatter_add = Op(
     kernels={"scatter_add_": {"CompositeExplicitAutograd": _scatter_add_, "Meta": _meta_scatter_add_},
              "scatter_add": {"CompositeImplicitAutograd": _scatter_add}},
     derivatives={"scatter_add": Deriv(
-        save="index", self=lambda g, a: g, src=lambda g, a: lookup("aten::gather")(g, a.dim, a.index),
+        save="index", self=lambda g, a: g, src=lambda g, a: A.gather(g, a.dim, a.index),
         jvp={"self": lambda t, a: t,
-             "src": lambda t, a: lookup("aten::scatter_add")(zeros(a.size_of("self"), t), a.dim, a.index, t)})},
+             "src": lambda t, a: A.scatter_add(zeros(a.size_of("self"), t), a.dim, a.index, t)})},
     doc="""``input`` with ``src`` added at ``index`` along ``dim`` (repeated indices accumulate).
 
     >>> import openreg
@@ -266,7 +266,7 @@ index_select = Op(
     """,
     kernels={"index_select": {"CompositeExplicitAutograd": _index_select, "Meta": _meta_index_select}},
     derivatives={"index_select": Deriv(save="index", self=_index_select_grad,
-                                       jvp={"self": lambda t, a: lookup("aten::index_select")(t, a.dim, a.index)})},
+                                       jvp={"self": lambda t, a: A.index_select(t, a.dim, a.index)})},
     doc="""The slices of ``input`` along ``dim`` at the positions in the 1-d ``index``.
 
     >>> import openreg

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, host_array, to_compute, wrap_array
-from .._dispatch.ops import A, lookup
+from .._dispatch.ops import A
 from ..aten.meta_rules import broadcast_shapes, fmt_shape, scalar_type_name
 from ..aten.structured import empty_tensor
 from ..aten.views import fresh
@@ -202,15 +202,15 @@ def _index_put(self: Tensor, indices, values: Tensor, accumulate: bool = False) 
 
 
 def _index_grad(g, a):
-    return lookup("aten::index_put")(zeros(a.size_of("self"), g), a.indices, g, True)
+    return A.index_put(zeros(a.size_of("self"), g), a.indices, g, True)
 
 
 def _index_put_self(g, a):
-    return lookup("aten::index_put")(g, a.indices, zeros((), g), False) if not a.accumulate else g
+    return A.index_put(g, a.indices, zeros((), g), False) if not a.accumulate else g
 
 
 def _index_put_values(g, a):
-    return lookup("aten::index.Tensor")(g, a.indices)
+    return A.index__Tensor(g, a.indices)
 
 
 index = Op(
@@ -222,7 +222,7 @@ index = Op(
     kernels={"index.Tensor": {"CompositeExplicitAutograd": _index, "Meta": _meta_index,
                               "PrivateUse1": "openreg.backends.privateuseone.fallback:cpu_fallback_kernel"}},
     derivatives={"index.Tensor": Deriv(save="indices", self=_index_grad,
-                                       jvp={"self": lambda t, a: lookup("aten::index.Tensor")(t, a.indices)})},
+                                       jvp={"self": lambda t, a: A.index__Tensor(t, a.indices)})},
     function=False, method=False,
 )
 
@@ -237,7 +237,7 @@ index_put = Op(
     derivatives={"index_put": Deriv(
         save="indices", name="IndexPutBackward0", self=_index_put_self, values=_index_put_values,
         jvp={"self": lambda t, a: _index_put_self(t, a),
-             "values": lambda t, a: lookup("aten::index_put")(zeros(a.size_of("self"), t), a.indices, t,
+             "values": lambda t, a: A.index_put(zeros(a.size_of("self"), t), a.indices, t,
                                                               a.accumulate)})},
     doc="""``input`` with ``values`` written (or, with ``accumulate=True``, added) at ``indices``.
 

@@ -13,7 +13,7 @@ saved mean and inverse standard deviation and return only the gradients ``output
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, xp_of
 from ._record import Deriv, Op, register
@@ -115,7 +115,7 @@ def _ln_grad(which: int):
         out = None
         if g[0] is not None:
             mask = [i == which for i in range(3)]
-            out = ops.aten.native_layer_norm_backward.default(g[0], a.input, a.normalized_shape, a.result1,
+            out = A.native_layer_norm_backward(g[0], a.input, a.normalized_shape, a.result1,
                                                               a.result2, a.weight, a.bias, mask)[which]
         if which == 0:
             k = len(a.normalized_shape)
@@ -182,7 +182,7 @@ native_layer_norm_backward = Op(
 
 
 def _layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
-    return ops.aten.native_layer_norm.default(input, normalized_shape, weight, bias, eps)[0]
+    return A.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
 layer_norm = Op(
@@ -268,7 +268,7 @@ def _gn_grad(which: int):
         out = None
         if g[0] is not None:
             mask = [i == which for i in range(3)]
-            out = ops.aten.native_group_norm_backward.default(g[0], a.input, a.result1, a.result2, a.weight,
+            out = A.native_group_norm_backward(g[0], a.input, a.result1, a.result2, a.weight,
                                                               a.N, a.C, a.HxW, a.group, mask)[which]
         if which == 0 and (g[1] is not None or g[2] is not None):
             xg = a.input.reshape(a.N, a.group, -1)
@@ -358,7 +358,7 @@ def _group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enab
     hxw = 1
     for s in input._size[2:]:
         hxw *= s
-    return ops.aten.native_group_norm.default(input, weight, bias, n, c, hxw, num_groups, eps)[0]
+    return A.native_group_norm(input, weight, bias, n, c, hxw, num_groups, eps)[0]
 
 
 group_norm = Op(
@@ -491,7 +491,7 @@ def _bn_backward(g, a):
     # training uses the batch statistics only: the running ones are not read (nor version-checked), so a second
     # forward through the same module before backward (siamese networks) may update them, as in PyTorch
     running = (None, None) if a.training else (a.running_mean, a.running_var)
-    return ops.aten.native_batch_norm_backward.default(
+    return A.native_batch_norm_backward(
         g[0], a.input, a.weight, *running, a.result1, a.result2, a.training, a.eps, _bn_needed(a))
 
 
@@ -582,7 +582,7 @@ native_batch_norm_backward = Op(
 
 
 def _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
-    return ops.aten.native_batch_norm.default(input, weight, bias, running_mean, running_var, training, momentum,
+    return A.native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum,
                                               eps)[0]
 
 

@@ -10,7 +10,7 @@ those ops.
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A, lookup
 from ._record import Op, register
 
 
@@ -40,9 +40,9 @@ def _constant_pad_nd(self, pad, value=0):
         for width in (before, after):
             size = list(out.shape)
             size[d] = width
-            parts.append(ops.aten.full.default(size, value, dtype=out.dtype, device=out.device) if width else None)
+            parts.append(A.full(size, value, dtype=out.dtype, device=out.device) if width else None)
         pieces = [p for p in (parts[0], out, parts[1]) if p is not None]
-        out = ops.aten.cat.default(pieces, d) if len(pieces) > 1 else out
+        out = A.cat(pieces, d) if len(pieces) > 1 else out
     return out if out is not self else self.clone()
 
 
@@ -75,16 +75,16 @@ def _index_pad(self, pad, mode: str, op: str, dims_expected: tuple):
                                f"but got: padding ({before}, {after}) at dimension {d} of input {list(self._size)}")
         if mode == "circular" and (before > n or after > n):
             raise RuntimeError("Padding value causes wrapping around more than once.")
-        pos = ops.aten.arange.start(-before, n + after, device=self.device)
+        pos = A.arange__start(-before, n + after, device=self.device)
         if mode == "reflect":
             period = 2 * (n - 1) if n > 1 else 1
             m = pos.abs() % period
-            idx = ops.aten.where.self(m >= n, period - m, m)
+            idx = A.where__self(m >= n, period - m, m)
         elif mode == "replicate":
             idx = pos.clamp(0, n - 1)
         else:
             idx = pos % n
-        out = ops.aten.index_select.default(out, d, idx)
+        out = A.index_select(out, d, idx)
     return out if out is not self else self.clone()
 
 
@@ -116,7 +116,7 @@ replication_pad2d = _pad_record("replicate", 2)
 
 def _pad(self, pad, mode="constant", value=None):
     if mode == "constant":
-        return ops.aten.constant_pad_nd.default(self, pad, 0.0 if value is None else value)
+        return A.constant_pad_nd(self, pad, 0.0 if value is None else value)
     if value is not None and value != 0:
         raise RuntimeError(f"Padding mode \"{mode}\" doesn't take in value argument.")
     if mode not in ("reflect", "replicate", "circular"):
@@ -124,7 +124,7 @@ def _pad(self, pad, mode="constant", value=None):
     k = len(pad) // 2
     if mode in ("reflect", "replicate") and k in (1, 2) and self.dim() in (k + 1, k + 2):
         kind = "reflection" if mode == "reflect" else "replication"
-        return getattr(ops.aten, f"{kind}_pad{k}d").default(self, list(pad))
+        return lookup(f"aten::{kind}_pad{k}d")(self, list(pad))
     if self.dim() < k + 1:
         raise RuntimeError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
     return _index_pad(self, pad, mode, f"{mode}_pad", (self.dim(), self.dim()))

@@ -16,7 +16,7 @@ average pooling is two small averaging matrices (``A_h @ x @ A_w^T``).
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
 from ._record import Deriv, Op, register
 
@@ -156,7 +156,7 @@ def _meta_max_pool2d_backward(grad_output, self, kernel_size, stride, padding, d
 
 
 def _max_pool_grad(g, a):
-    return ops.aten.max_pool2d_with_indices_backward.default(
+    return A.max_pool2d_with_indices_backward(
         g[0], a.self, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode, a.result[1])
 
 
@@ -208,7 +208,7 @@ max_pool2d_with_indices_backward = Op(
 
 
 def _max_pool2d(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
-    return ops.aten.max_pool2d_with_indices.default(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    return A.max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
 
 
 max_pool2d = Op(
@@ -305,8 +305,8 @@ avg_pool2d = Op(
     """,
     kernels={"avg_pool2d": {"CompositeExplicitAutograd": _avg_pool2d, "Meta": _meta_avg_pool2d}},
     derivatives={"avg_pool2d": Deriv(
-        save=f"self {_AVG_ARGS}", self=lambda g, a: ops.aten.avg_pool2d_backward.default(g, a.self, *_avg_args(a)),
-        jvp={"self": lambda t, a: ops.aten.avg_pool2d.default(t, *_avg_args(a))})},
+        save=f"self {_AVG_ARGS}", self=lambda g, a: A.avg_pool2d_backward(g, a.self, *_avg_args(a)),
+        jvp={"self": lambda t, a: A.avg_pool2d(t, *_avg_args(a))})},
     function=False, method=False,
     doc="""2-d average pooling (``count_include_pad``, ``divisor_override``, ``ceil_mode`` as PyTorch).
 
@@ -324,7 +324,7 @@ avg_pool2d_backward = Op(
     kernels={"avg_pool2d_backward": {"CompositeExplicitAutograd": _avg_pool2d_backward,
                                      "Meta": _meta_avg_pool2d_backward}},
     derivatives={"avg_pool2d_backward": Deriv(
-        save=_AVG_ARGS, linear=True, grad_output=lambda gg, a: ops.aten.avg_pool2d.default(gg, *_avg_args(a)))},
+        save=_AVG_ARGS, linear=True, grad_output=lambda gg, a: A.avg_pool2d(gg, *_avg_args(a)))},
     function=False, method=False,
     doc="""The gradient of ``avg_pool2d``.
 
@@ -394,8 +394,8 @@ _adaptive_avg_pool2d = Op(
     kernels={"_adaptive_avg_pool2d": {"CompositeExplicitAutograd": _adaptive_avg_pool2d_impl,
                                       "Meta": _meta_adaptive}},
     derivatives={"_adaptive_avg_pool2d": Deriv(
-        save="self output_size", self=lambda g, a: ops.aten._adaptive_avg_pool2d_backward.default(g, a.self),
-        jvp={"self": lambda t, a: ops.aten._adaptive_avg_pool2d.default(t, a.output_size)})},
+        save="self output_size", self=lambda g, a: A._adaptive_avg_pool2d_backward(g, a.self),
+        jvp={"self": lambda t, a: A._adaptive_avg_pool2d(t, a.output_size)})},
     function=False, method=False,
     doc="""Adaptive 2-d average pooling to ``output_size``.
 
@@ -413,7 +413,7 @@ _adaptive_avg_pool2d_backward = Op(
     kernels={"_adaptive_avg_pool2d_backward": {"CompositeExplicitAutograd": _adaptive_backward,
                                                "Meta": lambda grad_output, self: like(self, self._size)}},
     derivatives={"_adaptive_avg_pool2d_backward": Deriv(
-        save="grad_output", linear=True, grad_output=lambda gg, a: ops.aten._adaptive_avg_pool2d.default(
+        save="grad_output", linear=True, grad_output=lambda gg, a: A._adaptive_avg_pool2d(
             gg, list(a.grad_output.shape[-2:])))},
     function=False, method=False,
     doc="""The gradient of ``_adaptive_avg_pool2d``.
@@ -429,7 +429,7 @@ def _adaptive_avg_pool2d_composite(self, output_size):
     out = tuple(output_size)
     if out == (1, 1) and self.dim() in (3, 4):     # global average pooling: one mean, as PyTorch
         return self.mean([-2, -1], keepdim=True)
-    return ops.aten._adaptive_avg_pool2d.default(self, list(out))
+    return A._adaptive_avg_pool2d(self, list(out))
 
 
 adaptive_avg_pool2d = Op(

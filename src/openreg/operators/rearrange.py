@@ -9,7 +9,7 @@ views, ``index_select`` and ``cat``; gradients come from those ops).
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import wrap_dim
 from ._record import Op, register
@@ -35,7 +35,7 @@ def _repeat(self, repeats):
 def _repeat_method(self, *sizes):
     if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
         sizes = tuple(sizes[0])
-    return ops.aten.repeat.default(self, list(sizes))
+    return A.repeat(self, list(sizes))
 
 
 repeat = Op(
@@ -65,7 +65,7 @@ def _interleave_index(repeats, n, device):
         raise RuntimeError("repeats can not be negative")
     total = int(counts.sum().item())
     ends = counts.cumsum(0)
-    pos = ops.aten.arange.default(total, device=device)
+    pos = A.arange(total, device=device)
     # position p belongs to the first element whose running end exceeds p
     return (pos.unsqueeze(1) >= ends.unsqueeze(0)).to(_dt.int64).sum(1)
 
@@ -78,7 +78,7 @@ def _repeat_interleave_tensor(self, repeats, dim=None, *, output_size=None):
     if repeats.device != self.device:
         repeats = repeats.to(self.device)
     idx = _interleave_index(repeats, x.shape[d], self.device)
-    return ops.aten.index_select.default(x, d, idx)
+    return A.index_select(x, d, idx)
 
 
 def _repeat_interleave_int(self, repeats, dim=None, *, output_size=None):
@@ -89,8 +89,8 @@ def _repeat_interleave_int(self, repeats, dim=None, *, output_size=None):
     d = wrap_dim(dim, max(self.dim(), 1))
     x = self if self.dim() else self.reshape(1)
     n = x.shape[d]
-    idx = ops.aten.arange.default(n, device=self.device).unsqueeze(1).expand([n, repeats]).reshape(-1)
-    return ops.aten.index_select.default(x, d, idx)
+    idx = A.arange(n, device=self.device).unsqueeze(1).expand([n, repeats]).reshape(-1)
+    return A.index_select(x, d, idx)
 
 
 def _repeat_interleave_only(repeats, *, output_size=None):
@@ -99,10 +99,10 @@ def _repeat_interleave_only(repeats, *, output_size=None):
 
 def _repeat_interleave_fn(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:
-        return ops.aten.repeat_interleave.Tensor(input, output_size=output_size)
+        return A.repeat_interleave__Tensor(input, output_size=output_size)
     if hasattr(repeats, "_ks"):
-        return ops.aten.repeat_interleave.self_Tensor(input, repeats, dim, output_size=output_size)
-    return ops.aten.repeat_interleave.self_int(input, repeats, dim, output_size=output_size)
+        return A.repeat_interleave__self_Tensor(input, repeats, dim, output_size=output_size)
+    return A.repeat_interleave__self_int(input, repeats, dim, output_size=output_size)
 
 
 repeat_interleave = Op(
@@ -134,19 +134,19 @@ def _flip(self, dims):
         if self.dim() == 0:
             break
         n = self._size[d]
-        idx = ops.aten.arange.start_step(n - 1, -1, -1, device=self.device)
-        out = ops.aten.index_select.default(out, d, idx)
+        idx = A.arange__start_step(n - 1, -1, -1, device=self.device)
+        out = A.index_select(out, d, idx)
     return out if out is not self else self.clone()
 
 
 def _flip_method(self, *dims):
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = tuple(dims[0])
-    return ops.aten.flip.default(self, list(dims))
+    return A.flip(self, list(dims))
 
 
 def _flip_fn(input, dims):
-    return ops.aten.flip.default(input, [dims] if isinstance(dims, int) else list(dims))
+    return A.flip(input, [dims] if isinstance(dims, int) else list(dims))
 
 
 flip = Op(
@@ -180,15 +180,15 @@ def _roll(self, shifts, dims=()):
         if n == 0:
             continue
         s %= n
-        idx = (ops.aten.arange.default(n, device=self.device) - s) % n
-        out = ops.aten.index_select.default(out, d, idx)
+        idx = (A.arange(n, device=self.device) - s) % n
+        out = A.index_select(out, d, idx)
     return out if out is not self else self.clone()
 
 
 def _roll_fn(input, shifts, dims=None):
     shifts = [shifts] if isinstance(shifts, int) else list(shifts)
     dims = [] if dims is None else [dims] if isinstance(dims, int) else list(dims)
-    return ops.aten.roll.default(input, shifts, dims)
+    return A.roll(input, shifts, dims)
 
 
 roll = Op(

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _threads
 from .. import dtypes as _dt
 from .._array_bridge import to_compute
-from .._dispatch.ops import A, lookup
+from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, normalize_dims, reduce_shape, scalar_type_name, wrap_dim
 from ._compute import as_compute, quiet, upcast, xp_of
 from ._formulas import mask
@@ -432,7 +432,7 @@ def _softmax_grad(g, a):
 
 def _log_softmax_grad(g, a):
     y = a.result
-    return lookup("aten::_log_softmax_backward_data")(g, y, a.dim, y.dtype)
+    return A._log_softmax_backward_data(g, y, a.dim, y.dtype)
 
 
 def _softmax_jvp(t, a):

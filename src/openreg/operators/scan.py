@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, wrap_dim
 from ._compute import operand, quiet, xp_of
 from ._record import Deriv, Op, register
@@ -55,7 +55,7 @@ cumsum = Op(
     """,
     meta=_scan_meta("cumsum"), compute=_scan_compute("cumsum"),
     derivatives={"cumsum": Deriv(save="self dim", self=_cumsum_grad,
-                                 jvp={"self": lambda t, a: ops.aten.cumsum.default(t, a.dim)})},
+                                 jvp={"self": lambda t, a: A.cumsum(t, a.dim)})},
     doc="""Cumulative sum along ``dim``.
 
     >>> import openreg
@@ -76,9 +76,9 @@ def _cumprod_grad(g, a):
     # replaced by one (an n x n matrix per line; only taken when an input is exactly zero)
     xl, gl = x.movedim(d, -1), g.movedim(d, -1)
     n = xl.shape[-1]
-    pos = ops.aten.arange.default(n, device=x.device)
+    pos = A.arange(n, device=x.device)
     diag = pos.unsqueeze(-1) == pos.unsqueeze(0)
-    rows = ops.aten.where.ScalarSelf(diag, 1.0, xl.unsqueeze(-2).expand(*xl.shape[:-1], n, n))
+    rows = A.where__ScalarSelf(diag, 1.0, xl.unsqueeze(-2).expand(*xl.shape[:-1], n, n))
     upper = (pos.unsqueeze(0) >= pos.unsqueeze(-1)).to(g.dtype)
     grad = (rows.cumprod(-1) * gl.unsqueeze(-2) * upper).sum(-1)
     return grad.movedim(-1, d)
@@ -111,9 +111,9 @@ def _cumprod_jvp(t, a):
     d = wrap_dim(a.dim, x.dim())
     xl, tl = x.movedim(d, -1), t.movedim(d, -1)
     n = xl.shape[-1]
-    pos = ops.aten.arange.default(n, device=x.device)
+    pos = A.arange(n, device=x.device)
     diag = pos.unsqueeze(-1) == pos.unsqueeze(0)
-    rows = ops.aten.where.ScalarSelf(diag, 1.0, xl.unsqueeze(-2).expand(*xl.shape[:-1], n, n))
+    rows = A.where__ScalarSelf(diag, 1.0, xl.unsqueeze(-2).expand(*xl.shape[:-1], n, n))
     upper = (pos.unsqueeze(0) >= pos.unsqueeze(-1)).to(t.dtype)
     out = (rows.cumprod(-1) * upper * tl.unsqueeze(-1)).sum(-2)
     return out.movedim(-1, d)

@@ -14,7 +14,7 @@ backend registers a faster one. The splits' Tensor methods return tuples, as PyT
 from __future__ import annotations
 
 from .. import dtypes as _dt
-from .._dispatch.ops import A, lookup
+from .._dispatch.ops import A
 from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.views import below_inplace_or_view, fresh
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
@@ -214,12 +214,12 @@ def _shape_op(name: str, schemas: str, kernels: dict, derivatives: dict, method=
 
 def _cat_pieces(name: str = "SplitBackward0") -> Deriv:
     """The gradient of a split: the pieces' gradients concatenated (zeros for pieces without one)."""
-    return Deriv(linear=True, name=name, self=lambda g, a: lookup("aten::cat")(fill_missing(g, a), a.dim))
+    return Deriv(linear=True, name=name, self=lambda g, a: A.cat(fill_missing(g, a), a.dim))
 
 
 unbind_op = _shape_op("unbind", "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
                       {"unbind.int": (CEA, unbind)},
-                      {"unbind.int": Deriv(linear=True, self=lambda g, a: lookup("aten::stack")(fill_missing(g, a), a.dim))},
+                      {"unbind.int": Deriv(linear=True, self=lambda g, a: A.stack(fill_missing(g, a), a.dim))},
                       _unbind_method)
 split_op = _shape_op("split", """
     split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
@@ -238,13 +238,13 @@ cat_op = _shape_op("cat", """
     cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
     """, {"cat": (CEA, cat), "cat.out": (CEA, cat_out)},
     {"cat": Deriv(name="CatBackward0", tensors=cat_grad,
-                  jvp={"tensors": lambda t, a: lookup("aten::cat")(list_tangents(t, a, "tensors"), a.dim)})})
+                  jvp={"tensors": lambda t, a: A.cat(list_tangents(t, a, "tensors"), a.dim)})})
 stack_op = _shape_op("stack", """
     stack(Tensor[] tensors, int dim=0) -> Tensor
     stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
     """, {"stack": (CIA, stack), "stack.out": (CIA, stack_out)},
     {"stack": Deriv(name="StackBackward0", tensors=lambda g, a: list(g.unbind(a.dim)),
-                    jvp={"tensors": lambda t, a: lookup("aten::stack")(list_tangents(t, a, "tensors"), a.dim)})})
+                    jvp={"tensors": lambda t, a: A.stack(list_tangents(t, a, "tensors"), a.dim)})})
 
 register(unbind_op, split_op, split_with_sizes_op, chunk_op, cat_op, stack_op)
 

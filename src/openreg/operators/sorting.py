@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes as _dt
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import wrap_dim
 from ._nn_arrays import like, values, xp_of
@@ -57,7 +57,7 @@ def _sort(self, dim=-1, descending=False):
 
 
 def _sort_stable(self, *, stable=None, dim=-1, descending=False):
-    return ops.aten.sort.default(self, dim, descending)     # every sort here is stable
+    return A.sort(self, dim, descending)     # every sort here is stable
 
 
 def _meta_sort(self, *args, **kwargs):
@@ -73,17 +73,17 @@ _TopkResult = namedtuple("topk", ["values", "indices"])
 def _sort_fn(input, dim=-1, descending=False, stable=False, *, out=None):
     if out is not None:
         raise NotImplementedError("openreg: sort(..., out=) is not implemented")
-    return _SortResult(*ops.aten.sort.default(input, dim, descending))
+    return _SortResult(*A.sort(input, dim, descending))
 
 
 def _argsort_fn(input, dim=-1, descending=False, stable=False):
-    return ops.aten.argsort.default(input, dim, descending)
+    return A.argsort(input, dim, descending)
 
 
 def _topk_fn(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     if out is not None:
         raise NotImplementedError("openreg: topk(..., out=) is not implemented")
-    return _TopkResult(*ops.aten.topk.default(input, k, dim, largest, sorted))
+    return _TopkResult(*A.topk(input, k, dim, largest, sorted))
 
 
 def _scatter_grad(g, a):
@@ -94,14 +94,14 @@ def _scatter_grad(g, a):
     if a.self.dim() == 0:
         return g[0]
     dim = wrap_dim(a.dim, a.self.dim())
-    zeros = ops.aten.zeros.default(list(a.self.shape), dtype=g[0].dtype, device=g[0].device)
-    return ops.aten.scatter_add.default(zeros, dim, idx, g[0])
+    zeros = A.zeros(list(a.self.shape), dtype=g[0].dtype, device=g[0].device)
+    return A.scatter_add(zeros, dim, idx, g[0])
 
 
 def _gather_jvp(t, a):
     if a.self.dim() == 0:
         return [t, None]
-    return [ops.aten.gather.default(t, wrap_dim(a.dim, a.self.dim()), a.result[1]), None]
+    return [A.gather(t, wrap_dim(a.dim, a.self.dim()), a.result[1]), None]
 
 
 _SORT_DERIV = Deriv(save="self dim result", self=_scatter_grad, jvp={"self": _gather_jvp})

@@ -15,7 +15,7 @@ import math
 from collections import namedtuple
 
 from .. import dtypes as _dt
-from .._dispatch.ops import ops
+from .._dispatch.ops import A, lookup
 from ..aten.float8_support import is_float8
 from ..aten.meta_rules import wrap_dim
 from ._record import Op, register
@@ -32,7 +32,7 @@ def _reduce_all(name: str):
         if self.numel() == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
                                f"the reduction dim with the 'dim' argument.")
-        return getattr(ops.aten, "amax" if name == "max" else "amin").default(self, [])
+        return lookup("aten::amax" if name == "max" else "aten::amin")(self, [])
     return fn
 
 
@@ -41,8 +41,8 @@ def _reduce_dim(name: str):
         d = wrap_dim(dim, max(self.dim(), 1))
         if self.dim() and self._size[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        arg = getattr(ops.aten, "argmax" if name == "max" else "argmin").default(self, d, True)
-        values = ops.aten.gather.default(self, d, arg) if self.dim() else self.clone()
+        arg = lookup("aten::argmax" if name == "max" else "aten::argmin")(self, d, True)
+        values = A.gather(self, d, arg) if self.dim() else self.clone()
         if not keepdim and self.dim():
             values, arg = values.squeeze(d), arg.squeeze(d)
         return values, arg
@@ -57,10 +57,10 @@ def _minmax_function(name: str):
         if out is not None:
             raise NotImplementedError(f"openreg: {name}(..., out=) is not implemented")
         if _tensorlike(dim):
-            return getattr(ops.aten, elementwise).default(input, dim)
+            return lookup(f"aten::{elementwise}")(input, dim)
         if dim is None:
-            return getattr(ops.aten, name).default(input)
-        return _MinMax[name](*getattr(ops.aten, name).dim(input, dim, keepdim))
+            return lookup(f"aten::{name}")(input)
+        return _MinMax[name](*lookup(f"aten::{name}.dim")(input, dim, keepdim))
     fn.__name__ = name
     fn.__doc__ = f"""``{name}(input)``: the {name}imum element; ``{name}(input, dim, keepdim=False)``: a named tuple
     ``(values, indices)`` along ``dim``; ``{name}(input, other)``: ``{elementwise}``.
@@ -83,7 +83,7 @@ def _minmax_record(name: str) -> Op:
         {name}.other(Tensor self, Tensor other) -> Tensor
         """,
         kernels={name: {"CompositeImplicitAutograd": all_fn}, f"{name}.dim": {"CompositeImplicitAutograd": dim_fn},
-                 f"{name}.other": {"CompositeImplicitAutograd": lambda self, o: getattr(ops.aten, other).default(
+                 f"{name}.other": {"CompositeImplicitAutograd": lambda self, o: lookup(f"aten::{other}")(
                      self, o)}},
         function=fn, method=fn,
         doc=fn.__doc__,
@@ -102,8 +102,8 @@ def _logsumexp(self, dim, keepdim=False):
     dims = list(dim)
     if self.numel() == 0:
         return self.exp().sum(dims, keepdim).log()
-    m = ops.aten.amax.default(self, dims, True).detach()
-    m = ops.aten.masked_fill.Scalar(m, m.abs() == math.inf, 0.0)     # all -inf (or an inf) rows: no shift
+    m = A.amax(self, dims, True).detach()
+    m = A.masked_fill__Scalar(m, m.abs() == math.inf, 0.0)     # all -inf (or an inf) rows: no shift
     out = (self - m).exp().sum(dims, True).log() + m
     return out if keepdim else out.squeeze(dims) if dims else out.reshape(())
 
@@ -168,7 +168,7 @@ def _var_std_function(name: str):
             if correction is not None:
                 raise RuntimeError(f"{name}: can't specify both unbiased and correction")
             correction = 1 if unbiased else 0
-        return getattr(ops.aten, name).correction(input, dim, correction=correction, keepdim=keepdim)
+        return lookup(f"aten::{name}.correction")(input, dim, correction=correction, keepdim=keepdim)
     fn.__name__ = name
     fn.__doc__ = f"""The {'variance' if name == 'var' else 'standard deviation'} over ``dim`` (all dims by default)
     with Bessel's ``correction`` (default 1; ``unbiased=False`` means 0).
@@ -208,9 +208,9 @@ def _vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     a = self.abs()
     ord = float(ord)
     if ord == math.inf:
-        return ops.aten.amax.default(a, dims, keepdim)
+        return A.amax(a, dims, keepdim)
     if ord == -math.inf:
-        return ops.aten.amin.default(a, dims, keepdim)
+        return A.amin(a, dims, keepdim)
     if ord == 0:
         return (a != 0).to(a.dtype).sum(dims, keepdim)
     if ord == 1:
@@ -218,9 +218,9 @@ def _vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     # (sum |x|^p)^(1/p) with a zero gradient at the zero vector (as PyTorch): the root sees a safe value there
     total = (self * self).sum(dims, keepdim) if ord == 2 else a.pow(ord).sum(dims, keepdim)
     zero = total == 0
-    safe = ops.aten.masked_fill.Scalar(total, zero, 1.0)
+    safe = A.masked_fill__Scalar(total, zero, 1.0)
     root = safe.sqrt() if ord == 2 else safe.pow(1.0 / ord)
-    return ops.aten.masked_fill.Scalar(root, zero, 0.0)
+    return A.masked_fill__Scalar(root, zero, 0.0)
 
 
 def _dt_name(d) -> str:
@@ -231,7 +231,7 @@ def _dt_name(d) -> str:
 def _linalg_vector_norm_fn(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     if out is not None:
         raise NotImplementedError("openreg: linalg.vector_norm(..., out=) is not implemented")
-    return ops.aten.linalg_vector_norm.default(x, ord, dim, keepdim, dtype=dtype)
+    return A.linalg_vector_norm(x, ord, dim, keepdim, dtype=dtype)
 
 
 linalg_vector_norm = Op(
@@ -259,7 +259,7 @@ def _norm_fn(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
         raise NotImplementedError(f"openreg: norm with p={p!r} (matrix norms) is not implemented")
     if isinstance(dim, int):
         dim = [dim]
-    return ops.aten.linalg_vector_norm.default(input, p, dim, keepdim, dtype=dtype)
+    return A.linalg_vector_norm(input, p, dim, keepdim, dtype=dtype)
 
 
 def _norm_scalaropt(self, p, dim, keepdim=False):
@@ -303,11 +303,11 @@ def _truth_fn(name: str):
         if out is not None:
             raise NotImplementedError(f"openreg: {name}(..., out=) is not implemented")
         if dim is None:
-            return getattr(ops.aten, name).default(input) if not keepdim else getattr(ops.aten, name).dims(
+            return lookup(f"aten::{name}")(input) if not keepdim else lookup(f"aten::{name}.dims")(
                 input, None, keepdim)
         if isinstance(dim, int):
-            return getattr(ops.aten, name).dim(input, dim, keepdim)
-        return getattr(ops.aten, name).dims(input, list(dim), keepdim)
+            return lookup(f"aten::{name}.dim")(input, dim, keepdim)
+        return lookup(f"aten::{name}.dims")(input, list(dim), keepdim)
     fn.__name__ = name
     fn.__doc__ = f"""Whether {'all' if name == 'all' else 'any'} elements (over ``dim``) are nonzero, as bool.
 

@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import A
 from ..aten.meta_rules import Spec
 from ._compute import operand, xp_of
 from ._record import Deriv, Op, register
@@ -44,7 +44,7 @@ def _schemas(name: str) -> str:
 
 tril = Op("tril", _schemas("tril"), meta=_meta("tril"), compute=_compute(True),
           derivatives={"tril": Deriv(save="diagonal", linear=True,
-                                     self=lambda g, a: ops.aten.tril.default(g, a.diagonal))},
+                                     self=lambda g, a: A.tril(g, a.diagonal))},
           doc="""The lower triangle (``j <= i + diagonal``), zeros elsewhere.
 
     >>> import openreg
@@ -54,7 +54,7 @@ tril = Op("tril", _schemas("tril"), meta=_meta("tril"), compute=_compute(True),
 
 triu = Op("triu", _schemas("triu"), meta=_meta("triu"), compute=_compute(False),
           derivatives={"triu": Deriv(save="diagonal", linear=True,
-                                     self=lambda g, a: ops.aten.triu.default(g, a.diagonal))},
+                                     self=lambda g, a: A.triu(g, a.diagonal))},
           doc="""The upper triangle (``j >= i + diagonal``), zeros elsewhere.
 
     >>> import openreg

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dispatch.ops import ops
+from .._dispatch.ops import lookup
 from ._nn_arrays import like, same_float_dtype, store, values, xp_of
 from ._record import Deriv, Op, register
 
@@ -148,7 +148,7 @@ def _records(name: str, kind: str, nd: int, aligned: bool, doc: str) -> tuple[Op
         kernels={name: dict(zip(("CompositeExplicitAutograd", "Meta"), _forward(name, kind, nd, aligned)))},
         derivatives={name: Deriv(
             save="self " + keep, linear=True,
-            self=lambda g, a: getattr(ops.aten, name + "_backward").default(g, a.output_size, list(a.self.shape), *extra(a)))},
+            self=lambda g, a: lookup(f"aten::{name}_backward")(g, a.output_size, list(a.self.shape), *extra(a)))},
         function=False, method=False, doc=doc)
     bwd = Op(
         name + "_backward",
@@ -159,7 +159,7 @@ def _records(name: str, kind: str, nd: int, aligned: bool, doc: str) -> tuple[Op
                                               _backward(name, kind, nd, aligned)))},
         derivatives={name + "_backward": Deriv(
             save="input_size " + keep, linear=True,
-            grad_output=lambda gg, a: getattr(ops.aten, name).default(gg, a.output_size, *extra(a)))},
+            grad_output=lambda gg, a: lookup(f"aten::{name}")(gg, a.output_size, *extra(a)))},
         function=False, method=False,
         doc=f"""The gradient of ``{name}``: the adjoint interpolation, summing each output's gradient into the
         inputs it was read from.

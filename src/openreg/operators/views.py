@@ -563,16 +563,16 @@ unsqueeze_op = _view_op("unsqueeze", """
 select_op = _view_op("select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)  [core]",
                      {"select.int": select},
                      {"select.int": Deriv(linear=True, self=scatter_into_zeros(
-                         lambda z, a: lookup("aten::select.int")(z, a.dim, a.index)))})
+                         lambda z, a: A.select__int(z, a.dim, a.index)))})
 slice_op = _view_op("slice", (
     "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)  [core]"),
     {"slice.Tensor": slice_tensor},
     {"slice.Tensor": Deriv(linear=True, self=scatter_into_zeros(
-        lambda z, a: lookup("aten::slice.Tensor")(z, a.dim, a.start, a.end, a.step)))}, method=False)
+        lambda z, a: A.slice__Tensor(z, a.dim, a.start, a.end, a.step)))}, method=False)
 diagonal_op = _view_op("diagonal", "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)  [core]",
                        {"diagonal": diagonal},
                        {"diagonal": Deriv(linear=True, self=scatter_into_zeros(
-                           lambda z, a: lookup("aten::diagonal")(z, a.offset, a.dim1, a.dim2)))})
+                           lambda z, a: A.diagonal(z, a.offset, a.dim1, a.dim2)))})
 movedim_op = _view_op("movedim", """
     movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
     movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
