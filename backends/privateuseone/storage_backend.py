@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from openreg.aten.structured import clear_signature_caches
 from openreg.devices import PRIVATEUSE1, mark_privateuse1_used
 from openreg.devices import device as Device
 from openreg.dtypes import raw_storage_numpy
@@ -108,6 +109,7 @@ def _reset_context(build: bool = False) -> _Context | None:
 
 
 on_driver_switch(_reset_context)
+on_driver_switch(clear_signature_caches)     # their plans hold the old driver's array-module ufuncs
 
 
 def _index(ctx: _Context, device) -> int:

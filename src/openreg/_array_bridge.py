@@ -21,7 +21,7 @@ from . import dtypes as _dt
 from ._quiet import quiet
 from .devices import CPU
 from .devices import device as Device
-from .storage import UntypedStorage, storage_backend
+from .storage import UntypedStorage, _create_hooks, storage_backend
 
 _E4M3FN_MAX = 448.0
 
@@ -153,15 +153,17 @@ def from_compute(arr, dtype):
 
 
 _contiguous_cache: dict = {}
-_Size = _Tensor = None
+_Size = _Tensor = _tensor_module = _CPU_KEYSET = None
+_CPU_BACKEND = storage_backend("cpu")
 _new = object.__new__
 
 
 def _load_tensor_types() -> None:
     """Bind Size and Tensor once (tensor.py imports this module, so not at module level)."""
-    global _Size, _Tensor
-    from .tensor import Size, Tensor
-    _Size, _Tensor = Size, Tensor
+    global _Size, _Tensor, _tensor_module, _CPU_KEYSET
+    import sys
+    tensor = sys.modules[f"{__package__}.tensor"]     # the module (``openreg.tensor`` is also a function)
+    _Size, _Tensor, _tensor_module, _CPU_KEYSET = tensor.Size, tensor.Tensor, tensor, tensor._KEYSETS["cpu"]
 
 
 def _tensor_types():
@@ -197,12 +199,31 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
         if not arr.flags.c_contiguous:
             return _wrap_dense_layout(arr, dtype, device)
         shape = arr.shape
-        strides = _contiguous_cache.get(shape) or _contiguous_strides(shape)
+        # UntypedStorage._init and TensorBase._init_view written out (test_tensor_construction checks that they
+        # agree): this runs once per CPU operator call.
         storage = _new(UntypedStorage)
-        storage._init(arr, arr.nbytes, device)
+        storage._data = arr
+        storage._nbytes = arr.nbytes
+        storage.device = device
+        storage._backend = _CPU_BACKEND
+        storage._base = storage._pinned_by = None
+        storage._base_offset = 0
+        storage._resizable = True
+        if _create_hooks:
+            hook = _create_hooks.get("cpu")
+            if hook is not None:
+                hook(storage._nbytes, arr)
         t = _new(_Tensor)
-        t._init_view(storage, _Size(shape), strides, 0, dtype)
+        t._storage = storage
+        t._size = _Size(shape)
+        t._stride = _contiguous_cache.get(shape) or _contiguous_strides(shape)
+        t._offset = 0
+        t._dtype = dtype
+        t._ks = _CPU_KEYSET
+        t._vc = _tensor_module.new_version()
+        t._base = t._grad_fn = None
         t._arr = t._arr_src = arr
+        t._rg = False
         return t
     backend = storage_backend(device._type)
     data, arr = backend.adopt(arr, device)

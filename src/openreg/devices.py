@@ -57,10 +57,18 @@ def canonical_type(type_name: str) -> str:
         f"Expected one of cpu, meta, {_privateuse1_name} device type at start of device string: {type_name}")
 
 
-class device:
-    """A device: a type (``cpu``, ``meta`` or the PrivateUse1 backend) and an optional index."""
+# Every device object is interned per (type, index): equal devices are the same object, so the hot paths
+# compare them with ``is`` and hash them by identity (C-level, no Python ``__hash__`` call per dict lookup).
+_interned: dict = {}
 
-    __slots__ = ("_hash", "_type", "index")
+
+class device:
+    """A device: a type (``cpu``, ``meta`` or the PrivateUse1 backend) and an optional index.
+
+    Devices are interned: ``openreg.device("cpu") is openreg.device("cpu")``.
+    """
+
+    __slots__ = ("_type", "index")
 
     def __new__(cls, type_or_str=None, index: int | None = None):
         if isinstance(type_or_str, device):
@@ -86,10 +94,13 @@ class device:
                 raise RuntimeError(f"Device index must not be negative, got {idx}")
             if type_name == "cpu" and idx != 0:
                 raise RuntimeError(f"CPU device index must be -1 or zero, got {idx}")
-        self = object.__new__(cls)
-        self._type = type_name
-        self.index = idx
-        self._hash = hash((type_name, idx))
+        key = (type_name, idx)
+        self = _interned.get(key)
+        if self is None:
+            self = object.__new__(cls)
+            self._type = type_name
+            self.index = idx
+            self = _interned.setdefault(key, self)
         return self
 
     @property
@@ -105,6 +116,8 @@ class device:
         return f"device(type='{self.type}', index={self.index})"
 
     def __eq__(self, other) -> bool:
+        if other is self:
+            return True
         if isinstance(other, str):
             try:
                 other = device(other)
@@ -112,8 +125,15 @@ class device:
                 return False
         return isinstance(other, device) and self._type == other._type and self.index == other.index
 
-    def __hash__(self) -> int:
-        return self._hash
+    # Interned: identity is equality among devices (a device also equals its string, which hashes apart,
+    # as before).
+    __hash__ = object.__hash__
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
 
     def __reduce__(self):
         return (device, (self.type, self.index))

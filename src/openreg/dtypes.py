@@ -184,7 +184,14 @@ def set_default_dtype(d: dtype) -> None:
     global _default_dtype
     if not isinstance(d, dtype) or not d.is_floating_point:
         raise TypeError("only floating-point types are supported as the default type")
-    _default_dtype = d
+    if d is not _default_dtype:
+        _default_dtype = d
+        for listener in default_dtype_listeners:
+            listener()
+
+
+# Called after every change of the default dtype (the structured kernels drop their cached meta results).
+default_dtype_listeners: list = []
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:

@@ -58,10 +58,10 @@ def contiguous_strides(size) -> tuple:
 
 
 class _Version:
-    __slots__ = ("value",)
+    """A version counter, shared by a tensor and its views. ``value`` starts at the class's 0 and becomes the
+    instance's own on the first bump: no ``__init__``, so making one (once per operator result) runs no Python."""
 
-    def __init__(self):
-        self.value = 0
+    value = 0
 
 
 # The version counter of a new tensor that gets none from its base: ``_Version()``, or while some thread is in

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from .. import _threads
+from .. import dtypes as _dt
 from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute, wrap_array
 from .._quiet import enter_quiet, leave_quiet
 from ..devices import PRIVATEUSE1
@@ -113,6 +114,17 @@ def check_no_internal_overlap(t) -> None:
                                "single memory location. Please clone() the tensor before performing the operation.")
 
 
+# Results of fewer elements are computed in one call (larger elementwise ones may be split on threads).
+_SMALL = 2 * _threads.GRAIN
+
+
+def _numel(size) -> int:
+    n = 1
+    for s in size:
+        n *= s
+    return n
+
+
 def _compute(name: str, compute, spec: Spec, args, kwargs, elementwise: bool = False):
     """Run ``compute``, refusing results int64 cannot size, float8 inputs of operators PyTorch has no float8
     kernel for, and reporting memory exhaustion as PyTorch does.
@@ -129,13 +141,18 @@ def _compute(name: str, compute, spec: Spec, args, kwargs, elementwise: bool = F
         storage_nbytes(spec.size, None, spec.dtype.itemsize)  # raises PyTorch's overflow error
     token = enter_quiet()
     try:
-        if elementwise and nbytes >= itemsize * 2 * _threads.GRAIN and _threads.get_num_threads() > 1:
+        if elementwise and nbytes >= itemsize * _SMALL and _threads.get_num_threads() > 1:
             return _compute_in_pieces(compute, spec, args, kwargs, nbytes // itemsize)
         return compute(spec, *args, **kwargs)
     except MemoryError:
-        raise RuntimeError(f"{name}: can't allocate memory: the result needs {nbytes} bytes") from None
+        _out_of_memory(name, spec)
     finally:
         leave_quiet(token)
+
+
+def _out_of_memory(name: str, spec: Spec):
+    raise RuntimeError(f"{name}: can't allocate memory: the result needs {spec.dtype.itemsize * _numel(spec.size)} "
+                       f"bytes") from None
 
 
 def _compute_in_pieces(compute, spec: Spec, args, kwargs, numel: int):
@@ -175,27 +192,162 @@ def _compute_in_pieces(compute, spec: Spec, args, kwargs, numel: int):
     return out[0]
 
 
-def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False):
+# A signature cache holds at most this many entries (calls with ever new scalar values must not grow it).
+_SIGNATURE_LIMIT = 512
+# Every structured kernel's signature cache, so that a change of what a meta rule reads besides its arguments
+# (the default dtype, the device driver) can drop them all.
+_signature_caches: list = []
+_KWARG_TYPES = frozenset((int, str, type(None)))   # values that never compare equal to another type's
+
+
+def clear_signature_caches() -> None:
+    """Forget every cached call signature (the default dtype or the device driver changed)."""
+    for cache in _signature_caches:
+        cache.clear()
+
+
+_dt.default_dtype_listeners.append(clear_signature_caches)
+
+
+def _signature(args, kwargs):
+    """The part of a call a meta rule depends on, as a dict key, or None when the call is not cached: one or two
+    positional tensors of at least one dimension, keyword arguments whose values are ints, strings or None. A
+    tensor counts by dtype, size, strides and (interned) device. Python numbers among the positional arguments
+    are not cached: a value that changes every step (a learning rate, a clipping coefficient) would fill the
+    cache, and ``1``, ``1.0`` and ``True`` promote differently but compare equal."""
+    n = len(args)
+    try:
+        a = args[0]
+        if not a._size:         # zero-dim: maybe a wrapped number, which promotes as its Python scalar
+            return None
+        if n == 1:
+            key = (a._dtype, a._size, a._stride, a._storage.device)
+        elif n == 2:
+            b = args[1]
+            if b._size:
+                key = (a._dtype, a._size, a._stride, a._storage.device, b._dtype, b._size, b._stride,
+                       b._storage.device)
+            else:
+                return None
+        else:
+            return None
+    except (AttributeError, IndexError):
+        return None
+    if kwargs:
+        for v in kwargs.values():
+            if v.__class__ not in _KWARG_TYPES:
+                return None
+        key = (*key, *kwargs.items())
+    return key
+
+
+class _Plan:
+    """What a cached signature resolved to: the meta rule's ``Spec``, the NumPy-layout check's answer, and
+    ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays."""
+
+    __slots__ = ("small", "spec", "strided", "ufunc")
+
+    def __init__(self, spec, small, strided, ufunc):
+        self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
+
+
+def _direct_ufunc(ufunc_name, defaults, spec: Spec, args, kwargs):
+    """The array-module ufunc that computes this call exactly as ``compute`` would, or None: every positional
+    argument a row-major tensor on the result's device already in the result dtype (which is the compute
+    dtype, not a narrow float), every keyword argument at its schema default."""
+    if ufunc_name is None:
+        return None
+    dtype = spec.dtype
+    if dtype.is_narrow_float or (spec.compute_dtype is not None and spec.compute_dtype is not dtype):
+        return None
+    for a in args:
+        if not isinstance(a, Tensor) or a._dtype is not dtype or a._storage.device is not spec.device \
+                or a._stride != _contiguous_strides(tuple(a._size)):
+            return None
+    for k, v in kwargs.items():
+        if k not in defaults or v.__class__ is not defaults[k].__class__ or v != defaults[k]:
+            return None
+    xp = storage_backend(spec.device._type).array_module
+    return getattr(xp, ufunc_name)
+
+
+def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False,
+               ufunc: str | None = None, defaults: dict | None = None):
     """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
 
     ``device_type`` "meta" builds kernels that compute no data. ``elementwise`` results take TensorIterator's
-    layout (iterator_layout.py; 0-d and 1-d ones are contiguous).
+    layout (iterator_layout.py; 0-d and 1-d ones are contiguous). ``ufunc`` names the array-module ufunc that
+    ``compute`` amounts to when every operand is a tensor already in the result dtype and the keyword
+    arguments have their ``defaults`` (``{"alpha": 1}``).
+
+    The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
+    call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
+    signature. The cache belongs to the kernel, so a kernel registered over it (``openreg.library``) is simply
+    called instead.
     """
     is_meta = device_type == "meta"
     same_dtype_out = name in SAME_DTYPE_OUT
+    defaults = defaults or {}
+    signatures: dict = {}
+    _signature_caches.append(signatures)
 
     def functional(*args, **kwargs):
-        spec: Spec = meta(*args, **kwargs)
-        if is_meta:
-            stride = None
-            if elementwise and len(spec.size) > 1:
-                stride = iterator_strides(spec.size, tensor_operands(args, kwargs))
-            return empty_tensor(spec.size, spec.dtype, spec.device, stride)
-        arr = _compute(name, compute, spec, args, kwargs, elementwise)
+        key = None if is_meta else _signature(args, kwargs)
+        plan = None if key is None else signatures.get(key)
+        if plan is None:
+            spec: Spec = meta(*args, **kwargs)
+            if is_meta:
+                stride = None
+                if elementwise and len(spec.size) > 1:
+                    stride = iterator_strides(spec.size, tensor_operands(args, kwargs))
+                return empty_tensor(spec.size, spec.dtype, spec.device, stride)
+            arr = _compute(name, compute, spec, args, kwargs, elementwise)
+            strided = elementwise and has_strided_operand(args, kwargs)
+            if key is not None:
+                if len(signatures) >= _SIGNATURE_LIMIT:
+                    signatures.clear()
+                small = _numel(spec.size) < _SMALL
+                signatures[key] = _Plan(spec, small, strided,
+                                        _direct_ufunc(ufunc, defaults, spec, args, kwargs) if small else None)
+        else:
+            spec = plan.spec
+            direct = plan.ufunc
+            if direct is not None:
+                # TensorBase._array's cached view, read in place
+                a = args[0]
+                x = a._arr
+                if x is None or a._arr_src is not a._storage._data:
+                    x = a._array()
+                token = enter_quiet()
+                try:
+                    if len(args) == 1:
+                        arr = direct(x)
+                    else:
+                        b = args[1]
+                        y = b._arr
+                        if y is None or b._arr_src is not b._storage._data:
+                            y = b._array()
+                        arr = direct(x, y)
+                except MemoryError:
+                    _out_of_memory(name, spec)
+                finally:
+                    leave_quiet(token)
+                return wrap_array(arr, spec.dtype, spec.device)
+            if plan.small:
+                token = enter_quiet()
+                try:
+                    arr = compute(spec, *args, **kwargs)
+                except MemoryError:
+                    _out_of_memory(name, spec)
+                finally:
+                    leave_quiet(token)
+            else:
+                arr = _compute(name, compute, spec, args, kwargs, elementwise)
+            strided = plan.strided
         dtype = spec.dtype
         if arr.dtype is not dtype.numpy:
             arr = from_compute(arr, dtype)
-        if elementwise and arr.ndim > 1 and has_strided_operand(args, kwargs):
+        if strided and arr.ndim > 1:
             arr = relayout(arr, iterator_strides(arr.shape, tensor_operands(args, kwargs)))
         return wrap_array(arr, dtype, spec.device)
 

@@ -120,8 +120,14 @@ def functions() -> dict:
 
 def _structured_kernels(record: Op, group: Group, device_type: str, compute):
     from ..aten.structured import structured
+    ufunc = record.ufunc_for(group)     # a backend's override agrees with it (it differs for narrow floats)
+    defaults = {}
+    if ufunc is not None:
+        from .._dispatch.binding import _default_value
+        defaults = {a.name: _default_value(a) for a in record.schema(group.functional).arguments
+                    if a.kwarg_only and a.has_default}
     return structured(group.functional, record.meta_for(group), compute, device_type=device_type,
-                      elementwise=record.elementwise)
+                      elementwise=record.elementwise, ufunc=ufunc, defaults=defaults)
 
 
 def _impl_group(lib: Library, group: Group, kernels: dict, key: str, wrap=None) -> None:

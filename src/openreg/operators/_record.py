@@ -10,6 +10,10 @@ composites, Autograd), ``openreg.<fn>``, the Tensor methods and the structured `
 * ``meta``/``compute``: a structured operator's meta rule (arguments -> ``Spec``) and compute function
   (``compute(spec, *args, **kwargs) -> array``, written against the array module ``xp``: NumPy on the CPU and
   the emulated device, CuPy on the cuda driver). A dict keyed by functional overload name gives one per group.
+* ``ufunc``: the array-module ufunc (``"add"``) that ``compute`` amounts to when every argument is a tensor
+  already in the result dtype (which is the compute dtype) and every keyword argument has its default; the
+  structured kernel then calls it directly on repeated calls of such a signature (``aten/structured.py``).
+  Declare it only when that holds exactly (same values, same warnings); a dict keyed by functional overload.
 * ``device``: whether ``compute`` (and ``kernels``) run on every array module; decided here, never guessed.
 * ``overrides``: ``{device_type: "module:function"}``, a compute function replacing ``compute`` on one
   backend (e.g. a raw CUDA kernel); imported when that backend registers.
@@ -99,7 +103,7 @@ class Op:
     """One operator record (see the module docstring for its fields)."""
 
     def __init__(self, name: str, schemas: str, *, meta=None, compute=None, elementwise: bool = False,
-                 device: bool = True, overrides: dict | None = None, kernels: dict | None = None,
+                 ufunc: str | dict | None = None, device: bool = True, overrides: dict | None = None, kernels: dict | None = None,
                  derivatives: dict | None = None, function=True, method=True, extra_methods: dict | None = None,
                  extra_functions: dict | None = None, doc: str = "") -> None:
         self.name = name
@@ -107,6 +111,7 @@ class Op:
             _parse_line(line) for line in schemas.strip().splitlines() if line.strip()]
         self.ns = self.schemas[0][0].namespace
         self.meta, self.compute, self.elementwise = meta, compute, elementwise
+        self.ufunc = ufunc
         self.device = device
         self.overrides = dict(overrides or {})
         self.kernels = dict(kernels or {})
@@ -142,6 +147,9 @@ class Op:
 
     def compute_for(self, group: Group):
         return self.compute.get(group.functional) if isinstance(self.compute, dict) else self.compute
+
+    def ufunc_for(self, group: Group) -> str | None:
+        return self.ufunc.get(group.functional) if isinstance(self.ufunc, dict) else self.ufunc
 
     def __repr__(self) -> str:
         return f"Op({self.name!r}, {[overload_name(s) for s, _ in self.schemas]})"

@@ -159,6 +159,7 @@ _ADD_SUB_SCHEMAS = """
 
 add_op = Op(
     "add", _ADD_SUB_SCHEMAS.format("add"), meta=_add_meta, compute=_add, elementwise=True,
+    ufunc={"add.Tensor": "add"},      # bool: add is logical_or, as _add computes it
     overrides={"privateuseone": f"{_DEVICE}:add_compute"},
     derivatives={"add.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: g * a.alpha if scalar(a.alpha) != 1 else g),
@@ -168,6 +169,7 @@ add_op = Op(
                                    reflected_operator("add__Scalar")))
 sub_op = Op(
     "sub", _ADD_SUB_SCHEMAS.format("sub"), meta=_sub_meta, compute=_sub, elementwise=True,
+    ufunc={"sub.Tensor": "subtract"},
     overrides={"privateuseone": f"{_DEVICE}:sub_compute"},
     derivatives={"sub.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: -(g * a.alpha) if scalar(a.alpha) != 1 else -g),
@@ -323,6 +325,7 @@ mul_op = Op(
     mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  [pointwise]
     """,
     meta=lambda self, other: binary_spec("mul", self, other), compute=_mul, elementwise=True,
+    ufunc={"mul.Tensor": "multiply"},  # bool: multiply is logical_and, as _mul computes it
     overrides={"privateuseone": f"{_DEVICE}:mul_compute"},
     derivatives={"mul.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g * a.other,
                                      other=lambda g, a: g * a.self),

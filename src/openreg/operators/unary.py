@@ -70,11 +70,11 @@ def _pos(self):
     return self
 
 
-abs = Op("abs", _schemas("abs", inplace_tags=""), meta=_abs_meta, compute=_abs, elementwise=True,
+abs = Op("abs", _schemas("abs", inplace_tags=""), meta=_abs_meta, compute=_abs, elementwise=True, ufunc="abs",
          overrides={"privateuseone": f"{_DEVICE}:abs_compute"},
          derivatives={"abs": Deriv(save="self", pointwise=True, self=lambda g, a: g * sign(a.self))},
          extra_methods={"__abs__": "abs"}, doc=_doc("abs", "[-1.5, 2.0]", "[1.5, 2.0]"))
-neg = Op("neg", _schemas("neg"), meta=_neg_meta, compute=_neg, elementwise=True,
+neg = Op("neg", _schemas("neg"), meta=_neg_meta, compute=_neg, elementwise=True, ufunc="negative",
          overrides={"privateuseone": f"{_DEVICE}:neg_compute"},
          derivatives={"neg": Deriv(pointwise=True, self=lambda g, a: -g)},
          extra_methods={"negative": "neg", "__neg__": "neg", "__pos__": _pos}, extra_functions={"negative": "neg"},

@@ -1,0 +1,167 @@
+"""The structured kernels' per-signature cache (aten/structured.py): a repeated call skips the meta rule and, for
+records declaring a ``ufunc``, calls the array-module ufunc directly. It must never change a result, an error, a
+dtype or which kernel runs."""
+import copy
+import pickle
+
+import numpy as np
+import pytest
+
+import openreg
+from openreg._array_bridge import wrap_array
+from openreg.aten import structured
+from openreg.library import Library
+from openreg.storage import UntypedStorage
+from openreg.tensor import TensorBase
+
+DTYPES = [openreg.bool, openreg.uint8, openreg.int32, openreg.int64, openreg.float16, openreg.bfloat16,
+          openreg.float32, openreg.float64, openreg.complex64]
+
+
+def _make(shape, dtype, device, seed=0):
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-3, 4, size=shape) if dtype is not openreg.bool else rng.integers(0, 2, size=shape)
+    t = openreg.tensor(values.tolist())
+    return t.to(dtype).to(device)
+
+
+def _same(a, b):
+    assert a.dtype is b.dtype and tuple(a.shape) == tuple(b.shape) and a.stride() == b.stride()
+    assert a.device == b.device
+    x, y = a.cpu(), b.cpu()
+    if a.dtype is openreg.bfloat16:
+        x, y = x.float(), y.float()
+    np.testing.assert_array_equal(x.numpy(), y.numpy())
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_repeated_calls_equal_the_first(devices, dtype):
+    """The first call of a signature runs the meta rule and compute; the second one the cached plan (for add, sub,
+    mul, abs and neg: the ufunc). Both give the same values, dtype and layout, broadcasting and strided too."""
+    a = _make((3, 4), dtype, devices, 1)
+    b = _make((3, 4), dtype, devices, 2)
+    row = _make((4,), dtype, devices, 3)
+    calls = [lambda: a + b, lambda: a * b, lambda: a * row, lambda: a.t() + b.t(), lambda: a[:, 1:] * b[:, :3]]
+    if dtype is not openreg.bool:
+        calls += [lambda: a - b, lambda: openreg.sub(a, row, alpha=2), lambda: -a]
+    if not dtype.is_complex and dtype is not openreg.bool:
+        calls += [lambda: a.abs()]
+    for call in calls:
+        first, second, third = call(), call(), call()
+        _same(first, second)
+        _same(first, third)
+        assert second.data_ptr() != third.data_ptr()      # a fresh result every time
+
+
+def test_errors_are_not_cached(devices):
+    a = openreg.ones(2, dtype=openreg.bool, device=devices)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool tensors"):
+            a - a
+    x, y = openreg.ones(2, 3, device=devices), openreg.ones(4, device=devices)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="must match the size"):
+            x + y
+
+
+def test_alpha_types_are_told_apart():
+    """``alpha=1``, ``alpha=True`` and ``alpha=1.0`` compare equal but PyTorch treats them differently."""
+    i = openreg.tensor([1, 2])
+    assert (openreg.add(i, i, alpha=1)).tolist() == [2, 4]
+    with pytest.raises(RuntimeError, match="Boolean alpha only supported"):
+        openreg.add(i, i, alpha=True)
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        openreg.add(i, i, alpha=1.0)
+    assert openreg.add(i, i, alpha=2).tolist() == [3, 6]
+
+
+def test_default_dtype_change_is_seen():
+    """A meta rule that reads the default dtype (integer ``div``, ``sigmoid``) gives the new one after a change."""
+    i = openreg.tensor([1, 2])
+    assert (i / i).dtype is openreg.float32 and i.sigmoid().dtype is openreg.float32
+    openreg.set_default_dtype(openreg.float64)
+    try:
+        assert (i / i).dtype is openreg.float64 and i.sigmoid().dtype is openreg.float64
+    finally:
+        openreg.set_default_dtype(openreg.float32)
+    assert (i / i).dtype is openreg.float32
+
+
+def test_library_impl_after_caching_takes_effect_and_undo_restores(devices):
+    """A kernel registered over a structured kernel whose signatures are cached runs from the next call on;
+    destroying the Library brings back the structured kernel (with its cache)."""
+    import warnings
+    x, y = openreg.ones(3, device=devices), openreg.full((3,), 2.0, device=devices)
+    for _ in range(3):
+        assert (x + y).tolist() == [3.0, 3.0, 3.0]
+    key = "CPU" if x.device.type == "cpu" else "PrivateUse1"
+    lib = Library("aten", "IMPL")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        lib.impl("add.Tensor", lambda a, b, *, alpha=1: openreg.zeros(7, device=a.device), key)
+    try:
+        assert (x + y).shape == (7,) and (x + y).tolist() == [0.0] * 7
+    finally:
+        lib._destroy()
+    assert (x + y).tolist() == [3.0, 3.0, 3.0]
+    assert (x * y).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_cache_is_bounded():
+    x = openreg.ones(1)
+    for n in range(1, structured._SIGNATURE_LIMIT + 40):
+        x = openreg.ones(n)
+        x.abs()
+    assert all(len(cache) <= structured._SIGNATURE_LIMIT for cache in structured._signature_caches)
+
+
+def test_scalars_do_not_fill_the_cache():
+    """A Python number that changes on every call (a learning rate) is not part of a cached signature."""
+    x = openreg.ones(5)
+    sizes = [len(c) for c in structured._signature_caches]
+    for i in range(50):
+        x * (0.5 + i)
+        x + i
+    assert [len(c) for c in structured._signature_caches] == sizes
+
+
+def test_devices_are_interned():
+    d = openreg.device("privateuseone", 0)
+    assert d is openreg.device("privateuseone:0") is copy.copy(d) is copy.deepcopy(d) is pickle.loads(pickle.dumps(d))
+    assert openreg.device("cpu") is openreg.device("cpu", None) and openreg.device("cpu") == "cpu"
+    assert {openreg.device("cpu"): 1}[openreg.device("cpu")] == 1
+    assert openreg.device("cpu") != openreg.device("meta") and openreg.device("cpu") != "meta"
+
+
+def test_wrapped_result_matches_the_constructors():
+    """``wrap_array`` builds a CPU result's storage and tensor field by field; they must agree with
+    ``UntypedStorage._init`` and ``TensorBase._init_view`` (a field added there must be added here)."""
+    arr = np.arange(6.0).reshape(2, 3)
+    fast = wrap_array(arr)
+    storage = object.__new__(UntypedStorage)
+    storage._init(arr, arr.nbytes, openreg.device("cpu"))
+    slow = openreg.Tensor._make(storage, openreg.Size((2, 3)), (3, 1), 0, openreg.float64)
+    for name in UntypedStorage.__slots__:
+        if name not in ("__weakref__", "_data"):
+            assert getattr(fast._storage, name) == getattr(slow._storage, name), name
+    assert fast._storage._data is arr
+    for name in TensorBase.__slots__:
+        if name not in ("__dict__", "__weakref__", "_storage", "_vc", "_arr", "_arr_src"):
+            assert getattr(fast, name) == getattr(slow, name), name
+    assert fast._ks == slow._ks and fast._vc.value == slow._vc.value == 0 and fast._vc is not slow._vc
+    assert fast.__dict__ == slow.__dict__
+
+
+def test_version_counters_and_hooks_still_work():
+    x = openreg.ones(3, requires_grad=True)
+    y = openreg.ones(3)
+    z = x * y
+    z2 = x * y
+    assert z._version == 0 and z2._vc is not z._vc
+    z.add_(1)
+    assert z._version == 1 and z2._version == 0
+    seen = []
+    x.register_hook(lambda g: seen.append(g.tolist()))
+    (x * y).sum().backward()
+    (x * y).sum().backward()
+    assert seen == [[1.0, 1.0, 1.0]] * 2
