@@ -179,32 +179,39 @@ class CachingAllocator:
         """A block of at least ``nbytes`` on device ``index`` (from the cache when possible)."""
         size = round_size(nbytes) if nbytes > MIN_BLOCK else MIN_BLOCK
         with self._lock:
-            st = self._state(index)
+            st = self._devices[index]
             cached = st.cache.get(size)
             if cached:
                 segment = cached.pop()
             else:
                 segment = self._new_segment(index, size, nbytes)
             block = Block(segment, size, nbytes, index)
-            # statistics: integer adds on the pool's counters, then the peaks of the pool and of "all"
+            # statistics: integer adds on the pool's counters, then the peaks of the pool and of "all" (plain
+            # comparisons: this runs on every device allocation)
             small, large = st.small, st.large
             p = small if size <= SMALL_LIMIT else large
-            p.alloc += size
+            p.alloc = alloc = p.alloc + size
             p.alloc_in += size
-            p.req += nbytes
+            p.req = req = p.req + nbytes
             p.req_in += nbytes
-            p.count += 1
+            p.count = count = p.count + 1
             p.count_in += 1
-            p.alloc_peak = max(p.alloc_peak, p.alloc)
-            p.req_peak = max(p.req_peak, p.req)
-            p.count_peak = max(p.count_peak, p.count)
+            if alloc > p.alloc_peak:
+                p.alloc_peak = alloc
+            if req > p.req_peak:
+                p.req_peak = req
+            if count > p.count_peak:
+                p.count_peak = count
             peaks = st.all_peaks
             total = small.alloc + large.alloc
-            peaks["alloc"] = max(peaks["alloc"], total)
+            if total > peaks["alloc"]:
+                peaks["alloc"] = total
             total = small.req + large.req
-            peaks["req"] = max(peaks["req"], total)
+            if total > peaks["req"]:
+                peaks["req"] = total
             total = small.count + large.count
-            peaks["count"] = max(peaks["count"], total)
+            if total > peaks["count"]:
+                peaks["count"] = total
             return block
 
     def free(self, block: Block) -> None:

@@ -35,7 +35,7 @@ from openreg.operators._loader import declared_overloads, register_backend
 from openreg.scalar_conversion import check_scalar_fits
 from openreg.tensor import Tensor
 
-from . import kernels
+from . import kernels, storage_backend
 from .driver_select import get_driver
 from .storage_backend import pool_empty
 from .streams import current_stream
@@ -93,6 +93,9 @@ def device_of(op: str, args, kwargs, *, check: bool = True):
 def on_device(fn, op: str, *, check: bool = True):
     """Wrap a device-agnostic kernel for the device (device check; cuda: right device and stream)."""
     def kernel(*args, **kwargs):
+        ctx = storage_backend._ctx
+        if not check and ctx is not None and ctx.host:   # emulated driver: no device or stream to enter
+            return fn(*args, **kwargs)
         dev = device_of(op, args, kwargs, check=check)
         drv = get_driver()
         if drv.name == "emulated" or dev is None or dev._type != PRIVATEUSE1:

@@ -187,6 +187,19 @@ class PrivateUse1StorageBackend(StorageBackend):
             (_ctx or context()).driver.memcpy_dtoh(out, allocation_of(data).segment, offset)
         return out
 
+    def new_buffer(self, shape: tuple, np_dtype, device):
+        """Fresh row-major device memory for a kernel to write a result of ``shape`` into: ``(data, array)``."""
+        ctx = _ctx or context()
+        nbytes = np_dtype.itemsize
+        for n in shape:
+            nbytes *= n
+        alloc = DeviceAllocation(ctx.allocator, _index(ctx, device), nbytes)
+        if not nbytes:
+            return alloc, ctx.xp.empty(shape, np_dtype)
+        if ctx.host:
+            return alloc, np.ndarray(shape, np_dtype, alloc.segment.mem)
+        return alloc, ctx.driver.as_array(alloc.segment, 0, np_dtype, shape, _contiguous_bytes(shape, np_dtype.itemsize))
+
     def adopt(self, arr, device):
         ctx = _ctx or context()
         if arr.__class__ is PoolArray:

@@ -238,6 +238,31 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
     return t
 
 
+def wrap_buffer(data, arr, dtype, device: Device):
+    """A new tensor over ``data``, fresh row-major memory of ``device`` that ``arr`` (of ``dtype``'s storage type)
+    views: what ``StorageBackend.new_buffer`` gave and a kernel wrote its result into."""
+    if _Tensor is None:
+        _load_tensor_types()
+    storage = _new(UntypedStorage)
+    storage._init(data, arr.nbytes, device)
+    shape = arr.shape
+    t = _new(_Tensor)                      # TensorBase._init_view, written out as in wrap_array
+    t._storage = storage
+    t._size = _Size(shape)
+    t._stride = _contiguous_cache.get(shape) or _contiguous_strides(shape)
+    t._offset = 0
+    t._dtype = dtype
+    t._ks = _tensor_module._KEYSETS[device._type]
+    t._vc = _tensor_module.new_version()
+    t._base = t._grad_fn = None
+    if storage._backend.array_module is np:
+        t._arr, t._arr_src = arr, data
+    else:
+        t._arr = t._arr_src = None
+    t._rg = False
+    return t
+
+
 def _wrap_dense_layout(arr: np.ndarray, dtype, device: Device):
     """Wrap a non-C-contiguous result, keeping its layout when it is a permutation of a dense block.
 

@@ -40,6 +40,11 @@ class StorageBackend:
         """A NumPy uint8 copy of the bytes (used by .cpu(), printing and serialization)."""
         raise NotImplementedError
 
+    def new_buffer(self, shape: tuple, np_dtype, device: Device):
+        """Fresh row-major memory for a kernel to write a result of ``shape`` into: ``(data, array viewing
+        it)``; None when the backend's kernels return their results instead (the CPU: NumPy allocates them)."""
+        return None
+
     def adopt(self, arr, device: Device):
         """Take a freshly computed array as a storage buffer: ``(data, array_viewing_data)``."""
         raise NotImplementedError

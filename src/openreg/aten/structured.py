@@ -20,11 +20,11 @@ import numpy as np
 
 from .. import _threads
 from .. import dtypes as _dt
-from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute, wrap_array
+from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute, wrap_array, wrap_buffer
 from .._quiet import enter_quiet, leave_quiet
 from ..devices import PRIVATEUSE1
 from ..devices import device as Device
-from ..storage import UntypedStorage, storage_backend
+from ..storage import StorageBackend, UntypedStorage, storage_backend
 from ..storage_bounds import INT64_MAX, storage_nbytes
 from ..tensor import Size
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
@@ -243,12 +243,18 @@ def _signature(args, kwargs):
 
 class _Plan:
     """What a cached signature resolved to: the meta rule's ``Spec``, the NumPy-layout check's answer, and
-    ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays."""
+    ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays (writing into the device
+    memory ``buffer(shape, np_dtype, device)`` gives, on a backend that has it)."""
 
-    __slots__ = ("small", "spec", "strided", "ufunc")
+    __slots__ = ("buffer", "small", "spec", "strided", "ufunc")
 
     def __init__(self, spec, small, strided, ufunc):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
+        self.buffer = None
+        if ufunc is not None and spec.device._type != "cpu":
+            backend = storage_backend(spec.device._type)
+            if type(backend).new_buffer is not StorageBackend.new_buffer:
+                self.buffer = backend.new_buffer
 
 
 def _direct_ufunc(ufunc_name, defaults, spec: Spec, args, kwargs):
@@ -313,6 +319,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
             spec = plan.spec
             direct = plan.ufunc
             if direct is not None:
+                buffer = plan.buffer
                 # TensorBase._array's cached view, read in place
                 a = args[0]
                 x = a._arr
@@ -320,6 +327,14 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                     x = a._array()
                 token = enter_quiet()
                 try:
+                    if buffer is not None:       # a device: the ufunc writes into fresh device memory
+                        data, out = buffer(spec.size, spec.dtype.numpy, spec.device)
+                        if len(args) == 1:
+                            direct(x, out=out)
+                        else:
+                            b = args[1]
+                            direct(x, b._array(), out=out)
+                        return wrap_buffer(data, out, spec.dtype, spec.device)
                     if len(args) == 1:
                         arr = direct(x)
                     else:
