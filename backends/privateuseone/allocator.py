@@ -196,21 +196,21 @@ class CachingAllocator:
             p.req_in += nbytes
             p.count = count = p.count + 1
             p.count_in += 1
-            if alloc > p.alloc_peak:
+            if alloc > p.alloc_peak:  # noqa: PLR1730 - no call
                 p.alloc_peak = alloc
-            if req > p.req_peak:
+            if req > p.req_peak:  # noqa: PLR1730 - no call
                 p.req_peak = req
-            if count > p.count_peak:
+            if count > p.count_peak:  # noqa: PLR1730 - no call
                 p.count_peak = count
             peaks = st.all_peaks
             total = small.alloc + large.alloc
-            if total > peaks["alloc"]:
+            if total > peaks["alloc"]:  # noqa: PLR1730 - no call
                 peaks["alloc"] = total
             total = small.req + large.req
-            if total > peaks["req"]:
+            if total > peaks["req"]:  # noqa: PLR1730 - no call
                 peaks["req"] = total
             total = small.count + large.count
-            if total > peaks["count"]:
+            if total > peaks["count"]:  # noqa: PLR1730 - no call
                 peaks["count"] = total
             return block
 
