@@ -42,8 +42,8 @@ class StorageBackend:
 
     def new_buffer(self, shape: tuple, np_dtype, device: Device):
         """Fresh row-major memory for a kernel to write a result of ``shape`` into: ``(data, array viewing
-        it)``; None when the backend's kernels return their results instead (the CPU: NumPy allocates them)."""
-        return None
+        it)``. Only backends that override it have one: on the others (the CPU) kernels return fresh arrays."""
+        raise NotImplementedError
 
     def adopt(self, arr, device: Device):
         """Take a freshly computed array as a storage buffer: ``(data, array_viewing_data)``."""
