@@ -48,6 +48,16 @@ _POS = {"low": 0.5, "high": 2.0}
 _INTS = {"ints": True}
 
 SAMPLES = {
+    # elementary.py
+    "sinh": _unary(np.sinh), "cosh": _unary(np.cosh), "asin": _unary(np.arcsin, low=-0.9, high=0.9),
+    "acos": _unary(np.arccos, low=-0.9, high=0.9), "atan": _unary(np.arctan), "asinh": _unary(np.arcsinh),
+    "acosh": _unary(np.arccosh, low=1.1, high=3.0), "atanh": _unary(np.arctanh, low=-0.9, high=0.9),
+    "log2": _unary(np.log2, **_POS), "log10": _unary(np.log10, **_POS), "exp2": _unary(np.exp2),
+    "sinc": _unary(np.sinc), "deg2rad": _unary(np.deg2rad), "rad2deg": _unary(np.rad2deg),
+    "xlogy": Sample(lambda m: (m(2, 3), m(1, 3, **_POS)), lambda x, y: x * np.log(y)),
+    "logaddexp": _binary(np.logaddexp), "logaddexp2": _binary(np.logaddexp2),
+    "float_power": Sample(lambda m: (m(2, 3, **_POS), m(1, 3)),
+                          lambda x, y: np.power(x.astype(np.float64), y.astype(np.float64)), ("float64",)),
     # unary
     "abs": _unary(np.abs), "neg": _unary(np.negative), "exp": _unary(np.exp), "log": _unary(np.log, **_POS),
     "sqrt": _unary(np.sqrt, **_POS), "rsqrt": _unary(lambda x: 1 / np.sqrt(x), **_POS), "sin": _unary(np.sin),

@@ -195,6 +195,12 @@ SAMPLES = {
                                           [r(d, 3, lo=0.1, hi=0.4), pos(d, 3)]),
     "aten::remainder_.Scalar": lambda d: (lambda x: A.remainder_.Scalar(x * 1, 1.5), [r(d, 3, lo=0.1, hi=0.9)]),
     "aten::remainder.Scalar_Tensor": lambda d: (lambda y: A.remainder.Scalar_Tensor(0.3, y), [r(d, 3, lo=0.5, hi=0.9)]),
+    "aten::xlogy.Scalar_Other": lambda d: (lambda x: A.xlogy.Scalar_Other(x, 2.5), [r(d, 2, 3)]),
+    "aten::xlogy_.Scalar_Other": lambda d: (lambda x: A.xlogy_.Scalar_Other(x * 1, 2.5), [r(d, 2, 3)]),
+    "aten::xlogy.Scalar_Self": lambda d: (lambda y: A.xlogy.Scalar_Self(1.5, y), [pos(d, 3)]),
+    "aten::float_power.Tensor_Scalar": lambda d: (lambda x: A.float_power.Tensor_Scalar(x, 3), [r(d, 2, 3)]),
+    "aten::float_power_.Scalar": lambda d: (lambda x: A.float_power_.Scalar(x * 1, 2.5), [pos(d, 2, 3)]),
+    "aten::float_power.Scalar": lambda d: (lambda y: A.float_power.Scalar(2.0, y), [r(d, 3)]),
     "aten::index_put": lambda d: (lambda x, v: A.index_put.default(x, [openreg.tensor([0, 2], device=d)], v),
                                   [r(d, 3, 2), r(d, 2)]),
     "aten::index_put_": lambda d: (lambda x, v: A.index_put_.default(
@@ -255,7 +261,12 @@ def _record_sample(op: str):
     inplace = overload._schema.arguments[0].is_write
 
     def sample(d):
-        args = SAMPLES_BY_RECORD[record.name].inputs(lambda *shape: r(d, *shape))
+        def make(*shape, dtype=None, low=None, high=None, ints=False):
+            if dtype is not None and "float" not in dtype:      # an index or mask argument: not differentiated
+                values = np.round(RNG.uniform(-3, 3, size=shape)).tolist()
+                return openreg.tensor(values, dtype=getattr(openreg, dtype), device=d)
+            return r(d, *shape, lo=-1.0 if low is None else low, hi=1.0 if high is None else high)
+        args = SAMPLES_BY_RECORD[record.name].inputs(make)
         tensors = [i for i, a in enumerate(args) if isinstance(a, openreg.Tensor)]
 
         def fn(*ts):

@@ -61,7 +61,7 @@ from .autograd.grad_mode import (  # noqa: F401,E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
-from . import linalg, nn, optim  # noqa: F401,E402
+from . import linalg, nn, optim, special  # noqa: F401,E402
 from . import accelerator, amp, cuda_name as _cuda_name  # noqa: F401,E402
 from .amp import autocast  # noqa: F401,E402
 from .amp.state import (  # noqa: F401,E402

@@ -28,8 +28,6 @@ def xp_of(t):
     return t._storage._backend.array_module
 
 
-
-
 def as_compute(x, spec, xp):
     """An operand (tensor or Python scalar) as an array of the spec's compute dtype."""
     target = spec.compute

@@ -48,14 +48,17 @@ def _arg_names(schema) -> tuple:
     return tuple(a.name for a in schema.arguments if not (a.kwarg_only and a.is_write))
 
 
-def _selection(record: Op, groups: list[Group], pick) -> list[tuple[str, Group]]:
-    """``[(condition, group)]`` in test order; the last condition is empty (the fallback)."""
+def _selection(record: Op, groups: list[Group], pick, rename_self: bool = False) -> list[tuple[str, Group]]:
+    """``[(condition, group)]`` in test order; the last condition is empty (the fallback). With
+    ``rename_self`` the conditions name ``self`` as the function's ``input``."""
     if len(groups) == 1:
         return [("", groups[0])]
     schemas = [record.schema(pick(g)) for g in groups]
     names = _arg_names(schemas[0])
+    if rename_self:
+        names = tuple("input" if n == "self" else n for n in names)
     for s in schemas[1:]:
-        if _arg_names(s) != names:
+        if _arg_names(s) != _arg_names(schemas[0]):
             raise TypeError(f"record {record.name}: overloads {[str(x) for x in schemas]} name their arguments "
                             f"differently; write function=/method= by hand")
     kinds = [tuple(a.type.kind == "Tensor" and not a.type.is_list for a in s.arguments
@@ -92,7 +95,7 @@ def _tensor_class():
 def make_function(record: Op, name: str):
     """``openreg.<name>(input, ..., *, out=None)`` over the record's functional (and ``out=``) overloads."""
     groups = [g for g in record.groups if g.functional]
-    choice = _selection(record, groups, lambda g: g.functional)
+    choice = _selection(record, groups, lambda g: g.functional, rename_self=True)
     first = record.schema(choice[0][1].functional)
     params, defaults, star = _args(first, True)
     has_out = any(g.out for g in groups)
