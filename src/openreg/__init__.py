@@ -20,7 +20,7 @@ from .dtypes import (  # noqa: F401
 )
 from .devices import device  # noqa: F401
 from .storage import UntypedStorage  # noqa: F401
-from .tensor import Size, Tensor  # noqa: F401
+from .tensor import Size, Tensor, is_tensor  # noqa: F401
 from ._dispatch.keys import DispatchKey  # noqa: F401
 from ._dispatch.tags import Tag  # noqa: F401
 from ._dispatch.ops import ops  # noqa: F401
@@ -32,11 +32,8 @@ globals().update(_operators.functions())  # openreg.hypot, ...
 from . import serialization  # noqa: F401,E402
 from .serialization import load, save  # noqa: F401,E402
 from .dlpack import from_dlpack  # noqa: F401,E402
-from .functions_tensor import *  # noqa: F401,F403,E402  (openreg.cat, openreg.arange, ...)
 from .memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E402,E501
-from .factories import (  # noqa: F401
-    as_tensor, empty, empty_strided, from_numpy, full, ones, tensor, zeros,
-)
+from .tensor_from_data import as_tensor, from_numpy, tensor  # noqa: F401,E402
 from . import utils  # noqa: F401
 from .utils.backend_registration import _register_device_module  # noqa: F401
 

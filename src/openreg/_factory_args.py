@@ -1,5 +1,6 @@
 """The Python-level arguments of factory functions (``openreg.zeros(2, 3)``, ``requires_grad=``, ``out=``),
-shared by ``openreg/factories.py`` and the operator records' functions. Importable while ``Tensor`` is built.
+shared by the factory records' functions (``operators/factories.py``, ``operators/random.py``).
+Importable while ``Tensor`` is built.
 
 >>> size_args(((2, 3),)), size_args((2, 3))
 ((2, 3), (2, 3))

@@ -27,7 +27,7 @@ _BASIC_TYPES = (int, slice, type(None), type(Ellipsis))
 
 
 def _as_index_tensor(obj, like: Tensor) -> Tensor:
-    from .factories import tensor
+    from .tensor_from_data import tensor
     if isinstance(obj, range):  # PyTorch indexes with any sequence: x[range(n), y]
         obj = list(obj)
     try:
@@ -136,7 +136,7 @@ def apply_indices(self: Tensor, index):
 
 
 def _bool_index(value: bool, like: Tensor) -> Tensor:
-    from .factories import tensor
+    from .tensor_from_data import tensor
     return tensor([0] if value else [], dtype=_dt.int64)
 
 
@@ -166,7 +166,7 @@ def setitem(self: Tensor, index, value) -> None:
         if isinstance(value, np.generic):
             value = value.item()
         elif isinstance(value, np.ndarray):
-            from .factories import tensor
+            from .tensor_from_data import tensor
             value = tensor(value)
         elif not isinstance(value, (bool, int, float, complex)):
             raise TypeError(f"can't assign a {type(value).__name__} to a {self.type()}")

@@ -91,7 +91,7 @@ def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=F
 
 
 def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    from .factories import tensor
+    from .tensor_from_data import tensor
     if isinstance(data, TensorBase):
         import warnings
         warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.clone().detach() "

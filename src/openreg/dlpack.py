@@ -304,7 +304,7 @@ def _import_cpu(capsule: Any, device: tuple[int, int]) -> Tensor:
     if name is not None and getattr(_dt, name).is_narrow_float:
         return _import_narrow_float(capsule, view, getattr(_dt, name))
     # NumPy imports its own dtypes (and from_numpy refuses those openreg lacks: uint16 ...)
-    from .factories import from_numpy
+    from .tensor_from_data import from_numpy
     arr = np.from_dlpack(_CapsuleHolder(capsule, device))
     strides = _element_strides(arr.shape, arr.strides, arr.itemsize, "CPU")
     if any(s < 0 for s in arr.strides):  # only on dims of size <= 1, where a stride means nothing
@@ -331,7 +331,7 @@ class _ImportedMemory:
 
 def _import_narrow_float(capsule: Any, view: Any, dtype) -> Tensor:
     """bfloat16/float8 host memory (NumPy cannot import those): read the capsule directly."""
-    from .factories import from_numpy
+    from .tensor_from_data import from_numpy
     item = dtype.itemsize
     byte_strides = tuple(s * item for s in view.strides)
     strides = _element_strides(view.shape, byte_strides, item, "CPU")

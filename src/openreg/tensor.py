@@ -508,4 +508,14 @@ class Tensor(AutogradMethods, ViewMethods, DeviceMethods, DeferredMethods, Tenso
     __slots__ = ()
 
 
-__all__ = ["META", "PRIVATEUSE1", "Size", "Tensor", "TensorBase", "contiguous_strides"]
+def is_tensor(obj) -> bool:
+    """Whether ``obj`` is an openreg Tensor.
+
+    >>> import openreg
+    >>> openreg.is_tensor(openreg.zeros(1)), openreg.is_tensor([1])
+    (True, False)
+    """
+    return isinstance(obj, TensorBase)
+
+
+__all__ = ["META", "PRIVATEUSE1", "Size", "Tensor", "TensorBase", "contiguous_strides", "is_tensor"]

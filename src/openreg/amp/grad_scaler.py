@@ -91,7 +91,7 @@ class GradScaler:
         return self._scale, self._growth_tracker
 
     def _lazy_init_scale_growth_tracker(self, dev) -> None:
-        from ..factories import full
+        from ..operators.factories import full
         self._scale = full((), self._init_scale, dtype=dtypes.float32, device=dev)
         self._growth_tracker = full((), self._init_growth_tracker, dtype=dtypes.int32, device=dev)
 
@@ -148,7 +148,7 @@ class GradScaler:
             raise RuntimeError("unscale_() has already been called on this optimizer since the last update().")
         if state["stage"] is OptState.STEPPED:
             raise RuntimeError("unscale_() is being called after step().")
-        from ..factories import full
+        from ..operators.factories import full
         inv_scale = self._scale.double().reciprocal().float()
         found_inf = full((1,), 0.0, dtype=dtypes.float32, device=self._scale.device)
         state["found_inf_per_device"] = self._unscale_grads_(optimizer, inv_scale, found_inf, False)

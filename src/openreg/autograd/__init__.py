@@ -100,7 +100,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
 
 
 def _scalar_grad(value, like):
-    from ..factories import full
+    from ..operators.factories import full
     return full(tuple(like.shape), value, dtype=like.dtype, device=like.device)
 
 
@@ -142,7 +142,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     for i, (t, g) in enumerate(zip(inputs_l, result)):
         if g is None:
             if materialize_grads:
-                from ..factories import zeros
+                from ..operators.factories import zeros
                 g = zeros(tuple(t.shape), dtype=t.dtype, device=t.device)
             elif not allow_unused:
                 raise RuntimeError(f"The differentiated Tensor at index {i} appears to not have been used in the "

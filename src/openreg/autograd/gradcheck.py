@@ -31,7 +31,7 @@ def _host(t) -> np.ndarray:
 
 
 def _like(arr: np.ndarray, t, requires_grad: bool = False):
-    from ..factories import tensor
+    from ..tensor_from_data import tensor
     data = arr.tolist() if arr.ndim == 0 else arr
     return tensor(data, dtype=t.dtype, device=t.device, requires_grad=requires_grad)
 
@@ -178,7 +178,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
     inputs = [inputs] if hasattr(inputs, "_ks") else list(inputs)
     outs = _outputs(func, inputs)
     if grad_outputs is None:
-        from ..factories import tensor
+        from ..tensor_from_data import tensor
         rng = np.random.default_rng(0)
         grad_outputs = [tensor(rng.standard_normal(tuple(o.shape)).tolist(), dtype=o.dtype, device=o.device,
                                requires_grad=True) for o in outs]

@@ -65,7 +65,7 @@ def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     n = input.shape[0]
     rows = [i for i in range(n) for j in range(i + 1, n)]
     cols = [j for i in range(n) for j in range(i + 1, n)]
-    from ..factories import tensor
+    from ..tensor_from_data import tensor
     index = tensor(rows, device=input.device), tensor(cols, device=input.device)
     return (input.index_select(0, index[0]) - input.index_select(0, index[1])).norm(p, -1)
 

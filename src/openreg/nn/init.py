@@ -279,7 +279,7 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
         q = q * np.sign(np.diag(r))
         if rows < cols:
             q = q.T
-        from ..factories import tensor as make_tensor
+        from ..tensor_from_data import tensor as make_tensor
         result = make_tensor(np.ascontiguousarray(q), dtype=tensor.dtype, device=tensor.device)
         tensor.copy_(result.view(tensor.shape))
         tensor.mul_(gain)

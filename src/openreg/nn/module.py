@@ -565,7 +565,7 @@ class Module:
     def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
         """Replace every parameter and buffer by uninitialised storage on ``device`` (e.g. to materialise a module
         built on the meta device)."""
-        from ..functions_tensor import empty_like
+        from ..operators.factories import empty_like
         return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
 
     def cpu(self) -> Module:

@@ -42,7 +42,7 @@ def _canonical_mask(mask: Tensor | None, mask_name: str, other_type, other_name:
                       f"instead.", stacklevel=3)
     if is_float:
         return mask
-    from ..factories import zeros
+    from ..operators.factories import zeros
     return zeros(tuple(mask.shape), dtype=target_type, device=mask.device).masked_fill_(mask, float("-inf"))
 
 
@@ -87,8 +87,8 @@ def _pad_last(t: Tensor | None) -> Tensor | None:
     """Append one zero column on the last dimension (the extra key of ``bias_k`` / ``add_zero_attn``)."""
     if t is None:
         return None
-    from ..factories import zeros
-    from ..functions_tensor import cat
+    from .. import cat
+    from ..operators.factories import zeros
     return cat([t, zeros(tuple(t.shape[:-1]) + (1,), dtype=t.dtype, device=t.device)], -1)
 
 
@@ -115,8 +115,8 @@ def multi_head_attention_forward(query: Tensor, key: Tensor, value: Tensor, embe
     ...                              openreg.eye(2), None, need_weights=False)[0].tolist()
     [[[2.0, 2.0]], [[2.0, 2.0]]]
     """
-    from ..factories import zeros
-    from ..functions_tensor import cat
+    from .. import cat
+    from ..operators.factories import zeros
     batched = _is_batched(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

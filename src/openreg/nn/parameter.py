@@ -15,7 +15,7 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True) -> Parameter:  # noqa: PYI034
         if data is None:
-            from ..factories import empty
+            from ..operators.factories import empty
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter expects a Tensor, got {type(data).__name__}")

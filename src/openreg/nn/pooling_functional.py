@@ -117,7 +117,7 @@ def _adaptive_windows(n_in: int, n_out: int) -> list:
 
 
 def _adaptive_max_pool(input: Tensor, output_size: list, name: str):
-    from ..factories import tensor
+    from ..tensor_from_data import tensor
     nd = len(output_size)
     if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(f"{name}(): Expected {nd + 1}D or {nd + 2}D tensor, but got: {list(input.shape)}")

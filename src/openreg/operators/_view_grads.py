@@ -52,7 +52,7 @@ def _storage_index(size, stride, offset: int, device):
         shape = [1] * len(size)
         shape[d] = sz
         idx = idx + (np.arange(sz, dtype=np.int64) * st).reshape(shape)
-    from ..factories import tensor
+    from ..tensor_from_data import tensor
     return tensor(idx.reshape(-1).tolist(), dtype=None, device=device).view(tuple(size)) if idx.size else \
         tensor([], device=device)
 

@@ -26,6 +26,7 @@ from ..devices import device as Device
 from ..memory_format import contiguous_format, normalize, preserve_format, preserved_strides, strides_for
 from ..tensor import TensorBase
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
+from ._method_args import method_as_function
 from ._record import Deriv, Op, register
 
 CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
@@ -217,11 +218,11 @@ _BACKEND_KERNELS = {
 }
 
 
-def _copy_op(name: str, schemas: str, kernels: dict, derivatives: dict, method=False, extra_methods=None) -> Op:
-    """``kernels``: ``{overload: (dispatch key, fn)}``, plus the backends' own kernels of ``_BACKEND_KERNELS``;
-    ``openreg.<fn>`` is written by hand (``functions_tensor``)."""
+def _copy_op(name: str, schemas: str, kernels: dict, derivatives: dict, method=False, extra_methods=None,
+             function=False) -> Op:
+    """``kernels``: ``{overload: (dispatch key, fn)}``, plus the backends' own kernels of ``_BACKEND_KERNELS``."""
     return Op(name, schemas, kernels={o: {key: fn, **_BACKEND_KERNELS.get(o, {})} for o, (key, fn) in kernels.items()},
-              derivatives=derivatives, function=False, method=method, extra_methods=extra_methods)
+              derivatives=derivatives, function=function, method=method, extra_methods=extra_methods)
 
 
 def _no_grad_to_self(g, a):
@@ -255,7 +256,8 @@ fill_op = _copy_op("fill", """
 zero_op = _copy_op("zero_", "zero_(Tensor(a!) self) -> Tensor(a!)", {"zero_": ("Meta", _meta_zero_)},
                    {"zero_": Deriv(name="ZeroBackward0", self=_no_grad_to_self, jvp={})}, _zero_method)
 clone_op = _copy_op("clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor  [core, pointwise]",
-                    {"clone": (CEA, clone)}, {"clone": Deriv(linear=True, self=lambda g, a: g)}, True)
+                    {"clone": (CEA, clone)}, {"clone": Deriv(linear=True, self=lambda g, a: g)}, True,
+                    function=method_as_function("clone", "openreg.zeros(2)", [2]))
 to_copy_op = _copy_op("_to_copy", (
     "_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
     "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor  [core]"),

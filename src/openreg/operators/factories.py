@@ -25,6 +25,7 @@ from .. import dtypes as _dt
 from .._array_bridge import from_compute, wrap_array
 from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.ops import A
+from .._factory_args import finish, into, size_args
 from ..aten.factories import empty_memory_format as _empty
 from ..aten.factories import empty_strided as _empty_strided
 from ..aten.factories import resolve_device
@@ -354,32 +355,235 @@ def _new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, p
 
 
 
+# -- openreg.<fn>: PyTorch's Python signatures (sizes as ``*size`` or one sequence, requires_grad=, out=) ------
+def _item(x):
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def _size_of(size) -> tuple:
+    return size_args((size,) if isinstance(size, (int, np.integer)) else tuple(size))
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+          memory_format=None, out=None) -> Tensor:
+    """An uninitialised tensor of ``size``.
+
+    >>> import openreg
+    >>> openreg.empty(2, 3).shape, openreg.empty((2, 3), dtype=openreg.int64).dtype
+    (openreg.Size([2, 3]), openreg.int64)
+    """
+    t = A.empty__memory_format(size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None,
+                               memory_format=memory_format)
+    return finish(into(t, out), requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
+                  layout=None) -> Tensor:
+    """An uninitialised tensor with explicit strides.
+
+    >>> import openreg
+    >>> openreg.empty_strided((2, 3), (1, 2)).stride()
+    (1, 2)
+    """
+    t = A.empty_strided(tuple(size), tuple(stride), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return finish(t, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
+    """A tensor of zeros.
+
+    >>> import openreg
+    >>> openreg.zeros(2, 1).tolist()
+    [[0.0], [0.0]]
+    """
+    t = A.zeros(size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return finish(into(t, out), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
+    """A tensor of ones.
+
+    >>> import openreg
+    >>> openreg.ones(2, dtype=openreg.int64).tolist()
+    [1, 1]
+    """
+    t = A.ones(size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return finish(into(t, out), requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False,
+         out=None) -> Tensor:
+    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value when not given).
+
+    >>> import openreg
+    >>> openreg.full((2,), True).dtype, openreg.full((1,), 2.5).tolist()
+    (openreg.bool, [2.5])
+    """
+    t = A.full(_size_of(size), _item(fill_value), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return finish(into(t, out), requires_grad)
+
+
+def arange(*args, start=None, end=None, step=None, out=None, dtype=None, layout=None, device=None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """``arange(end)``, ``arange(start, end)``, ``arange(start, end, step)``: int64 unless a bound is float.
+
+    >>> import openreg
+    >>> openreg.arange(5).tolist(), openreg.arange(0, 1, 0.25).tolist()
+    ([0, 1, 2, 3, 4], [0.0, 0.25, 0.5, 0.75])
+    """
+    args = [_item(a) for a in args]
+    if len(args) > 3:
+        raise TypeError(f"arange() takes from 1 to 3 positional arguments but {len(args)} were given")
+    if len(args) == 1:
+        if end is not None:
+            start, end = args[0], _item(end)
+        else:
+            end = args[0]
+    elif len(args) >= 2:
+        start, end = args[0], args[1]
+        if len(args) == 3:
+            step = args[2]
+    start = 0 if start is None else _item(start)
+    step = 1 if step is None else _item(step)
+    if end is None:
+        raise TypeError("arange() missing required argument 'end'")
+    end = _item(end)
+    if out is not None:
+        return A.arange__start_out(start, end, step, out=out)
+    t = A.arange__start_step(start, end, step, dtype=dtype, device=device, pin_memory=pin_memory or None)
+    return finish(t, requires_grad)
+
+
+def linspace(start, end, steps: int, *, out=None, dtype=None, layout=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """``steps`` evenly spaced values from ``start`` to ``end`` inclusive.
+
+    >>> import openreg
+    >>> openreg.linspace(-1, 1, 5).tolist()
+    [-1.0, -0.5, 0.0, 0.5, 1.0]
+    """
+    t = A.linspace(_item(start), _item(end), steps, dtype=dtype, device=device)
+    if out is not None:
+        resize_out("linspace", out, t._size)
+        return out.copy_(t)
+    return finish(t, requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, out=None, dtype=None, layout=None, device=None,
+        requires_grad: bool = False) -> Tensor:
+    """The identity matrix (``n`` x ``m``).
+
+    >>> import openreg
+    >>> openreg.eye(2).tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    t = A.eye(n, dtype=dtype, device=device) if m is None else A.eye__m(n, m, dtype=dtype, device=device)
+    return finish(t, requires_grad)
+
+
+def _like(op, input, *args, dtype=None, layout=None, device=None, requires_grad=False, memory_format=None,
+          pin_memory=False):
+    return finish(op(input, *args, dtype=dtype, device=device, memory_format=memory_format,
+                     pin_memory=pin_memory or None), requires_grad)
+
+
+def empty_like(input: Tensor, **kwargs) -> Tensor:
+    """An uninitialised tensor like ``input`` (same strides when it is dense).
+
+    >>> import openreg
+    >>> openreg.empty_like(openreg.zeros(2, 3).t()).stride()
+    (1, 3)
+    """
+    return _like(A.empty_like, input, **kwargs)
+
+
+def zeros_like(input: Tensor, **kwargs) -> Tensor:
+    """Zeros shaped like ``input``.
+
+    >>> import openreg
+    >>> openreg.zeros_like(openreg.ones(2)).tolist()
+    [0.0, 0.0]
+    """
+    return _like(A.zeros_like, input, **kwargs)
+
+
+def ones_like(input: Tensor, **kwargs) -> Tensor:
+    """Ones shaped like ``input``.
+
+    >>> import openreg
+    >>> openreg.ones_like(openreg.zeros(2, dtype=openreg.int32)).tolist()
+    [1, 1]
+    """
+    return _like(A.ones_like, input, **kwargs)
+
+
+def full_like(input: Tensor, fill_value, **kwargs) -> Tensor:
+    """``fill_value`` shaped like ``input`` (and of its dtype unless ``dtype=`` is given).
+
+    >>> import openreg
+    >>> openreg.full_like(openreg.zeros(2), 7).tolist()
+    [7.0, 7.0]
+    """
+    return _like(A.full_like, input, _item(fill_value), **kwargs)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """Row and column indices (2 x N) of the upper triangle of a ``row`` x ``col`` matrix.
+
+    >>> import openreg
+    >>> openreg.triu_indices(3, 3).tolist()
+    [[0, 0, 0, 1, 1, 2], [0, 1, 2, 1, 2, 2]]
+    """
+    return A.triu_indices(row, col, offset, dtype=dtype or _dt.int64, device=device)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None, layout=None) -> Tensor:
+    """Row and column indices (2 x N) of the lower triangle of a ``row`` x ``col`` matrix.
+
+    >>> import openreg
+    >>> openreg.tril_indices(2, 2).tolist()
+    [[0, 1, 1], [0, 0, 1]]
+    """
+    return A.tril_indices(row, col, offset, dtype=dtype or _dt.int64, device=device)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, layout=None, requires_grad: bool = False,
+                  pin_memory: bool = False) -> Tensor:
+    """A 0-dim tensor holding ``s`` (default dtype unless given).
+
+    >>> import openreg
+    >>> openreg.scalar_tensor(3).item(), openreg.scalar_tensor(3).dtype
+    (3.0, openreg.float32)
+    """
+    return finish(A.scalar_tensor(_item(s), dtype=dtype, device=device), requires_grad)
+
+
+
 _OPTS = "ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 _LIKE = _OPTS + ", MemoryFormat? memory_format=None"
 _LONG_OPTS = "ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None"
 CEA = "CompositeExplicitAutograd"
 
 
-def factory(name: str, schemas: str, kernels: dict, nondiff: tuple = ()) -> Op:
+def factory(name: str, schemas: str, kernels: dict, nondiff: tuple = (), function=False) -> Op:
     """A factory record: CompositeExplicitAutograd kernels ``{overload: fn}``, no derivative for the overloads
-    in ``nondiff`` (their results never require grad), public functions and methods written by hand
-    (``openreg/functions_tensor.py``, ``factories.py``, ``_tensor_methods_views.py``: they take sizes as
-    ``*size`` and ``requires_grad=``)."""
+    in ``nondiff`` (their results never require grad), its ``openreg.<fn>`` written above (``function``: sizes
+    as ``*size``, ``requires_grad=``, ``out=``); the ``new_*`` methods are in ``_tensor_methods_views.py``."""
     return Op(name, schemas, kernels={o: {CEA: fn} for o, fn in kernels.items()},
-              derivatives=dict.fromkeys(nondiff, NONDIFF), function=False, method=False)
+              derivatives=dict.fromkeys(nondiff, NONDIFF), function=function, method=False)
 
 
-empty = factory("empty", f"""
+empty_op = factory("empty", f"""
     empty.memory_format(SymInt[] size, *, {_OPTS}, MemoryFormat? memory_format=None) -> Tensor  [core]
-    """, {"empty.memory_format": _empty}, ("empty.memory_format",))
-empty_strided = factory("empty_strided", f"""
+    """, {"empty.memory_format": _empty}, ("empty.memory_format",), function=empty)
+empty_strided_op = factory("empty_strided", f"""
     empty_strided(SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor  [core]
-    """, {"empty_strided": _empty_strided}, ("empty_strided",))
-zeros = factory("zeros", f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", {"zeros": _zeros}, ("zeros",))
-ones = factory("ones", f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", {"ones": _ones}, ("ones",))
-full = factory("full", f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor  [core]", {"full": _full},
-               ("full",))
-arange = factory("arange", f"""
+    """, {"empty_strided": _empty_strided}, ("empty_strided",), function=empty_strided)
+zeros_op = factory("zeros", f"zeros(SymInt[] size, *, {_OPTS}) -> Tensor", {"zeros": _zeros}, ("zeros",), function=zeros)
+ones_op = factory("ones", f"ones(SymInt[] size, *, {_OPTS}) -> Tensor", {"ones": _ones}, ("ones",), function=ones)
+full_op = factory("full", f"full(SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor  [core]", {"full": _full},
+               ("full",), function=full)
+arange_op = factory("arange", f"""
     arange(Scalar end, *, {_OPTS}) -> Tensor
     arange.start(Scalar start, Scalar end, *, {_OPTS}) -> Tensor
     arange.start_step(Scalar start, Scalar end, Scalar step=1, *, {_OPTS}) -> Tensor  [core]
@@ -387,49 +591,49 @@ arange = factory("arange", f"""
     arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
     """, {"arange": _arange, "arange.start": _arange_start, "arange.start_step": _arange_start_step,
           "arange.out": _arange_out, "arange.start_out": _arange_start_out},
-    ("arange", "arange.start", "arange.start_step"))
-linspace = factory("linspace", f"""
+    ("arange", "arange.start", "arange.start_step"), function=arange)
+linspace_op = factory("linspace", f"""
     linspace(Scalar start, Scalar end, int steps, *, {_OPTS}) -> Tensor
     linspace.Tensor_Tensor(Tensor start, Tensor end, int steps, *, {_OPTS}) -> Tensor
     linspace.Tensor_Scalar(Tensor start, Scalar end, int steps, *, {_OPTS}) -> Tensor
     linspace.Scalar_Tensor(Scalar start, Tensor end, int steps, *, {_OPTS}) -> Tensor
     """, {"linspace": _linspace, "linspace.Tensor_Tensor": _linspace_tensor_tensor,
           "linspace.Tensor_Scalar": _linspace_tensor_tensor, "linspace.Scalar_Tensor": _linspace_tensor_tensor},
-    ("linspace", "linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor"))
-eye = factory("eye", f"""
+    ("linspace", "linspace.Tensor_Tensor", "linspace.Tensor_Scalar", "linspace.Scalar_Tensor"), function=linspace)
+eye_op = factory("eye", f"""
     eye(SymInt n, *, {_OPTS}) -> Tensor
     eye.m(SymInt n, SymInt m, *, {_OPTS}) -> Tensor
-    """, {"eye": _eye, "eye.m": _eye_m}, ("eye", "eye.m"))
-empty_like = factory("empty_like", f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", {"empty_like": _empty_like},
-                     ("empty_like",))
-zeros_like = factory("zeros_like", f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", {"zeros_like": _zeros_like},
-                     ("zeros_like",))
-ones_like = factory("ones_like", f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", {"ones_like": _ones_like},
-                    ("ones_like",))
-full_like = factory("full_like", f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor  [core]",
-                    {"full_like": _full_like}, ("full_like",))
+    """, {"eye": _eye, "eye.m": _eye_m}, ("eye", "eye.m"), function=eye)
+empty_like_op = factory("empty_like", f"empty_like(Tensor self, *, {_LIKE}) -> Tensor", {"empty_like": _empty_like},
+                     ("empty_like",), function=empty_like)
+zeros_like_op = factory("zeros_like", f"zeros_like(Tensor self, *, {_LIKE}) -> Tensor", {"zeros_like": _zeros_like},
+                     ("zeros_like",), function=zeros_like)
+ones_like_op = factory("ones_like", f"ones_like(Tensor self, *, {_LIKE}) -> Tensor", {"ones_like": _ones_like},
+                    ("ones_like",), function=ones_like)
+full_like_op = factory("full_like", f"full_like(Tensor self, Scalar fill_value, *, {_LIKE}) -> Tensor  [core]",
+                    {"full_like": _full_like}, ("full_like",), function=full_like)
 # The device computes triu_indices through the CPU fallback (as PyTorch's open-registration example backend).
-triu_indices = Op("triu_indices", f"triu_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
+triu_indices_op = Op("triu_indices", f"triu_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
                   kernels={"triu_indices": {
                       CEA: _triu_indices,
                       "PrivateUse1": "openreg.backends.privateuseone.fallback:cpu_fallback_kernel"}},
-                  function=False, method=False)
-tril_indices = factory("tril_indices", f"tril_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
-                       {"tril_indices": _tril_indices})
-scalar_tensor = factory("scalar_tensor", f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor  [core]",
-                        {"scalar_tensor": _scalar_tensor}, ("scalar_tensor",))
-new_empty = factory("new_empty", f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+                  function=triu_indices, method=False)
+tril_indices_op = factory("tril_indices", f"tril_indices(int row, int col, int offset=0, *, {_LONG_OPTS}) -> Tensor",
+                       {"tril_indices": _tril_indices}, function=tril_indices)
+scalar_tensor_op = factory("scalar_tensor", f"scalar_tensor(Scalar s, *, {_OPTS}) -> Tensor  [core]",
+                        {"scalar_tensor": _scalar_tensor}, ("scalar_tensor",), function=scalar_tensor)
+new_empty_op = factory("new_empty", f"new_empty(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
                     {"new_empty": _new_empty}, ("new_empty",))
-new_empty_strided = factory(
+new_empty_strided_op = factory(
     "new_empty_strided", f"new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, {_OPTS}) -> Tensor",
     {"new_empty_strided": _new_empty_strided}, ("new_empty_strided",))
-new_zeros = factory("new_zeros", f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+new_zeros_op = factory("new_zeros", f"new_zeros(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
                     {"new_zeros": _new_zeros}, ("new_zeros",))
-new_ones = factory("new_ones", f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
+new_ones_op = factory("new_ones", f"new_ones(Tensor self, SymInt[] size, *, {_OPTS}) -> Tensor",
                    {"new_ones": _new_ones}, ("new_ones",))
-new_full = factory("new_full", f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor",
+new_full_op = factory("new_full", f"new_full(Tensor self, SymInt[] size, Scalar fill_value, *, {_OPTS}) -> Tensor",
                    {"new_full": _new_full}, ("new_full",))
 
-register(empty, empty_strided, zeros, ones, full, arange, linspace, eye, empty_like, zeros_like, ones_like,
-         full_like, triu_indices, tril_indices, scalar_tensor, new_empty, new_empty_strided, new_zeros, new_ones,
-         new_full)
+register(empty_op, empty_strided_op, zeros_op, ones_op, full_op, arange_op, linspace_op, eye_op, empty_like_op,
+         zeros_like_op, ones_like_op, full_like_op, triu_indices_op, tril_indices_op, scalar_tensor_op, new_empty_op,
+         new_empty_strided_op, new_zeros_op, new_ones_op, new_full_op)

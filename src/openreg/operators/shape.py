@@ -205,11 +205,75 @@ def _chunk_method(self, chunks, dim=0):
     return tuple(A.chunk(self, chunks, dim))
 
 
-def _shape_op(name: str, schemas: str, kernels: dict, derivatives: dict, method=False) -> Op:
-    """``kernels``: ``{overload: (dispatch key, fn)}``, plus the backends' own kernels of ``_BACKEND_KERNELS``;
-    ``openreg.<fn>`` is written by hand (``functions_tensor``)."""
+# -- openreg.<fn>: the Python signatures PyTorch gives these functions --------------------------------------
+def _check_tensor_list(name: str, tensors) -> list:
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    return list(tensors)
+
+
+def _cat_function(tensors, dim: int = 0, *, out=None):
+    """Concatenate along ``dim`` (type promotion across inputs; 1-D empty tensors are skipped).
+
+    >>> import openreg
+    >>> openreg.cat([openreg.tensor([1, 2]), openreg.tensor([3.5])]).tolist()
+    [1.0, 2.0, 3.5]
+    """
+    tensors = _check_tensor_list("cat", tensors)
+    if not tensors:  # no tensor, no key set: check before dispatching
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    return A.cat(tensors, dim) if out is None else A.cat__out(tensors, dim, out=out)
+
+
+def _stack_function(tensors, dim: int = 0, *, out=None):
+    """Join equally-shaped tensors along a new dimension ``dim``.
+
+    >>> import openreg
+    >>> openreg.stack([openreg.tensor([1, 2]), openreg.tensor([3, 4])], dim=1).tolist()
+    [[1, 3], [2, 4]]
+    """
+    tensors = _check_tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    return A.stack(tensors, dim) if out is None else A.stack__out(tensors, dim, out=out)
+
+
+def _unbind_function(input, dim: int = 0) -> tuple:
+    """The slices of ``input`` along ``dim`` (views).
+
+    >>> import openreg
+    >>> [t.tolist() for t in openreg.unbind(openreg.tensor([[1, 2], [3, 4]]), 1)]
+    [[1, 3], [2, 4]]
+    """
+    return input.unbind(dim)
+
+
+def _split_function(tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """Views of ``split_size`` along ``dim`` (the last may be smaller), or of the given sizes.
+
+    >>> import openreg
+    >>> [p.tolist() for p in openreg.split(openreg.arange(5), [1, 4])]
+    [[0], [1, 2, 3, 4]]
+    """
+    return tensor.split(split_size_or_sections, dim)
+
+
+def _chunk_function(input, chunks: int, dim: int = 0) -> tuple:
+    """At most ``chunks`` views of equal size (the last may be smaller).
+
+    >>> import openreg
+    >>> [p.tolist() for p in openreg.chunk(openreg.arange(5), 2)]
+    [[0, 1, 2], [3, 4]]
+    """
+    return input.chunk(chunks, dim)
+
+
+def _shape_op(name: str, schemas: str, kernels: dict, derivatives: dict, method=False, function=False,
+              extra_functions: dict | None = None) -> Op:
+    """``kernels``: ``{overload: (dispatch key, fn)}``, plus the backends' own kernels of ``_BACKEND_KERNELS``."""
     return Op(name, schemas, kernels={o: {key: fn, **_BACKEND_KERNELS.get(o, {})} for o, (key, fn) in kernels.items()},
-              derivatives=derivatives, function=False, method=method)
+              derivatives=derivatives, function=function, method=method, extra_functions=extra_functions)
 
 
 def _cat_pieces(name: str = "SplitBackward0") -> Deriv:
@@ -220,31 +284,34 @@ def _cat_pieces(name: str = "SplitBackward0") -> Deriv:
 unbind_op = _shape_op("unbind", "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
                       {"unbind.int": (CEA, unbind)},
                       {"unbind.int": Deriv(linear=True, self=lambda g, a: A.stack(fill_missing(g, a), a.dim))},
-                      _unbind_method)
+                      _unbind_method, _unbind_function)
 split_op = _shape_op("split", """
     split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
     split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
     split(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
     """, {"split.Tensor": (CEA, split), "split.sizes": (CIA, split_sizes), "split": (CIA, split_sizes)},
-    {"split.Tensor": _cat_pieces(), "split.sizes": _cat_pieces(), "split": _cat_pieces("SplitWithSizesBackward0")}, _split_method)
+    {"split.Tensor": _cat_pieces(), "split.sizes": _cat_pieces(), "split": _cat_pieces("SplitWithSizesBackward0")}, _split_method,
+    _split_function)
 split_with_sizes_op = _shape_op(
     "split_with_sizes", "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]  [core]",
     {"split_with_sizes": (CEA, split_with_sizes)}, {"split_with_sizes": _cat_pieces("SplitWithSizesBackward0")},
     _split_with_sizes_method)
 chunk_op = _shape_op("chunk", "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
-                     {"chunk": (CIA, chunk)}, {"chunk": _cat_pieces("ChunkBackward0")}, _chunk_method)
+                     {"chunk": (CIA, chunk)}, {"chunk": _cat_pieces("ChunkBackward0")}, _chunk_method, _chunk_function)
 cat_op = _shape_op("cat", """
     cat(Tensor[] tensors, int dim=0) -> Tensor  [core]
     cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
     """, {"cat": (CEA, cat), "cat.out": (CEA, cat_out)},
     {"cat": Deriv(name="CatBackward0", tensors=cat_grad,
-                  jvp={"tensors": lambda t, a: A.cat(list_tangents(t, a, "tensors"), a.dim)})})
+                  jvp={"tensors": lambda t, a: A.cat(list_tangents(t, a, "tensors"), a.dim)})},
+    function=_cat_function, extra_functions={"concat": "cat", "concatenate": "cat"})
 stack_op = _shape_op("stack", """
     stack(Tensor[] tensors, int dim=0) -> Tensor
     stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
     """, {"stack": (CIA, stack), "stack.out": (CIA, stack_out)},
     {"stack": Deriv(name="StackBackward0", tensors=lambda g, a: list(g.unbind(a.dim)),
-                    jvp={"tensors": lambda t, a: A.stack(list_tangents(t, a, "tensors"), a.dim)})})
+                    jvp={"tensors": lambda t, a: A.stack(list_tangents(t, a, "tensors"), a.dim)})},
+    function=_stack_function)
 
 register(unbind_op, split_op, split_with_sizes_op, chunk_op, cat_op, stack_op)
 

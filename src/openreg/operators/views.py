@@ -22,7 +22,7 @@ from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.views import NOT_VIEWABLE, check_in_bounds, compute_view_stride, infer_size, make_view
 from ..tensor import Size
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
-from ._method_args import size_args
+from ._method_args import method_as_function, size_args
 from ._record import NONDIFF, Deriv, Op, register
 from ._view_grads import as_strided_grad, inverse_perm, scatter_into_zeros, sum_to
 
@@ -425,11 +425,12 @@ def narrow_tensor(self: Tensor, dim: int, start: Tensor, length: int) -> Tensor:
 
 # -- the records ------------------------------------------------------------------------------------------
 def _view_op(name: str, schemas: str, kernels: dict, derivatives: dict, key: str = CEA, *, method=True,
-             extra_methods: dict | None = None) -> Op:
+             extra_methods: dict | None = None, function=False, extra_functions: dict | None = None) -> Op:
     """A view operator: one ``key`` kernel per overload for every backend and Meta; its Tensor methods are
-    generated or written below (``method``), its ``openreg.<fn>`` functions are in ``functions_tensor``."""
+    generated or written below (``method``), its ``openreg.<fn>`` (``function``) calls the method
+    (``method_as_function``: the function accepts the method's argument forms, as in PyTorch)."""
     return Op(name, schemas, kernels={o: {key: fn} for o, fn in kernels.items()}, derivatives=derivatives,
-              function=False, method=method, extra_methods=extra_methods)
+              function=function, method=method, extra_methods=extra_methods, extra_functions=extra_functions)
 
 
 # -- Tensor methods whose Python signature differs from the schemas (varargs sizes, optional dim) ------------
@@ -521,13 +522,14 @@ as_strided_op = _view_op("as_strided", """
     as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)  [inplace_view]
     """, {"as_strided": as_strided, "as_strided_": as_strided_},
     {"as_strided": Deriv(linear=True, self=as_strided_grad),
-     "as_strided_": Deriv(name="AsStridedBackward0", self=as_strided_grad)})
+     "as_strided_": Deriv(name="AsStridedBackward0", self=as_strided_grad)},
+    function=method_as_function("as_strided", "openreg.arange(6), (2, 2), (1, 2), 1", [2, 2]))
 t_op = _view_op("t", """
     t(Tensor(a) self) -> Tensor(a)
     t_(Tensor(a!) self) -> Tensor(a!)  [inplace_view]
     """, {"t": t, "t_": _in_place(t)},
     {"t": Deriv(linear=True, self=lambda g, a: g.t()), "t_": Deriv(linear=True, name="TBackward0", self=lambda g, a: g.t())},
-    extra_methods={"T": property(_T_property)})
+    extra_methods={"T": property(_T_property)}, function=method_as_function("t", "openreg.zeros(2, 3)", [3, 2]))
 transpose_op = _view_op("transpose", """
     transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
     transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)  [inplace_view]
@@ -535,11 +537,15 @@ transpose_op = _view_op("transpose", """
     {"transpose.int": Deriv(linear=True, self=lambda g, a: g.transpose(a.dim0, a.dim1)),
      "transpose_": Deriv(name="TransposeBackward0", self=lambda g, a: g.transpose(a.dim0, a.dim1),
                          jvp={"self": lambda t, a: t.transpose(a.dim0, a.dim1)})},
-    method=("transpose", "swapaxes", "swapdims"), extra_methods={"mT": property(_mT_property)})
+    method=("transpose", "swapaxes", "swapdims"), extra_methods={"mT": property(_mT_property)},
+    function=method_as_function("transpose", "openreg.zeros(2, 3), 0, 1", [3, 2]),
+    extra_functions={"swapaxes": method_as_function("swapaxes", "openreg.zeros(2, 3), 0, 1", [3, 2]),
+                     "swapdims": method_as_function("swapdims", "openreg.zeros(2, 3), 0, 1", [3, 2])})
 permute_op = _view_op("permute", "permute(Tensor(a) self, int[] dims) -> Tensor(a)  [core]", {"permute": permute},
                       {"permute": Deriv(linear=True,
                                         self=lambda g, a: g.permute(inverse_perm(a.dims, len(a.size_of("self")))))},
-                      method=_permute_method)
+                      method=_permute_method,
+                      function=method_as_function("permute", "openreg.zeros(2, 3, 4), (2, 0, 1)", [4, 2, 3]))
 expand_op = _view_op("expand", "expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)  [core]",
                      {"expand": expand}, {"expand": Deriv(linear=True, self=lambda g, a: sum_to(g, a.size_of("self")))},
                      method=_expand_method)
@@ -554,16 +560,19 @@ squeeze_op = _view_op("squeeze", """
     squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)  [inplace_view]
     squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)  [inplace_view]
     """, squeeze_kernels, _squeeze_records("squeeze", squeeze_kernels), method=_squeeze_method("squeeze"),
-    extra_methods={"squeeze_": _squeeze_method("squeeze_")})
+    extra_methods={"squeeze_": _squeeze_method("squeeze_")},
+    function=method_as_function("squeeze", "openreg.zeros(1, 3)", [3]))
 unsqueeze_kernels = {"unsqueeze": unsqueeze, "unsqueeze_": _in_place(unsqueeze)}
 unsqueeze_op = _view_op("unsqueeze", """
     unsqueeze(Tensor(a) self, int dim) -> Tensor(a)  [core]
     unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)  [inplace_view]
-    """, unsqueeze_kernels, _squeeze_records("unsqueeze", unsqueeze_kernels))
+    """, unsqueeze_kernels, _squeeze_records("unsqueeze", unsqueeze_kernels),
+    function=method_as_function("unsqueeze", "openreg.zeros(3), 0", [1, 3]))
 select_op = _view_op("select", "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)  [core]",
                      {"select.int": select},
                      {"select.int": Deriv(linear=True, self=scatter_into_zeros(
-                         lambda z, a: A.select__int(z, a.dim, a.index)))})
+                         lambda z, a: A.select__int(z, a.dim, a.index)))},
+                     function=method_as_function("select", "openreg.zeros(2, 3), 1, 0", [2]))
 slice_op = _view_op("slice", (
     "slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)  [core]"),
     {"slice.Tensor": slice_tensor},
@@ -572,7 +581,8 @@ slice_op = _view_op("slice", (
 diagonal_op = _view_op("diagonal", "diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)  [core]",
                        {"diagonal": diagonal},
                        {"diagonal": Deriv(linear=True, self=scatter_into_zeros(
-                           lambda z, a: A.diagonal(z, a.offset, a.dim1, a.dim2)))})
+                           lambda z, a: A.diagonal(z, a.offset, a.dim1, a.dim2)))},
+                       function=method_as_function("diagonal", "openreg.zeros(3, 3)", [3]))
 movedim_op = _view_op("movedim", """
     movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
     movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
@@ -580,15 +590,19 @@ movedim_op = _view_op("movedim", """
     {"movedim.int": Deriv(linear=True, self=lambda g, a: g.movedim(a.destination, a.source)),
      "movedim.intlist": Deriv(linear=True, name="PermuteBackward0",
                               self=lambda g, a: g.movedim(list(a.destination), list(a.source)))},
-    method=_movedim_method, extra_methods={"moveaxis": "movedim"})
+    method=_movedim_method, extra_methods={"moveaxis": "movedim"},
+    function=method_as_function("movedim", "openreg.zeros(2, 3, 4), 0, 2", [3, 4, 2]),
+    extra_functions={"moveaxis": method_as_function("moveaxis", "openreg.zeros(2, 3, 4), 0, 2", [3, 4, 2])})
 alias_op = _view_op("alias", "alias(Tensor(a) self) -> Tensor(a)  [core]", {"alias": alias},
                     {"alias": Deriv(linear=True, self=lambda g, a: g)}, method=False)
-detach_op = _view_op("detach", "detach(Tensor(a) self) -> Tensor(a)", {"detach": detach}, {"detach": NONDIFF})
+detach_op = _view_op("detach", "detach(Tensor(a) self) -> Tensor(a)", {"detach": detach}, {"detach": NONDIFF},
+                     function=method_as_function("detach", "openreg.zeros(2)", [2]))
 
 # CompositeImplicitAutograd decompositions (their gradient entries name the node PyTorch's decomposition makes)
 reshape_op = _view_op("reshape", "reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)", {"reshape": reshape},
                       {"reshape": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA,
-                      method=_reshape_method, extra_methods={"reshape_as": _reshape_as_method})
+                      method=_reshape_method, extra_methods={"reshape_as": _reshape_as_method},
+                      function=method_as_function("reshape", "openreg.zeros(2, 3), (3, 2)", [3, 2]))
 view_as_op = _view_op("view_as", "view_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"view_as": view_as},
                       {"view_as": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
 expand_as_op = _view_op("expand_as", "expand_as(Tensor(a) self, Tensor other) -> Tensor(a)", {"expand_as": expand_as},
@@ -596,17 +610,20 @@ expand_as_op = _view_op("expand_as", "expand_as(Tensor(a) self, Tensor other) ->
                                             self=lambda g, a: sum_to(g, a.size_of("self")))}, CIA)
 flatten_op = _view_op("flatten", "flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)",
                       {"flatten.using_ints": flatten},
-                      {"flatten.using_ints": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
+                      {"flatten.using_ints": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA,
+                      function=method_as_function("flatten", "openreg.zeros(2, 3)", [6]))
 unflatten_op = _view_op("unflatten", "unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)",
                         {"unflatten.int": unflatten},
-                        {"unflatten.int": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA)
+                        {"unflatten.int": Deriv(linear=True, name="ViewBackward0", self=_reshape_back)}, CIA,
+                        function=method_as_function("unflatten", "openreg.zeros(6), 0, (2, 3)", [2, 3]))
 narrow_op = _view_op("narrow", """
     narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
     narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)
     """, {"narrow": narrow, "narrow.Tensor": narrow_tensor},
     {"narrow": Deriv(linear=True, self=scatter_into_zeros(lambda z, a: z.narrow(a.dim, a.start, a.length))),
      "narrow.Tensor": Deriv(linear=True, name="NarrowBackward0",
-                            self=scatter_into_zeros(lambda z, a: z.narrow(a.dim, int(a.start), a.length)))}, CIA)
+                            self=scatter_into_zeros(lambda z, a: z.narrow(a.dim, int(a.start), a.length)))}, CIA,
+    function=method_as_function("narrow", "openreg.zeros(5), 0, 1, 2", [2]))
 
 register(view_op, unsafe_view_op, as_strided_op, t_op, transpose_op, permute_op, expand_op, squeeze_op, unsqueeze_op,
          select_op, slice_op, diagonal_op, movedim_op, alias_op, detach_op, reshape_op, view_as_op, expand_as_op,

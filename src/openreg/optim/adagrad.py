@@ -37,8 +37,7 @@ class Adagrad(Optimizer):
                                   "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                                   "maximize": maximize, "differentiable": differentiable, "fused": fused})
         from ..dtypes import float32
-        from ..factories import zeros
-        from ..functions_tensor import full_like
+        from ..operators.factories import full_like, zeros
         for group in self.param_groups:
             for p in group["params"]:
                 state = self.state[p]

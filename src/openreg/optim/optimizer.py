@@ -284,7 +284,7 @@ class Optimizer:
         step = state.get("step")
         if step is None:
             from ..dtypes import float32
-            from ..factories import zeros
+            from ..operators.factories import zeros
             step = state["step"] = zeros((), dtype=float32)
         step.add_(1)
         return step

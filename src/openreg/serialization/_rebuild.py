@@ -190,7 +190,7 @@ def _rebuild_qtensor(storage, storage_offset, size, stride, quantizer_params, re
 
 
 def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
-    from ..factories import empty_strided
+    from ..operators.factories import empty_strided
     return empty_strided(size, stride, dtype=dtype, device="meta", requires_grad=requires_grad)
 
 

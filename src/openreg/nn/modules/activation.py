@@ -205,7 +205,7 @@ class MultiheadAttention(Module):
             raise ValueError(f"embed_dim and num_heads must be greater than 0, got embed_dim={embed_dim} and "
                              f"num_heads={num_heads} instead")
         super().__init__()
-        from ...factories import empty
+        from ...operators.factories import empty
         from .linear import NonDynamicallyQuantizableLinear
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
@@ -462,7 +462,7 @@ class PReLU(Module):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None) -> None:
         super().__init__()
-        from ...factories import empty
+        from ...operators.factories import empty
         self.num_parameters = num_parameters
         self.init = init
         self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))

@@ -22,7 +22,8 @@ class _BatchNorm(Module):
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
-        from ...factories import empty, ones, tensor, zeros
+        from ...operators.factories import empty, ones, zeros
+        from ...tensor_from_data import tensor
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         if affine:

@@ -64,7 +64,7 @@ class _ConvNd(Module):
             self._reversed_padding_repeated_twice = pads
         else:
             self._reversed_padding_repeated_twice = [p for p in reversed(self.padding) for _ in range(2)]
-        from ...factories import empty
+        from ...operators.factories import empty
         shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
         self.weight = Parameter(empty(*shape, *self.kernel_size, device=device, dtype=dtype))
         if bias:

@@ -41,7 +41,7 @@ class Linear(Module):
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
-        from ...factories import empty
+        from ...operators.factories import empty
         self.weight = Parameter(empty(out_features, in_features, device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
@@ -81,7 +81,7 @@ class Bilinear(Module):
     def __init__(self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device=None,
                  dtype=None) -> None:
         super().__init__()
-        from ...factories import empty
+        from ...operators.factories import empty
         self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
         self.weight = Parameter(empty(out_features, in1_features, in2_features, device=device, dtype=dtype))
         if bias:
@@ -118,7 +118,7 @@ class LazyLinear(Linear):
 
     def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
         Module.__init__(self)
-        from ...factories import empty
+        from ...operators.factories import empty
         self.in_features, self.out_features = 0, out_features
         self._factory = {"device": device, "dtype": dtype}
         self.weight = Parameter(empty(0, device=device, dtype=dtype))
@@ -132,7 +132,7 @@ class LazyLinear(Linear):
             super().reset_parameters()
 
     def forward(self, input: Tensor) -> Tensor:
-        from ...factories import empty
+        from ...operators.factories import empty
         self.in_features = input.shape[-1]
         factory = self.__dict__.pop("_factory")
         self.weight = Parameter(empty(self.out_features, self.in_features, **factory))

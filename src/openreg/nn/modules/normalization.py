@@ -62,7 +62,7 @@ class GroupNorm(Module):
 def _affine_parameters(module: Module, shape, affine: bool, bias: bool, device, dtype) -> None:
     """``weight`` (and ``bias`` unless ``bias=False``) of ``shape`` when ``affine``, else both registered as None;
     then ``reset_parameters``: the shared layout of LayerNorm's and GroupNorm's parameters."""
-    from ...factories import empty
+    from ...operators.factories import empty
     weight = Parameter(empty(*shape, device=device, dtype=dtype)) if affine else None
     module.register_parameter("weight", weight)
     module.register_parameter("bias", Parameter(empty(*shape, device=device, dtype=dtype)) if affine and bias
@@ -92,7 +92,7 @@ class RMSNorm(Module):
     def __init__(self, normalized_shape, eps: float | None = None, elementwise_affine: bool = True, device=None,
                  dtype=None) -> None:
         super().__init__()
-        from ...factories import empty
+        from ...operators.factories import empty
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine

@@ -81,7 +81,7 @@ class RNNBase(Module):
         self.mode, self.input_size, self.hidden_size, self.num_layers = mode, input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, proj_size
-        from ...factories import empty
+        from ...operators.factories import empty
         gate_size = _GATES[mode] * hidden_size
         num_directions = 2 if bidirectional else 1
         self._flat_weights_names: list[str] = []
@@ -199,7 +199,7 @@ class RNNBase(Module):
                 hs = tuple(h.unsqueeze(1) for h in hs)
             hx = hs if lstm else hs[0]
         if hx is None:
-            from ...factories import zeros
+            from ...operators.factories import zeros
             shape = self.get_expected_hidden_size(input)
             h0 = zeros(*shape, dtype=input.dtype, device=input.device)
             hx = (h0, zeros(*shape, dtype=input.dtype, device=input.device)) if lstm else h0
@@ -241,13 +241,13 @@ class RNNBase(Module):
                 outputs[t] = h
             state = h
         if steps == 0:
-            from ...factories import empty
+            from ...operators.factories import empty
             return empty(0, batch, self.hidden_size, dtype=x.dtype, device=x.device), state
-        from ...functions_tensor import stack
+        from ... import stack
         return stack(outputs, 0), state
 
     def _run(self, input: Tensor, hx):
-        from ...functions_tensor import cat, stack
+        from ... import cat, stack
         lstm = self.mode == "LSTM"
         num_directions = 2 if self.bidirectional else 1
         h0s = hx[0].unbind(0) if lstm else hx.unbind(0)
@@ -364,7 +364,7 @@ class RNNCellBase(Module):
     def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device=None,
                  dtype=None) -> None:
         super().__init__()
-        from ...factories import empty
+        from ...operators.factories import empty
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
         self.weight_ih = Parameter(empty(num_chunks * hidden_size, input_size, device=device, dtype=dtype))
         self.weight_hh = Parameter(empty(num_chunks * hidden_size, hidden_size, device=device, dtype=dtype))
@@ -403,7 +403,7 @@ class RNNCellBase(Module):
                                    f"{self.hidden_size}")
 
     def _zeros(self, input: Tensor) -> Tensor:
-        from ...factories import zeros
+        from ...operators.factories import zeros
         return zeros(input.size(0), self.hidden_size, dtype=input.dtype, device=input.device)
 
     def _batched(self, name: str, input: Tensor, hx, n: int):

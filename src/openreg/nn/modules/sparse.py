@@ -41,7 +41,7 @@ class Embedding(Module):
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         if _weight is None:
-            from ...factories import empty
+            from ...operators.factories import empty
             self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device, dtype=dtype),
                                     requires_grad=not _freeze)
             self.reset_parameters()

@@ -74,8 +74,8 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
     >>> openreg.nn.utils.get_total_norm([openreg.tensor([3.0]), openreg.tensor([4.0])]).item()
     5.0
     """
-    from ...factories import tensor as make_tensor
-    from ...functions_tensor import stack
+    from ... import stack
+    from ...tensor_from_data import tensor as make_tensor
     tensors = _as_list(tensors)
     norm_type = float(norm_type)
     if not tensors:

@@ -26,7 +26,7 @@ def _check_param_device(param: Tensor, old_device: Device | None) -> Device:
 
 def parameters_to_vector(parameters: Iterable[Tensor]) -> Tensor:
     """Concatenate the flattened parameters (differentiable: the result's gradient flows to them)."""
-    from ...functions_tensor import cat
+    from ... import cat
     device = None
     flat = []
     for param in parameters:

@@ -170,7 +170,7 @@ class DataLoader:
 
     def _base_seed(self) -> int:
         from ... import dtypes
-        from ...factories import empty
+        from ...operators.factories import empty
         return int(empty((), dtype=dtypes.int64).random_(generator=self.generator).item())
 
 

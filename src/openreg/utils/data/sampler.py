@@ -47,8 +47,8 @@ class SequentialSampler(Sampler):
 def _fresh_generator() -> Any:
     """A CPU generator seeded from the default generator (what PyTorch's samplers do when given none)."""
     from ... import dtypes
-    from ...factories import empty
     from ...generator import Generator
+    from ...operators.factories import empty
     seed = int(empty((), dtype=dtypes.int64).random_().item())
     return Generator().manual_seed(seed)
 
@@ -118,7 +118,7 @@ class WeightedRandomSampler(Sampler):
     def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
                  generator: Any = None) -> None:
         from ... import dtypes
-        from ...factories import as_tensor
+        from ...tensor_from_data import as_tensor
         if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
             raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
         if not isinstance(replacement, bool):

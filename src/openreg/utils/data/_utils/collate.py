@@ -28,7 +28,7 @@ default_collate_err_msg_format = ("default_collate: batch must contain tensors, 
 
 def default_convert(data: Any) -> Any:
     """Turn NumPy arrays and scalars inside ``data`` into tensors, keeping the containers (used without batching)."""
-    from ....factories import as_tensor
+    from ....tensor_from_data import as_tensor
     elem_type = type(data)
     if isinstance(data, Tensor):
         return data
@@ -60,9 +60,8 @@ def default_convert(data: Any) -> Any:
 
 def default_collate(batch: list) -> Any:
     """Collate a list of samples into a batch (see the module docstring); anything else raises ``TypeError``."""
-    from .... import dtypes
-    from ....factories import as_tensor, tensor
-    from ....functions_tensor import stack
+    from .... import dtypes, stack
+    from ....tensor_from_data import as_tensor, tensor
     elem = batch[0]
     elem_type = type(elem)
     if isinstance(elem, Tensor):

@@ -1,8 +1,11 @@
-"""Tensor factories: ``tensor``, ``empty``, ``zeros``, ``ones``, ``full``, ``from_numpy`` and friends.
+"""Tensors from Python data and NumPy arrays: ``tensor``, ``as_tensor``, ``from_numpy``.
+
+These are not aten operators (in PyTorch neither: they are written in its Python binding); the factory operators
+(``zeros``, ``arange``, ...) and their ``openreg.<fn>`` functions are records in ``operators/factories.py``.
 
 >>> import openreg
->>> openreg.full((2,), 7).tolist(), openreg.zeros(2, dtype=openreg.int32).dtype
-([7, 7], openreg.int32)
+>>> openreg.tensor([[1, 2], [3, 4]]).dtype, openreg.tensor(2.5).tolist()
+(openreg.int64, 2.5)
 """
 from __future__ import annotations
 
@@ -12,72 +15,11 @@ import numpy as np
 
 from . import dtypes as _dt
 from ._array_bridge import from_float32, wrap_array
-from ._dispatch.ops import A
 from ._factory_args import finish as _finish
-from ._factory_args import into as _into
-from ._factory_args import size_args as _size_args
 from ._quiet import quiet
 from .devices import CPU
 from .devices import device as Device
 from .tensor import Size, Tensor
-
-
-def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
-          memory_format=None, out=None) -> Tensor:
-    """An uninitialised tensor of ``size``."""
-    size = _size_args(size)
-    t = A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory or None,
-                                     memory_format=memory_format)
-    return _finish(_into(t, out), requires_grad)
-
-
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False, pin_memory=False,
-                  layout=None) -> Tensor:
-    """An uninitialised tensor with explicit strides."""
-    t = A.empty_strided(tuple(size), tuple(stride), dtype=dtype, device=device,
-                               pin_memory=pin_memory or None)
-    return _finish(t, requires_grad)
-
-
-def _size_of(size) -> tuple:
-    return _size_args((size,) if isinstance(size, (int, np.integer)) else tuple(size))
-
-
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False,
-         out=None) -> Tensor:
-    """A tensor of ``size`` filled with ``fill_value`` (dtype inferred from the value when not given).
-
-    >>> import openreg
-    >>> openreg.full((2,), True).dtype, openreg.full((1,), 2.5).tolist()
-    (openreg.bool, [2.5])
-    """
-    if isinstance(fill_value, Tensor):
-        fill_value = fill_value.item()
-    t = A.full(_size_of(size), fill_value, dtype=dtype, device=device,
-                              pin_memory=pin_memory or None)
-    return _finish(_into(t, out), requires_grad)
-
-
-def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
-    """A tensor of zeros.
-
-    >>> import openreg
-    >>> openreg.zeros(2, 1).tolist()
-    [[0.0], [0.0]]
-    """
-    t = A.zeros(_size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
-    return _finish(_into(t, out), requires_grad)
-
-
-def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
-    """A tensor of ones.
-
-    >>> import openreg
-    >>> openreg.ones(2, dtype=openreg.int64).tolist()
-    [1, 1]
-    """
-    t = A.ones(_size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
-    return _finish(_into(t, out), requires_grad)
 
 
 def _scalar_type_of(x):
