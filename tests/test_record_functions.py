@@ -15,6 +15,7 @@ RECORD_FUNCTIONS = (
     "reshape", "transpose", "swapaxes", "swapdims", "permute", "squeeze", "unsqueeze", "flatten", "unflatten",
     "narrow", "select", "diagonal", "movedim", "moveaxis", "t", "clone", "detach", "as_strided",
     "cat", "concat", "concatenate", "stack", "unbind", "split", "chunk",
+    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
 )
 
 
@@ -51,3 +52,12 @@ def test_function_forms_accept_the_method_forms():
     assert openreg.concat([x, x]).shape == (12,)
     with pytest.raises(TypeError, match="must be Tensor"):
         openreg.reshape([1, 2], (2,))
+
+
+def test_nn_functional_convolutions_are_the_record_functions():
+    import openreg.nn.functional as F
+    assert F.conv1d is openreg.conv1d and F.conv2d is openreg.conv2d
+    assert F.conv_transpose1d is openreg.conv_transpose1d and F.conv_transpose2d is openreg.conv_transpose2d
+    x = openreg.ones(1, 1, 5)
+    assert openreg.conv1d(x, openreg.ones(1, 1, 3), padding="same").shape == (1, 1, 5)
+    assert openreg.conv1d(x, openreg.ones(1, 1, 3), padding=(1,), stride=2).shape == (1, 1, 3)

@@ -14,7 +14,7 @@ group with the columns (the batch sums inside the GEMM).
 """
 from __future__ import annotations
 
-from .._dispatch.ops import A
+from .._dispatch.ops import A, lookup
 from ..aten.meta_rules import fmt_shape
 from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
 from ._record import Deriv, Op, register
@@ -361,39 +361,55 @@ def _conv_padding_variant(nd: int):
     return conv
 
 
-conv1d = Op(
-    "conv1d",
-    """
-    conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
-    conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
-    """,
-    kernels={"conv1d": {"CompositeImplicitAutograd": _convnd(1)},
-             "conv1d.padding": {"CompositeImplicitAutograd": _conv_padding_variant(1)}},
-    function=False, method=False,
-    doc="""1-d convolution of ``(N, C, L)`` or ``(C, L)`` inputs.
+def _int_list(v, nd: int) -> list:
+    return [v] * nd if isinstance(v, int) else list(v)
+
+
+def _conv_function(nd: int, doc: str):
+    """``openreg.conv{nd}d`` / ``nn.functional.conv{nd}d``: ``padding`` an int, a tuple, "valid" or "same"."""
+    def conv(input, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+        overload = f"aten::conv{nd}d.padding" if isinstance(padding, str) else f"aten::conv{nd}d"
+        return lookup(overload)(input, weight, bias, _int_list(stride, nd),
+                                padding if isinstance(padding, str) else _int_list(padding, nd),
+                                _int_list(dilation, nd), groups)
+    conv.__name__ = conv.__qualname__ = f"conv{nd}d"
+    conv.__doc__ = doc
+    return conv
+
+
+def _convnd_op(nd: int, doc: str) -> Op:
+    """``conv{nd}d`` and ``conv{nd}d.padding`` (CompositeImplicitAutograd over ``convolution``)."""
+    name, k = f"conv{nd}d", f"SymInt[{nd}]"
+    return Op(
+        name,
+        f"""
+        {name}(Tensor input, Tensor weight, Tensor? bias=None, {k} stride=1, {k} padding=0, {k} dilation=1, SymInt groups=1) -> Tensor
+        {name}.padding(Tensor input, Tensor weight, Tensor? bias=None, {k} stride=1, str padding="valid", {k} dilation=1, SymInt groups=1) -> Tensor
+        """,
+        kernels={name: {"CompositeImplicitAutograd": _convnd(nd)},
+                 f"{name}.padding": {"CompositeImplicitAutograd": _conv_padding_variant(nd)}},
+        function=_conv_function(nd, doc), method=False, doc=doc)
+
+
+conv1d = _convnd_op(1, """1-d convolution of ``(N, C, L)`` or ``(C, L)`` inputs with ``weight``
+    ``(O, C/groups, K)``; ``padding`` may be an int, a 1-tuple, ``"valid"`` or ``"same"``.
 
     >>> import openreg
-    >>> openreg.ops.aten.conv1d(openreg.ones(1, 4), openreg.ones(1, 1, 2)).tolist()
+    >>> openreg.conv1d(openreg.ones(1, 1, 5), openreg.ones(1, 1, 3)).tolist()
+    [[[3.0, 3.0, 3.0]]]
+    >>> openreg.conv1d(openreg.ones(1, 4), openreg.ones(1, 1, 2)).tolist()
     [[2.0, 2.0, 2.0]]
-    """,
-)
-
-conv2d = Op(
-    "conv2d",
-    """
-    conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
-    conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
-    """,
-    kernels={"conv2d": {"CompositeImplicitAutograd": _convnd(2)},
-             "conv2d.padding": {"CompositeImplicitAutograd": _conv_padding_variant(2)}},
-    function=False, method=False,
-    doc="""2-d convolution of ``(N, C, H, W)`` or ``(C, H, W)`` inputs.
+    """)
+conv2d = _convnd_op(2, """2-d convolution of ``(N, C, H, W)`` or ``(C, H, W)`` inputs with
+    ``weight`` ``(O, C/groups, kH, kW)``; ``padding`` may be an int, a pair, ``"valid"`` or ``"same"``.
 
     >>> import openreg
-    >>> openreg.ops.aten.conv2d.padding(openreg.ones(1, 2, 2), openreg.ones(1, 1, 3, 3), padding="same").tolist()
+    >>> openreg.conv2d(openreg.ones(1, 1, 3, 3), openreg.ones(1, 1, 2, 2), stride=2).tolist()
+    [[[[4.0]]]]
+    >>> openreg.conv2d(openreg.ones(1, 2, 2), openreg.ones(1, 1, 3, 3), padding="same").tolist()
     [[[4.0, 4.0], [4.0, 4.0]]]
-    """,
-)
+    """)
+
 
 def _conv_transposend(nd: int):
     def conv_transpose(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1,
@@ -411,36 +427,48 @@ def _conv_transposend(nd: int):
     return conv_transpose
 
 
-conv_transpose1d = Op(
-    "conv_transpose1d",
-    """
-    conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor
-    """,
-    kernels={"conv_transpose1d": {"CompositeImplicitAutograd": _conv_transposend(1)}},
-    function=False, method=False,
-    doc="""1-d transposed convolution of ``(N, C_in, L)`` or ``(C_in, L)`` inputs with ``weight``
-    ``(C_in, C_out/groups, K)``.
+def _conv_transpose_function(nd: int, overload: str, doc: str):
+    """``openreg.conv_transpose{nd}d`` / ``nn.functional.conv_transpose{nd}d`` (ints or tuples)."""
+    def conv_transpose(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1,
+                       dilation=1):
+        return lookup(overload)(input, weight, bias, _int_list(stride, nd), _int_list(padding, nd),
+                                _int_list(output_padding, nd), groups, _int_list(dilation, nd))
+    conv_transpose.__name__ = conv_transpose.__qualname__ = f"conv_transpose{nd}d"
+    conv_transpose.__doc__ = doc
+    return conv_transpose
+
+
+def _conv_transposend_op(nd: int, overload: str, doc: str) -> Op:
+    """``conv_transpose{nd}d`` (CompositeImplicitAutograd over ``convolution`` with ``transposed=True``)."""
+    name, k = f"conv_transpose{nd}d", f"SymInt[{nd}]"
+    return Op(
+        name,
+        f"""
+        {overload}(Tensor input, Tensor weight, Tensor? bias=None, {k} stride=1, {k} padding=0, {k} output_padding=0, SymInt groups=1, {k} dilation=1) -> Tensor
+        """,
+        kernels={overload: {"CompositeImplicitAutograd": _conv_transposend(nd)}},
+        function=_conv_transpose_function(nd, f"aten::{overload}", doc), method=False, doc=doc)
+
+
+conv_transpose1d = _conv_transposend_op(1, "conv_transpose1d", """1-d transposed convolution ("deconvolution") of
+    ``(N, C_in, L)`` or ``(C_in, L)`` inputs with ``weight`` ``(C_in, C_out/groups, K)``: the gradient of ``conv1d``
+    with respect to its input.
 
     >>> import openreg
-    >>> openreg.ops.aten.conv_transpose1d(openreg.ones(1, 1, 2), openreg.ones(1, 1, 2)).tolist()
+    >>> openreg.conv_transpose1d(openreg.ones(1, 1, 2), openreg.ones(1, 1, 3), stride=2).tolist()
+    [[[1.0, 1.0, 2.0, 1.0, 1.0]]]
+    >>> openreg.conv_transpose1d(openreg.ones(1, 1, 2), openreg.ones(1, 1, 2)).tolist()
     [[[1.0, 2.0, 1.0]]]
-    """,
-)
-
-conv_transpose2d = Op(
-    "conv_transpose2d",
-    """
-    conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
-    """,
-    kernels={"conv_transpose2d.input": {"CompositeImplicitAutograd": _conv_transposend(2)}},
-    function=False, method=False,
-    doc="""2-d transposed convolution of ``(N, C_in, H, W)`` or ``(C_in, H, W)`` inputs with ``weight``
-    ``(C_in, C_out/groups, kH, kW)``.
+    """)
+conv_transpose2d = _conv_transposend_op(2, "conv_transpose2d.input", """2-d transposed convolution of ``(N, C_in, H, W)``
+    or ``(C_in, H, W)`` inputs with ``weight`` ``(C_in, C_out/groups, kH, kW)``; ``output_padding`` adds
+    rows/columns at the bottom/right.
 
     >>> import openreg
-    >>> openreg.ops.aten.conv_transpose2d(openreg.ones(1, 1, 1, 1), openreg.ones(1, 1, 2, 2), stride=2).shape
+    >>> openreg.conv_transpose2d(openreg.ones(1, 1, 2, 2), openreg.ones(1, 1, 2, 2)).shape
+    openreg.Size([1, 1, 3, 3])
+    >>> openreg.conv_transpose2d(openreg.ones(1, 1, 1, 1), openreg.ones(1, 1, 2, 2), stride=2).shape
     openreg.Size([1, 1, 2, 2])
-    """,
-)
+    """)
 
 register(convolution, convolution_backward, conv1d, conv2d, conv_transpose1d, conv_transpose2d)
