@@ -36,6 +36,9 @@ COUNT_STATS = ("allocation", "segment")
 EVENT_COUNTERS = ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_device_free")
 
 
+_new = object.__new__
+
+
 class OutOfMemoryError(RuntimeError):
     """The device (or the per-process limit) cannot provide the requested bytes."""
 
@@ -77,14 +80,17 @@ class Stat:
 class Block:
     """An allocated block: a segment of ``size`` bytes (the size class) serving ``requested`` bytes."""
 
-    __slots__ = ("device", "pool", "requested", "segment", "size")
+    __slots__ = ("device", "requested", "segment", "size")
 
     def __init__(self, segment: Segment, size: int, requested: int, device: int):
         self.segment = segment
         self.size = size
         self.requested = requested
         self.device = device
-        self.pool = "small_pool" if size <= SMALL_LIMIT else "large_pool"
+
+    @property
+    def pool(self) -> str:
+        return "small_pool" if self.size <= SMALL_LIMIT else "large_pool"
 
     @property
     def ptr(self) -> int:
@@ -185,7 +191,8 @@ class CachingAllocator:
                 segment = cached.pop()
             else:
                 segment = self._new_segment(index, size, nbytes)
-            block = Block(segment, size, nbytes, index)
+            block = _new(Block)         # Block(segment, size, nbytes, index) without a Python call
+            block.segment, block.size, block.requested, block.device = segment, size, nbytes, index
             # statistics: integer adds on the pool's counters, then the peaks of the pool and of "all" (plain
             # comparisons: this runs on every device allocation)
             small, large = st.small, st.large

@@ -28,6 +28,8 @@ from . import state
 from .allocator import CachingAllocator, get_allocator
 from .driver_select import on_driver_switch
 
+_new = object.__new__
+
 
 class DeviceAllocation:
     """``nbytes`` of device memory on device ``device`` (a cached block; nothing for zero bytes).
@@ -193,12 +195,23 @@ class PrivateUse1StorageBackend(StorageBackend):
         nbytes = np_dtype.itemsize
         for n in shape:
             nbytes *= n
-        alloc = DeviceAllocation(ctx.allocator, _index(ctx, device), nbytes)
         if not nbytes:
-            return alloc, ctx.xp.empty(shape, np_dtype)
+            return DeviceAllocation(ctx.allocator, _index(ctx, device), 0), ctx.xp.empty(shape, np_dtype)
+        index = device.index
+        if index.__class__ is not int or not 0 <= index < ctx.device_count:
+            index = _index(ctx, device)
+        # DeviceAllocation(allocator, index, nbytes), written out: this runs for every device result
+        alloc = _new(DeviceAllocation)
+        alloc.allocator = None             # until malloc succeeded (what __del__ frees)
+        alloc.device, alloc.nbytes = index, nbytes
+        allocator = ctx.allocator
+        block = alloc.block = allocator.malloc(index, nbytes)
+        alloc.allocator = allocator
+        segment = alloc.segment = block.segment
+        alloc.ptr = segment.ptr
         if ctx.host:
-            return alloc, np.ndarray(shape, np_dtype, alloc.segment.mem)
-        return alloc, ctx.driver.as_array(alloc.segment, 0, np_dtype, shape, _contiguous_bytes(shape, np_dtype.itemsize))
+            return alloc, np.ndarray(shape, np_dtype, segment.mem)
+        return alloc, ctx.driver.as_array(segment, 0, np_dtype, shape, _contiguous_bytes(shape, np_dtype.itemsize))
 
     def adopt(self, arr, device):
         ctx = _ctx or context()

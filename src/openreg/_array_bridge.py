@@ -21,7 +21,7 @@ from . import dtypes as _dt
 from ._quiet import quiet
 from .devices import CPU
 from .devices import device as Device
-from .storage import UntypedStorage, _create_hooks, storage_backend
+from .storage import StorageBackend, UntypedStorage, _backends, _create_hooks, storage_backend
 
 _E4M3FN_MAX = 448.0
 
@@ -155,6 +155,7 @@ def from_compute(arr, dtype):
 _contiguous_cache: dict = {}
 _Size = _Tensor = _tensor_module = _CPU_KEYSET = None
 _CPU_BACKEND = storage_backend("cpu")
+_BASE_ON_CREATE = StorageBackend.on_create
 _new = object.__new__
 
 
@@ -243,8 +244,20 @@ def wrap_buffer(data, arr, dtype, device: Device):
     views: what ``StorageBackend.new_buffer`` gave and a kernel wrote its result into."""
     if _Tensor is None:
         _load_tensor_types()
-    storage = _new(UntypedStorage)
-    storage._init(data, arr.nbytes, device)
+    storage = _new(UntypedStorage)      # UntypedStorage._init, written out as in wrap_array
+    storage._data = data
+    storage._nbytes = nbytes = arr.nbytes
+    storage.device = device
+    storage._backend = backend = _backends[device._type]
+    storage._base = storage._pinned_by = None
+    storage._base_offset = 0
+    storage._resizable = True
+    if type(backend).on_create is not _BASE_ON_CREATE:
+        backend.on_create(storage)
+    if _create_hooks:
+        hook = _create_hooks.get(device._type)
+        if hook is not None:
+            hook(nbytes, data)
     shape = arr.shape
     t = _new(_Tensor)                      # TensorBase._init_view, written out as in wrap_array
     t._storage = storage
@@ -255,7 +268,7 @@ def wrap_buffer(data, arr, dtype, device: Device):
     t._ks = _tensor_module._KEYSETS[device._type]
     t._vc = _tensor_module.new_version()
     t._base = t._grad_fn = None
-    if storage._backend.array_module is np:
+    if arr.__class__ is np.ndarray:        # a NumPy-backed device: keep the view, as _array would make it
         t._arr, t._arr_src = arr, data
     else:
         t._arr = t._arr_src = None

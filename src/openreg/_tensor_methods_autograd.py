@@ -15,6 +15,7 @@ from __future__ import annotations
 import weakref
 
 from ._tensor_methods import mixin
+from .autograd import backward as _autograd_backward
 from .autograd.grad_mode import state as _gm_state
 from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, requires_grad_of
 from .autograd.inference import REQUIRES_GRAD_MSG, InferenceVersion
@@ -30,8 +31,7 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     >>> (x * x).backward(openreg.ones(1)); x.grad.tolist()
     [4.0]
     """
-    from .autograd import backward as _backward
-    _backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs=inputs)
+    _autograd_backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs=inputs)
 
 
 def _need_grad(self, what: str) -> None:

@@ -10,7 +10,7 @@ or their schema names (``"contiguous_format"`` ...).
 """
 from __future__ import annotations
 
-from ._array_bridge import _contiguous_cache
+from ._array_bridge import _contiguous_cache, _contiguous_strides
 
 
 class memory_format:
@@ -65,7 +65,6 @@ def normalize(fmt) -> memory_format:
 
 def strides_for(size, fmt: memory_format) -> tuple:
     """Strides (in elements) of a dense tensor of ``size`` laid out in ``fmt`` (not preserve_format)."""
-    from .tensor import contiguous_strides
     n = len(size)
     if fmt is channels_last or fmt is channels_last_3d:
         want = 4 if fmt is channels_last else 5
@@ -79,7 +78,7 @@ def strides_for(size, fmt: memory_format) -> tuple:
             stride[d] = acc
             acc *= max(size[d], 1)
         return tuple(stride)
-    return contiguous_strides(size)
+    return _contiguous_strides(tuple(size))
 
 
 def is_dense_nonoverlapping(size, stride) -> bool:

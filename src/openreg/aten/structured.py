@@ -209,36 +209,13 @@ def clear_signature_caches() -> None:
 _dt.default_dtype_listeners.append(clear_signature_caches)
 
 
-def _signature(args, kwargs):
-    """The part of a call a meta rule depends on, as a dict key, or None when the call is not cached: one or two
-    positional tensors of at least one dimension, keyword arguments whose values are ints, strings or None. A
-    tensor counts by dtype, size, strides and (interned) device. Python numbers among the positional arguments
-    are not cached: a value that changes every step (a learning rate, a clipping coefficient) would fill the
-    cache, and ``1``, ``1.0`` and ``True`` promote differently but compare equal."""
-    n = len(args)
-    try:
-        a = args[0]
-        if not a._size:         # zero-dim: maybe a wrapped number, which promotes as its Python scalar
-            return None
-        if n == 1:
-            key = (a._dtype, a._size, a._stride, a._storage.device)
-        elif n == 2:
-            b = args[1]
-            if b._size:
-                key = (a._dtype, a._size, a._stride, a._storage.device, b._dtype, b._size, b._stride,
-                       b._storage.device)
-            else:
-                return None
-        else:
-            return None
-    except (AttributeError, IndexError):
-        return None
-    if kwargs:
-        for v in kwargs.values():
-            if v.__class__ not in _KWARG_TYPES:
-                return None
-        key = (*key, *kwargs.items())
-    return key
+# What a call's signature is (the key of a structured kernel's cache), or why a call is not cached: one or two
+# positional tensors of at least one dimension (a zero-dim one may be a wrapped number, which promotes as its
+# Python scalar), keyword arguments whose values are ints, strings or None. A tensor counts by dtype, size,
+# strides and (interned) device. Python numbers among the positional arguments are not cached: a value that
+# changes every step (a learning rate, a clipping coefficient) would fill the cache, and ``1``, ``1.0`` and
+# ``True`` promote differently but compare equal. Nothing else a meta rule reads may change what it returns,
+# except the default dtype and the device driver, whose changes clear every cache.
 
 
 class _Plan:
@@ -286,7 +263,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     ``compute`` amounts to when every operand is a tensor already in the result dtype and the keyword
     arguments have their ``defaults`` (``{"alpha": 1}``).
 
-    The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
+    The functional kernel caches, per call signature (see the comment above ``_Plan``), the meta rule's result and whether the
     call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
     signature. The cache belongs to the kernel, so a kernel registered over it (``openreg.library``) is simply
     called instead.
@@ -298,7 +275,28 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     _signature_caches.append(signatures)
 
     def functional(*args, **kwargs):
-        key = None if is_meta else _signature(args, kwargs)
+        # The call's signature (see the comment above _Plan), written out: it is built on every call.
+        n = len(args)
+        try:
+            a = args[0]
+            if is_meta or not a._size:
+                key = None
+            elif n == 1:
+                key = (a._dtype, a._size, a._stride, a._storage.device)
+            elif n == 2 and (b := args[1])._size:
+                key = (a._dtype, a._size, a._stride, a._storage.device, b._dtype, b._size, b._stride,
+                       b._storage.device)
+            else:
+                key = None
+        except (AttributeError, IndexError):
+            key = None
+        if key is not None and kwargs:
+            for v in kwargs.values():
+                if v.__class__ not in _KWARG_TYPES:
+                    key = None
+                    break
+            else:
+                key = (*key, *kwargs.items())
         plan = None if key is None else signatures.get(key)
         if plan is None:
             spec: Spec = meta(*args, **kwargs)
@@ -333,7 +331,10 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                             direct(x, out=out)
                         else:
                             b = args[1]
-                            direct(x, b._array(), out=out)
+                            y = b._arr
+                            if y is None or b._arr_src is not b._storage._data:
+                                y = b._array()
+                            direct(x, y, out=out)
                         return wrap_buffer(data, out, spec.dtype, spec.device)
                     if len(args) == 1:
                         arr = direct(x)

@@ -10,7 +10,10 @@
 from __future__ import annotations
 
 from .._dispatch.ops import A
+from ..memory_format import contiguous_format
+from ..tensor import TensorBase
 from . import forward_ad
+from .engine import run_backward
 from .grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -25,15 +28,12 @@ from .graph import Node
 def _as_list(x) -> list:
     if x is None:
         return []
-    from ..tensor import Tensor
-    if isinstance(x, Tensor):
+    if isinstance(x, TensorBase):
         return [x]
     return list(x)
 
 
 def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -> list:
-    from ..memory_format import contiguous_format
-    from ..tensor import Tensor
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
@@ -46,7 +46,7 @@ def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -
                 g = A.ones_like(o, memory_format=contiguous_format)
             out.append(g)
             continue
-        if not isinstance(g, Tensor):
+        if not isinstance(g, TensorBase):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
         if tuple(g.shape) != tuple(o.shape):
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape!r} and output[{i}] "
@@ -79,7 +79,6 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     >>> x.grad.tolist()
     [3.0, 3.0]
     """
-    from .engine import run_backward
     if grad_variables is not None:
         grad_tensors = grad_variables
     tensors = _as_list(tensors)

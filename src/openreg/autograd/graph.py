@@ -13,6 +13,8 @@ import itertools
 import weakref
 from collections.abc import Callable
 
+from .meta import get_meta
+
 _sequence = itertools.count()
 UINT64_MAX = 2 ** 64 - 1
 
@@ -170,12 +172,24 @@ def grad_fn_of(t):
     if m is not None and m.custom_function_view is not None:
         from .kernel import custom_function_view_message
         raise RuntimeError(custom_function_view_message(t, "its base or another view of its base has been"))
-    from .meta import get_meta
     from .view_node import AsStridedViewBackward
     node = AsStridedViewBackward(base, t)
     t._grad_fn, t._output_nr, t._requires_grad = node, 0, True
     get_meta(t).view_version = t._vc.value
     return node
+
+
+_AccumulateGrad = None
+
+
+def _accumulate_grad_class():
+    """``AccumulateGrad``, imported on first use (its module imports this one) and then held: a leaf's
+    accumulator is made again on every step, and a function-level import costs about a microsecond."""
+    global _AccumulateGrad
+    if _AccumulateGrad is None:
+        from .accumulate_grad import AccumulateGrad
+        _AccumulateGrad = AccumulateGrad
+    return _AccumulateGrad
 
 
 def grad_accumulator(t):
@@ -185,13 +199,11 @@ def grad_accumulator(t):
         acc = m.grad_acc()
         if acc is not None:
             return acc
-    from .accumulate_grad import AccumulateGrad
-    from .meta import get_meta
     m = get_meta(t)
     with m.lock:
         acc = m.grad_acc() if m.grad_acc is not None else None
         if acc is None:
-            acc = AccumulateGrad(t)
+            acc = _accumulate_grad_class()(t)
             m.grad_acc = weakref.ref(acc)
     return acc
 

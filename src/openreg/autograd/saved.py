@@ -25,11 +25,23 @@ FREED_MSG = ("Trying to backward through the graph a second time (or directly ac
 
 
 def _alias(t):
-    from ..tensor import Tensor
-    out = Tensor._make(t._storage, t._size, t._stride, t._offset, t._dtype, t._vc, t._base)
+    out = _tensor_class()._make(t._storage, t._size, t._stride, t._offset, t._dtype, t._vc, t._base)
     out._qparams = t._qparams
     out._arr, out._arr_src = t._arr, t._arr_src   # same geometry: the cached array view stays valid
     return out
+
+
+_Tensor = None
+
+
+def _tensor_class():
+    """``openreg.Tensor``, imported on first use (tensor.py imports this module) and then held: a function-level
+    import costs about a microsecond on every call."""
+    global _Tensor
+    if _Tensor is None:
+        from ..tensor import Tensor
+        _Tensor = Tensor
+    return _Tensor
 
 
 class SavedTensor:
