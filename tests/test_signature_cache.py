@@ -165,3 +165,36 @@ def test_version_counters_and_hooks_still_work():
     (x * y).sum().backward()
     (x * y).sum().backward()
     assert seen == [[1.0, 1.0, 1.0]] * 2
+
+
+@pytest.mark.parametrize("dtype", [openreg.int64, openreg.float32, openreg.bfloat16], ids=str)
+def test_repeated_inplace_calls_equal_the_first(devices, dtype):
+    """In-place kernels cache their signatures too (the ufunc writes into ``self``): the same values as the
+    first, uncached call, broadcasting, and an operand overlapping ``self`` read as it was before the op."""
+    def run(op):
+        results = []
+        for _ in range(3):
+            a = _make((3, 4), dtype, devices, 1)
+            b = _make((3, 4), dtype, devices, 2)
+            row = _make((4,), dtype, devices, 3)
+            flat = _make((12,), dtype, devices, 4)
+            results.append(op(a, b, row, flat))
+        for r in results[1:]:
+            _same(results[0], r)
+    run(lambda a, b, row, flat: a.add_(b))
+    run(lambda a, b, row, flat: a.mul_(row))
+    run(lambda a, b, row, flat: a.sub_(b, alpha=2))
+    run(lambda a, b, row, flat: (flat[1:].add_(flat[:-1]), flat)[1])     # overlapping operands
+    run(lambda a, b, row, flat: a.t().add_(b.t()))                           # strided self
+
+
+def test_inplace_errors_are_not_cached(devices):
+    a = openreg.ones(3, dtype=openreg.int64, device=devices)
+    f = openreg.ones(3, device=devices)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output type Long"):
+            a.add_(f)
+    big = openreg.ones(2, 3, device=devices)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            f.add_(big)

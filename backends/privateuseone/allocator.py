@@ -181,8 +181,10 @@ class CachingAllocator:
         return self._devices[index]
 
     # -- allocation ------------------------------------------------------------------------------------
-    def malloc(self, index: int, nbytes: int) -> Block:
-        """A block of at least ``nbytes`` on device ``index`` (from the cache when possible)."""
+    def malloc(self, index: int, nbytes: int, block: Block | None = None) -> Block:
+        """A block of at least ``nbytes`` on device ``index`` (from the cache when possible); ``block``, an
+        instance of ``Block`` or of a subclass, is filled in instead of a new one (one object less per
+        allocation for the storage backend, whose allocations are their own blocks)."""
         size = round_size(nbytes) if nbytes > MIN_BLOCK else MIN_BLOCK
         with self._lock:
             st = self._devices[index]
@@ -191,7 +193,8 @@ class CachingAllocator:
                 segment = cached.pop()
             else:
                 segment = self._new_segment(index, size, nbytes)
-            block = _new(Block)         # Block(segment, size, nbytes, index) without a Python call
+            if block is None:
+                block = _new(Block)     # Block(segment, size, nbytes, index) without a Python call
             block.segment, block.size, block.requested, block.device = segment, size, nbytes, index
             # statistics: integer adds on the pool's counters, then the peaks of the pool and of "all" (plain
             # comparisons: this runs on every device allocation)

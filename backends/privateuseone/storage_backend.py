@@ -25,39 +25,39 @@ from openreg.dtypes import raw_storage_numpy
 from openreg.storage import StorageBackend
 
 from . import state
-from .allocator import CachingAllocator, get_allocator
+from .allocator import Block, CachingAllocator, get_allocator
 from .driver_select import on_driver_switch
 
 _new = object.__new__
 
 
-class DeviceAllocation:
+class DeviceAllocation(Block):
     """``nbytes`` of device memory on device ``device`` (a cached block; nothing for zero bytes).
 
-    The block goes back to its allocator's cache when the allocation is garbage collected.
+    It is its own allocator ``Block`` (``size`` the size class, ``requested`` = ``nbytes``), which goes back to
+    its allocator's cache when the allocation is garbage collected.
     """
 
-    __slots__ = ("__weakref__", "allocator", "block", "device", "nbytes", "ptr", "segment")
+    __slots__ = ("__weakref__", "allocator", "nbytes", "ptr")
 
     def __init__(self, allocator: CachingAllocator, device: int, nbytes: int):
         self.device = device
-        self.nbytes = nbytes
+        self.nbytes = self.requested = nbytes
         self.allocator = None  # set only once malloc succeeded: __del__ of a failed allocation frees nothing
         if nbytes == 0:
-            self.block = self.segment = None
-            self.ptr = 0
+            self.segment = None
+            self.ptr = self.size = 0
             return
-        block = self.block = allocator.malloc(device, nbytes)
+        allocator.malloc(device, nbytes, self)
         self.allocator = allocator
-        segment = self.segment = block.segment
-        self.ptr = segment.ptr
+        self.ptr = self.segment.ptr
 
     def __del__(self) -> None:
         allocator = self.allocator
         if allocator is not None:
             self.allocator = None
             try:
-                allocator.free(self.block)
+                allocator.free(self)
             except Exception:  # noqa: BLE001, S110 - interpreter shutdown: modules may already be gone
                 pass
 
@@ -67,7 +67,8 @@ class DeviceAllocation:
         alive; nothing is returned to the allocator and the memory statistics do not count it."""
         self = object.__new__(cls)
         self.device, self.nbytes, self.ptr, self.segment = segment.device, segment.nbytes, segment.ptr, segment
-        self.block = self.allocator = None
+        self.requested, self.size = segment.nbytes, 0
+        self.allocator = None
         return self
 
     def __repr__(self) -> str:
@@ -205,9 +206,9 @@ class PrivateUse1StorageBackend(StorageBackend):
         alloc.allocator = None             # until malloc succeeded (what __del__ frees)
         alloc.device, alloc.nbytes = index, nbytes
         allocator = ctx.allocator
-        block = alloc.block = allocator.malloc(index, nbytes)
+        allocator.malloc(index, nbytes, alloc)
         alloc.allocator = allocator
-        segment = alloc.segment = block.segment
+        segment = alloc.segment
         alloc.ptr = segment.ptr
         if ctx.host:
             return alloc, np.ndarray(shape, np_dtype, segment.mem)

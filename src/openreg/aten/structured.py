@@ -209,13 +209,36 @@ def clear_signature_caches() -> None:
 _dt.default_dtype_listeners.append(clear_signature_caches)
 
 
-# What a call's signature is (the key of a structured kernel's cache), or why a call is not cached: one or two
-# positional tensors of at least one dimension (a zero-dim one may be a wrapped number, which promotes as its
-# Python scalar), keyword arguments whose values are ints, strings or None. A tensor counts by dtype, size,
-# strides and (interned) device. Python numbers among the positional arguments are not cached: a value that
-# changes every step (a learning rate, a clipping coefficient) would fill the cache, and ``1``, ``1.0`` and
-# ``True`` promote differently but compare equal. Nothing else a meta rule reads may change what it returns,
-# except the default dtype and the device driver, whose changes clear every cache.
+def _signature(args, kwargs):
+    """A call's signature (the key of a structured kernel's cache), or None when the call is not cached.
+
+    One or two positional tensors of at least one dimension (a zero-dim one may be a wrapped number, which
+    promotes as its Python scalar), keyword arguments whose values are ints, strings or None. A tensor counts by
+    dtype, size, strides and (interned) device. Python numbers among the positional arguments are not cached: a
+    value that changes every step (a learning rate, a clipping coefficient) would fill the cache, and ``1``,
+    ``1.0`` and ``True`` promote differently but compare equal. Nothing else a meta rule reads may change what
+    it returns, except the default dtype and the device driver, whose changes clear every cache. (The
+    functional kernel has this function written out, as it runs on every call.)
+    """
+    n = len(args)
+    try:
+        a = args[0]
+        if not a._size:
+            return None
+        if n == 1:
+            key = (a._dtype, a._size, a._stride, a._storage.device)
+        elif n == 2 and (b := args[1])._size:
+            key = (a._dtype, a._size, a._stride, a._storage.device, b._dtype, b._size, b._stride, b._storage.device)
+        else:
+            return None
+    except (AttributeError, IndexError):
+        return None
+    if kwargs:
+        for v in kwargs.values():
+            if v.__class__ not in _KWARG_TYPES:
+                return None
+        key = (*key, *kwargs.items())
+    return key
 
 
 class _Plan:
@@ -263,7 +286,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     ``compute`` amounts to when every operand is a tensor already in the result dtype and the keyword
     arguments have their ``defaults`` (``{"alpha": 1}``).
 
-    The functional kernel caches, per call signature (see the comment above ``_Plan``), the meta rule's result and whether the
+    The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
     call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
     signature. The cache belongs to the kernel, so a kernel registered over it (``openreg.library``) is simply
     called instead.
@@ -275,7 +298,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     _signature_caches.append(signatures)
 
     def functional(*args, **kwargs):
-        # The call's signature (see the comment above _Plan), written out: it is built on every call.
+        # _signature(args, kwargs), written out: it is built on every call
         n = len(args)
         try:
             a = args[0]
@@ -385,7 +408,28 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
             write_result(name, out, arr)
         return out
 
+    inplace_signatures: dict = {}
+    _signature_caches.append(inplace_signatures)
+
     def inplace(self, *args, **kwargs):
+        key = None if is_meta else _signature((self, *args), kwargs)
+        plan = None if key is None else inplace_signatures.get(key)
+        if plan is not None:        # a signature that passed the checks below: same result dtype, size, layout
+            spec = plan.spec
+            token = enter_quiet()
+            try:
+                if plan.ufunc is not None:    # the ufunc writes into self (NumPy buffers overlapping operands)
+                    x = self._array()
+                    plan.ufunc(x, *(a._array() for a in args), out=x)
+                    return self
+                arr = compute(spec, self, *args, **kwargs) if plan.small else \
+                    _compute(name, compute, spec, (self, *args), kwargs, elementwise)
+            except MemoryError:
+                _out_of_memory(name, spec)
+            finally:
+                leave_quiet(token)
+            write_result(name, self, arr)
+            return self
         spec: Spec = meta(self, *args, **kwargs)
         if tuple(spec.size) != tuple(self._size):
             raise RuntimeError(f"output with shape {fmt_shape(self._size)} doesn't match the broadcast shape "
@@ -397,6 +441,12 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
         if not is_meta:
             arr = _compute(name, compute, spec, (self, *args), kwargs, elementwise)
             write_result(name, self, arr)
+            if key is not None:
+                if len(inplace_signatures) >= _SIGNATURE_LIMIT:
+                    inplace_signatures.clear()
+                small = _numel(spec.size) < _SMALL
+                ufunc_fn = _direct_ufunc(ufunc, defaults, spec, (self, *args), kwargs) if small else None
+                inplace_signatures[key] = _Plan(spec, small, False, ufunc_fn)
         return self
 
     functional.__name__ = f"{name}_{device_type}"
