@@ -17,7 +17,7 @@ import weakref
 from ._tensor_methods import mixin
 from .autograd import backward as _autograd_backward
 from .autograd.grad_mode import state as _gm_state
-from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, requires_grad_of
+from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, hook_map, requires_grad_of
 from .autograd.inference import REQUIRES_GRAD_MSG, InferenceVersion
 from .autograd.meta import get_meta
 from .tensor import TensorBase
@@ -52,7 +52,7 @@ def register_hook(self, hook) -> RemovableHandle:
     fn = grad_fn_of(self)
     if fn is None:
         return _add_hook(get_meta(self).hooks, hook)
-    return _add_hook(fn._tensor_pre_hooks.setdefault(self._output_nr, []), hook)
+    return _add_hook(hook_map(fn, "_tensor_pre_hooks").setdefault(self._output_nr, []), hook)
 
 
 def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
@@ -80,7 +80,7 @@ def retain_grad(self) -> None:
     if fn is None:
         return
     get_meta(self).retains_grad = True
-    fn._retains[self._output_nr] = weakref.ref(self)
+    hook_map(fn, "_retains")[self._output_nr] = weakref.ref(self)
 
 
 def _retains_grad(self) -> bool:

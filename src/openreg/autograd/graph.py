@@ -10,6 +10,7 @@ points at the nodes of those inputs through ``next_functions``.
 from __future__ import annotations
 
 import itertools
+import types
 import weakref
 from collections.abc import Callable
 
@@ -50,6 +51,28 @@ def _add_hook(hooks: list, fn: Callable) -> RemovableHandle:
     return handle
 
 
+_NO_HOOKS = ()                        # the hook lists of a node without hooks (read-only)
+_NO_MAP = types.MappingProxyType({})  # its tensor-hook and retain_grad maps
+
+
+def hook_list(node, name: str) -> list:
+    """The node's own hook list ``name`` (``_pre_hooks``, ``_post_hooks``), made on first use."""
+    hooks = getattr(node, name)
+    if hooks is _NO_HOOKS:
+        hooks = []
+        setattr(node, name, hooks)
+    return hooks
+
+
+def hook_map(node, name: str) -> dict:
+    """The node's own map ``name`` (``_tensor_pre_hooks``, ``_retains``), made on first use."""
+    hooks = getattr(node, name)
+    if hooks is _NO_MAP:
+        hooks = {}
+        setattr(node, name, hooks)
+    return hooks
+
+
 class Node:
     """One backward function of the graph.
 
@@ -73,10 +96,9 @@ class Node:
     def __init__(self, next_edges: list | None = None, sequence_nr: int | None = None) -> None:
         self.next_edges = next_edges if next_edges is not None else []
         self._sequence_nr = next(_sequence) if sequence_nr is None else sequence_nr
-        self._pre_hooks: list = []
-        self._post_hooks: list = []
-        self._tensor_pre_hooks: dict = {}
-        self._retains: dict = {}
+        # Hooks are rare: every node shares these empty containers until one is registered (hook_list / hook_map)
+        self._pre_hooks = self._post_hooks = _NO_HOOKS
+        self._tensor_pre_hooks = self._retains = _NO_MAP
         self.input_meta: list = []
 
     # -- public API ------------------------------------------------------------------------------
@@ -99,11 +121,11 @@ class Node:
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_inputs, grad_outputs)`` runs after the node; may return replacement ``grad_inputs``."""
-        return _add_hook(self._post_hooks, fn)
+        return _add_hook(hook_list(self, "_post_hooks"), fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """``fn(grad_outputs)`` runs before the node; may return replacement ``grad_outputs``."""
-        return _add_hook(self._pre_hooks, fn)
+        return _add_hook(hook_list(self, "_pre_hooks"), fn)
 
     def __call__(self, *grads):
         return self.apply(list(grads))

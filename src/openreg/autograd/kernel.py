@@ -435,7 +435,7 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
             need = True
         else:
             edges.append(None)
-        meta[name] = (tuple(t._size), dt, t._storage.device, tuple(t._stride), t._offset)
+        meta[name] = (t._size, dt, t._storage.device, t._stride, t._offset)   # immutable: no copies
     old = _tls.exclude
     _tls.exclude = old | AUTOGRAD_MASK
     try:
