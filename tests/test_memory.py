@@ -202,3 +202,29 @@ def test_failed_allocation_leaves_no_unraisable_error():
         pu.set_per_process_memory_fraction(1.0, IDX)
         sys.unraisablehook = old_hook
     assert seen == []
+
+
+def test_accumulated_totals_count_every_allocation_and_free():
+    """``*.allocated`` / ``*.freed`` are the totals added / removed since the last reset (the allocator derives
+    the added total from the current value, so it is checked here through resets, allocations and frees)."""
+    a = CachingAllocator(EmulatedDriver(devices=1, memory=1 << 22))
+
+    def totals(name="allocated_bytes", pool="all"):
+        s = a.stats(0)
+        return s[f"{name}.{pool}.current"], s[f"{name}.{pool}.allocated"], s[f"{name}.{pool}.freed"]
+
+    b1, b2 = a.malloc(0, 100), a.malloc(0, 2 << 20)
+    assert totals() == (512 + (2 << 20), 512 + (2 << 20), 0)
+    assert totals("requested_bytes", "small_pool") == (100, 100, 0)
+    a.free(b1)
+    assert totals() == (2 << 20, 512 + (2 << 20), 512)
+    a.reset_accumulated(0)
+    assert totals() == (2 << 20, 0, 0) and totals("allocation") == (1, 0, 0)
+    b3 = a.malloc(0, 600)
+    a.free(b2)
+    assert totals() == (1024, 1024, 2 << 20) and totals("allocation") == (1, 1, 1)
+    assert totals("requested_bytes") == (600, 600, 2 << 20)
+    assert totals("segment", "large_pool") == (1, 0, 0)     # reserved until empty_cache
+    a.free(b3)
+    a.empty_cache(0)
+    assert totals("segment") == (0, 1, 3) and totals("reserved_bytes") == (0, 1024, 512 + 1024 + (2 << 20))

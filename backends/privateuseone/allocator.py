@@ -100,13 +100,15 @@ class Block:
 class _PoolCounters:
     """The statistics of one pool of one device as plain integers (updated on every malloc/free).
 
-    ``<stat>`` is the current value, ``<stat>_peak`` the peak, ``<stat>_in`` / ``<stat>_out`` the totals
-    added / removed. The "all" pool is the sum of the two pools, except its peaks (kept by ``_DeviceState``).
+    ``<stat>`` is the current value, ``<stat>_peak`` the peak, ``<stat>_out`` the total removed. The total added
+    is not counted on every malloc: it is ``current + out - base``, ``base`` being the current value when the
+    totals were last reset. The "all" pool is the sum of the two pools, except its peaks (kept by
+    ``_DeviceState``).
     """
 
-    __slots__ = ("alloc", "alloc_in", "alloc_out", "alloc_peak", "count", "count_in", "count_out", "count_peak",
-                 "req", "req_in", "req_out", "req_peak", "res", "res_in", "res_out", "res_peak", "seg", "seg_in",
-                 "seg_out", "seg_peak")
+    __slots__ = ("alloc", "alloc_base", "alloc_out", "alloc_peak", "count", "count_base", "count_out", "count_peak",
+                 "req", "req_base", "req_out", "req_peak", "res", "res_base", "res_out", "res_peak", "seg",
+                 "seg_base", "seg_out", "seg_peak")
 
     def __init__(self):
         for name in self.__slots__:
@@ -115,7 +117,8 @@ class _PoolCounters:
     def stat(self, key: str) -> Stat:
         out = Stat()
         out.current, out.peak = getattr(self, key), getattr(self, key + "_peak")
-        out.allocated, out.freed = getattr(self, key + "_in"), getattr(self, key + "_out")
+        out.freed = getattr(self, key + "_out")
+        out.allocated = out.current + out.freed - getattr(self, key + "_base")
         return out
 
 
@@ -165,7 +168,7 @@ class _DeviceState:
     def reset_totals(self) -> None:
         for key in _FIELDS.values():
             for p in (self.small, self.large):
-                setattr(p, key + "_in", 0)
+                setattr(p, key + "_base", getattr(p, key))    # allocated = current + out - base = 0
                 setattr(p, key + "_out", 0)
 
 
@@ -201,11 +204,8 @@ class CachingAllocator:
             small, large = st.small, st.large
             p = small if size <= SMALL_LIMIT else large
             p.alloc = alloc = p.alloc + size
-            p.alloc_in += size
             p.req = req = p.req + nbytes
-            p.req_in += nbytes
             p.count = count = p.count + 1
-            p.count_in += 1
             if alloc > p.alloc_peak:  # noqa: PLR1730 - no call
                 p.alloc_peak = alloc
             if req > p.req_peak:  # noqa: PLR1730 - no call
@@ -260,9 +260,7 @@ class CachingAllocator:
                 raise OutOfMemoryError(self._oom_message(index, requested, size, limit, str(exc))) from None
         p = st.pool(size)
         p.res += size
-        p.res_in += size
         p.seg += 1
-        p.seg_in += 1
         p.res_peak = max(p.res_peak, p.res)
         p.seg_peak = max(p.seg_peak, p.seg)
         peaks = st.all_peaks

@@ -266,8 +266,14 @@ def make_kernel(info: OpInfo, redispatch):
             return out
         if lean and not fw:
             return _lean(info, redispatch, ks, args, kwargs)
+        if nondiff and not fw:      # what _slow comes to for it: run below autograd, record nothing
+            return _run(redispatch, ks, args, kwargs)
         return _slow(info, redispatch, ks, args, kwargs, need, fw)
     lean = info.lean
+    # a functional op whose outputs are never differentiable (ones_like, argmax ...)
+    formula = info.formula
+    nondiff = formula is not None and formula.nondiff and formula.error is None and not info.inplace \
+        and not info.mutating
     autograd_kernel.__qualname__ = f"autograd_kernel[{info.qualname}]"
     autograd_kernel._openreg_lean = True   # calls on plain tensors skip it (dispatcher.walk_past_when_lean)
     return autograd_kernel
