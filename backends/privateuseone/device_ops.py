@@ -280,6 +280,7 @@ def _bf16_binary(op: str):
                 return out
         return RECORDS[op].compute(spec, self, other, *args, **kwargs)
     compute.__name__ = compute.__qualname__ = f"{op}_compute"
+    compute.record_compute_unless_narrow = True     # the record's ufunc shortcut holds for it (structured.py)
     return compute
 
 
@@ -292,6 +293,7 @@ def _bf16_unary(op: str):
             return out
         return RECORDS[op].compute(spec, self)
     compute.__name__ = compute.__qualname__ = f"{op}_compute"
+    compute.record_compute_unless_narrow = True     # the record's ufunc shortcut holds for it (structured.py)
     return compute
 
 

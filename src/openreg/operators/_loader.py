@@ -120,7 +120,10 @@ def functions() -> dict:
 
 def _structured_kernels(record: Op, group: Group, device_type: str, compute):
     from ..aten.structured import structured
-    ufunc = record.ufunc_for(group)     # a backend's override agrees with it (it differs for narrow floats)
+    # A backend's override (a raw kernel) runs instead of the ufunc, unless it says that it is the record's
+    # compute for every dtype but the narrow floats (which the ufunc shortcut never takes).
+    ufunc = record.ufunc_for(group) if compute is record.compute_for(group) or \
+        getattr(compute, "record_compute_unless_narrow", False) else None
     defaults = {}
     if ufunc is not None:
         from .._dispatch.binding import _default_value
