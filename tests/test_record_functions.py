@@ -19,11 +19,19 @@ RECORD_FUNCTIONS = (
 )
 
 
+# Generated (function=True) or the method's function form: PyTorch has torch.<name> for each.
+GENERATED = ("batch_norm", "constant_pad_nd", "convolution", "embedding", "fill", "group_norm", "layer_norm",
+             "max_pool2d", "native_batch_norm", "native_group_norm", "native_layer_norm", "resize_as_",
+             "split_with_sizes", "zero_")
+
+
 def test_public_functions_come_from_the_records():
     published = _loader.functions()
-    for name in RECORD_FUNCTIONS:
+    for name in RECORD_FUNCTIONS:   # written in the family files
         assert published[name] is getattr(openreg, name), name
         assert getattr(openreg, name).__module__.startswith("openreg.operators."), name
+    for name in GENERATED:          # generated anew by each functions() call
+        assert name in published and getattr(openreg, name).__name__ == name, name
 
 
 def test_the_old_hand_written_modules_are_gone():
@@ -61,3 +69,45 @@ def test_nn_functional_convolutions_are_the_record_functions():
     x = openreg.ones(1, 1, 5)
     assert openreg.conv1d(x, openreg.ones(1, 1, 3), padding="same").shape == (1, 1, 5)
     assert openreg.conv1d(x, openreg.ones(1, 1, 3), padding=(1,), stride=2).shape == (1, 1, 3)
+
+
+def test_no_record_hides_a_function_pytorch_has():
+    torch = pytest.importorskip("torch", reason="compares with PyTorch's public functions")
+    hidden = sorted(name for name, record in _loader._catalog().items()
+                    if record.function is False and not name.startswith("_") and hasattr(torch, name))
+    assert hidden == []
+
+
+def test_generated_functions_equal_pytorch():
+    torch = pytest.importorskip("torch", reason="compares with PyTorch")
+    import numpy as np
+    rng = np.random.default_rng(0)
+    x = rng.random((2, 3, 4, 4), dtype=np.float32)
+    w, b = rng.random(3, dtype=np.float32), rng.random(3, dtype=np.float32)
+    cases = [
+        ("batch_norm", (x, w, b, np.zeros(3, "float32"), np.ones(3, "float32"), True, 0.1, 1e-5, False)),
+        ("constant_pad_nd", (x, [1, 2], 3.0)),
+        ("convolution", (x, rng.random((2, 3, 2, 2), dtype=np.float32), None, [1, 1], [0, 0], [1, 1], False,
+                         [0, 0], 1)),
+        ("embedding", (rng.random((5, 3), dtype=np.float32), np.array([0, 4, 2]))),
+        ("fill", (x, 2.5)),
+        ("group_norm", (x, 3, w, b)),
+        ("layer_norm", (x, [4, 4])),
+        ("max_pool2d", (x, [2, 2])),
+        ("native_layer_norm", (x, [4], None, None, 1e-5)),
+        ("native_group_norm", (x, w, b, 2, 3, 16, 3, 1e-5)),
+        ("native_batch_norm", (x, w, b, None, None, True, 0.1, 1e-5)),
+        ("split_with_sizes", (x, [1, 2], 1)),
+    ]
+    for name, args in cases:
+        ours = getattr(openreg, name)(*[openreg.tensor(a) if isinstance(a, np.ndarray) else a for a in args])
+        theirs = getattr(torch, name)(*[torch.tensor(a) if isinstance(a, np.ndarray) else a for a in args])
+        if not isinstance(theirs, (tuple, list)):
+            ours, theirs = (ours,), (theirs,)
+        assert type(ours) is type(theirs) or name != "split_with_sizes", name
+        for o, t in zip(ours, theirs):
+            assert tuple(o.shape) == tuple(t.shape), name
+            np.testing.assert_allclose(o.numpy(), t.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+    t = openreg.ones(3)
+    assert openreg.zero_(t) is t and t.tolist() == [0.0, 0.0, 0.0]
+    assert openreg.resize_as_(openreg.ones(2), openreg.zeros(3)).shape == (3,)

@@ -282,7 +282,7 @@ convolution = Op(
         bias=lambda g, a: g.sum([0] + list(range(2, g.dim()))),
         jvp={"input": lambda t, a: _conv(a, t, a.weight, None), "weight": lambda t, a: _conv(a, a.input, t, None),
              "bias": lambda t, a: t.reshape([1, -1] + [1] * (a.weight.dim() - 2))})},
-    function=False, method=False,
+    function=True, method=False,
     doc="""N-d convolution of ``input`` ``(N, C, *spatial)`` with ``weight`` ``(O, C/groups, *kernel)``.
 
     >>> import openreg

@@ -252,9 +252,10 @@ fill_op = _copy_op("fill", """
           "fill_.Tensor": (CEA, fill_tensor_)},
     {"fill.Scalar": Deriv(name="FillBackward0", self=_no_grad_to_self, jvp={}),
      "fill.Tensor": Deriv(name="FillBackward1", self=_no_grad_to_self, value=_grad_of_value,
-                          jvp={"value": _value_expanded})}, extra_methods={"fill_": _fill_method})
+                          jvp={"value": _value_expanded})}, extra_methods={"fill_": _fill_method}, function=True)
 zero_op = _copy_op("zero_", "zero_(Tensor(a!) self) -> Tensor(a!)", {"zero_": ("Meta", _meta_zero_)},
-                   {"zero_": Deriv(name="ZeroBackward0", self=_no_grad_to_self, jvp={})}, _zero_method)
+                   {"zero_": Deriv(name="ZeroBackward0", self=_no_grad_to_self, jvp={})}, _zero_method,
+                   function=method_as_function("zero_", "openreg.ones(2)", [2]))
 clone_op = _copy_op("clone", "clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor  [core, pointwise]",
                     {"clone": (CEA, clone)}, {"clone": Deriv(linear=True, self=lambda g, a: g)}, True,
                     function=method_as_function("clone", "openreg.zeros(2)", [2]))

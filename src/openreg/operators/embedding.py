@@ -80,7 +80,7 @@ embedding = Op(
     kernels={"embedding": {"CompositeExplicitAutograd": _embedding, "Meta": _meta_embedding}},
     derivatives={"embedding": Deriv(save="indices padding_idx scale_grad_by_freq sparse", weight=_embedding_grad,
                                     jvp={"weight": lambda t, a: A.embedding(t, a.indices)})},
-    function=False, method=False,
+    function=True, method=False,
     doc="""Rows of ``weight`` at ``indices`` (output shape ``indices.shape + (embedding_dim,)``).
 
     >>> import openreg

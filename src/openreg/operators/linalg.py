@@ -44,16 +44,21 @@ def _check_matmul_dtype(a, b, kernel: str = "addmm_impl_cpu_") -> None:
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
 
 
-def mm_meta(self, mat2) -> Spec:
-    dev = common_device("mm", self, mat2)
-    if self.dim() != 2:
-        raise RuntimeError("self must be a matrix")
+def _check_matrices(first: str, mat1, mat2) -> None:
+    """Two matrices that can be multiplied, of one dtype (``first``: the first one's name in PyTorch's error)."""
+    if mat1.dim() != 2:
+        raise RuntimeError(f"{first} must be a matrix")
     if mat2.dim() != 2:
         raise RuntimeError("mat2 must be a matrix")
-    if self._size[1] != mat2._size[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self._size[0]}x{self._size[1]} and "
+    if mat1._size[1] != mat2._size[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1._size[0]}x{mat1._size[1]} and "
                            f"{mat2._size[0]}x{mat2._size[1]})")
-    _check_matmul_dtype(self, mat2)
+    _check_matmul_dtype(mat1, mat2)
+
+
+def mm_meta(self, mat2) -> Spec:
+    dev = common_device("mm", self, mat2)
+    _check_matrices("self", self, mat2)
     return Spec((self._size[0], mat2._size[1]), self._dtype, dev)
 
 
@@ -73,14 +78,7 @@ def bmm_meta(self, mat2) -> Spec:
 
 def addmm_meta(self, mat1, mat2, *, beta=1, alpha=1) -> Spec:
     dev = common_device("addmm", self, mat1, mat2)
-    if mat1.dim() != 2:
-        raise RuntimeError("mat1 must be a matrix")
-    if mat2.dim() != 2:
-        raise RuntimeError("mat2 must be a matrix")
-    if mat1._size[1] != mat2._size[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1._size[0]}x{mat1._size[1]} and "
-                           f"{mat2._size[0]}x{mat2._size[1]})")
-    _check_matmul_dtype(mat1, mat2)
+    _check_matrices("mat1", mat1, mat2)
     if self._dtype is not mat1._dtype:
         raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtype_name(self._dtype)} and "
                            f"{_dtype_name(mat2._dtype)}")

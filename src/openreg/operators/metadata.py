@@ -24,7 +24,7 @@ from ..memory_format import normalize, preserve_format, strides_for
 from ..storage import UntypedStorage
 from ..storage_bounds import check_numel, storage_nbytes
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
-from ._method_args import size_args
+from ._method_args import method_as_function, size_args
 from ._record import Forbid, Op, register
 
 
@@ -158,10 +158,10 @@ def _set_method(self, source=None, storage_offset=None, size=None, stride=None):
     return A.set___source_Storage_storage_offset(self, source, storage_offset, size, () if stride is None else stride)
 
 
-def _metadata_op(name: str, schemas: str, kernels: dict, refusal: str, method) -> Op:
+def _metadata_op(name: str, schemas: str, kernels: dict, refusal: str, method, function=False) -> Op:
     """One CompositeExplicitAutograd kernel per overload; each refuses inputs that require grad (``refusal``)."""
     return Op(name, schemas, kernels={o: {"CompositeExplicitAutograd": fn} for o, fn in kernels.items()},
-              derivatives={o: Forbid(refusal) for o in kernels}, function=False, method=method)
+              derivatives={o: Forbid(refusal) for o in kernels}, function=function, method=method)
 
 
 _NO_RESIZE = "cannot resize variables that require grad"
@@ -173,7 +173,8 @@ resize_op = _metadata_op(
 resize_as_op = _metadata_op(
     "resize_as_",
     "resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)  [inplace_view]",
-    {"resize_as_": resize_as_}, _NO_RESIZE, _resize_as_method)
+    {"resize_as_": resize_as_}, _NO_RESIZE, _resize_as_method,
+    method_as_function("resize_as_", "openreg.zeros(2), openreg.zeros(3)", [3]))
 set_op = _metadata_op("set_", """
     set_.source_Storage(Tensor(a!) self, Storage source) -> Tensor(a!)  [inplace_view]
     set_.source_Storage_storage_offset(Tensor(a!) self, Storage source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)  [inplace_view]

@@ -150,7 +150,7 @@ native_layer_norm = Op(
     derivatives={"native_layer_norm": Deriv(
         save="input normalized_shape weight bias result1 result2", input=_ln_grad(0), weight=_ln_grad(1), bias=_ln_grad(2),
         jvp={"input": _ln_jvp_input, "weight": _ln_jvp_weight, "bias": lambda t, a: [t, None, None]})},
-    function=False, method=False,
+    function=True, method=False,
     doc="""Layer normalization over the trailing ``normalized_shape`` dims: ``(out, mean, rstd)``.
 
     >>> import openreg
@@ -191,7 +191,7 @@ layer_norm = Op(
     layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
     """,
     kernels={"layer_norm": {"CompositeImplicitAutograd": _layer_norm}},
-    function=False, method=False,
+    function=True, method=False,
     doc="""Layer normalization (the output of ``native_layer_norm``).
 
     >>> import openreg
@@ -316,7 +316,7 @@ native_group_norm = Op(
     derivatives={"native_group_norm": Deriv(
         save="input weight N C HxW group result1 result2", input=_gn_grad(0), weight=_gn_grad(1), bias=_gn_grad(2),
         jvp={"input": _gn_jvp_input, "weight": _gn_jvp_weight, "bias": _gn_jvp_bias})},
-    function=False, method=False,
+    function=True, method=False,
     doc="""Group normalization of ``(N, C, *)`` inputs over ``group`` channel groups: ``(out, mean, rstd)``.
 
     >>> import openreg
@@ -367,7 +367,7 @@ group_norm = Op(
     group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
     """,
     kernels={"group_norm": {"CompositeImplicitAutograd": _group_norm}},
-    function=False, method=False,
+    function=True, method=False,
     doc="""Group normalization (the output of ``native_group_norm``).
 
     >>> import openreg
@@ -548,7 +548,7 @@ native_batch_norm = Op(
         bias=_bn_grad(2),
         jvp={"input": _bn_jvp_input, "weight": _bn_jvp_weight,
              "bias": lambda t, a: [t.reshape([1, -1] + [1] * (a.input.dim() - 2)), None, None]})},
-    function=False, method=False,
+    function=True, method=False,
     doc="""Batch normalization over every dim but 1: ``(out, save_mean, save_invstd)``; in training the running
     statistics are updated in place (unbiased variance).
 
@@ -592,7 +592,7 @@ batch_norm = Op(
     batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
     """,
     kernels={"batch_norm": {"CompositeImplicitAutograd": _batch_norm}},
-    function=False, method=False,
+    function=True, method=False,
     doc="""Batch normalization (the output of ``native_batch_norm``).
 
     >>> import openreg

@@ -52,7 +52,7 @@ constant_pad_nd = Op(
     constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor  [core]
     """,
     kernels={"constant_pad_nd": {"CompositeImplicitAutograd": _constant_pad_nd}},
-    function=False, method=False,
+    function=True, method=False,
     doc="""``value`` added around the trailing dims (``pad`` lists last dim first); negative pads crop.
 
     >>> import openreg

@@ -217,7 +217,7 @@ max_pool2d = Op(
     max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
     """,
     kernels={"max_pool2d": {"CompositeImplicitAutograd": _max_pool2d}},
-    function=False, method=False,
+    function=True, method=False,
     doc="""2-d max pooling (values only).
 
     >>> import openreg

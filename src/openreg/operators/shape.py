@@ -295,7 +295,7 @@ split_op = _shape_op("split", """
 split_with_sizes_op = _shape_op(
     "split_with_sizes", "split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]  [core]",
     {"split_with_sizes": (CEA, split_with_sizes)}, {"split_with_sizes": _cat_pieces("SplitWithSizesBackward0")},
-    _split_with_sizes_method)
+    _split_with_sizes_method, _split_with_sizes_method)
 chunk_op = _shape_op("chunk", "chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]",
                      {"chunk": (CIA, chunk)}, {"chunk": _cat_pieces("ChunkBackward0")}, _chunk_method, _chunk_function)
 cat_op = _shape_op("cat", """
