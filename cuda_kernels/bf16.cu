@@ -1,19 +1,29 @@
-// bf16.cu -- elementwise bfloat16 arithmetic, widened per element: bfloat16 has no storage type of its own, so
+// bf16.cu -- elementwise bfloat16 work, widened per element: bfloat16 has no storage type of its own, so
 // tensors hold the raw 16-bit words.  Each thread widens its elements to float32 in registers, computes in
 // float32 (PyTorch's opmath type for bfloat16) and rounds once to nearest even; a NaN result is the canonical
 // 0x7FC0.  No operand is ever widened into a float32 copy in memory.
 //
-//   bf16_<op>_contig_bf16(out, a, b, float alpha, n)      binary, all three dense and in the same order
-//   bf16_<op>_strided_bf16(out, a, b, float alpha, geom)  binary, any layouts; broadcasting as zero strides
-//   bf16_<op>_scalar_contig_bf16(out, a, float b, n)      binary with a float32 scalar b (alpha applied)
-//   bf16_<op>_scalar_strided_bf16(out, a, float b, geom)
-//   bf16_<op>_contig_bf16(out, in, n)                     unary, both dense: 16-byte vectors (pointwise.cuh)
-//   bf16_<op>_strided_bf16(out, in, geom)                 unary, any layouts
+//   bf16_<op>_contig_<dts>(out, a, b, float alpha, n)           binary, all three dense and in the same order
+//   bf16_<op>_strided_<dts>(out, a, b, float alpha, geom)       binary, any layouts; broadcasting as zero strides
+//   bf16_<op>_scalar_contig_<dts>(out, a, float b, float alpha, n)   binary with a float32 scalar b
+//   bf16_<op>_scalar_strided_<dts>(out, a, float b, float alpha, geom)
+//   bf16_<op>_contig_bf16(out, in, n)                           unary, both dense: 16-byte vectors (pointwise.cuh)
+//   bf16_<op>_strided_bf16(out, in, geom)                       unary, any layouts
+//   bf16_copy_{contig,strided}_<out>_from_<in>(out, in, n|geom) conversions to and from bfloat16
 //
-// binary ops: add (a + alpha*b), sub (a - alpha*b), mul (a*b), div (a/b); alpha is 1 for mul and div.  The product
-// alpha*b is rounded to float32 before the sum (no FMA contraction), as the array-module reference computes it.
-// unary ops: neg, relu (NumPy's maximum(x, 0): NaN propagates, -0 gives +0), exp, log, tanh, sigmoid (1/(1+exp(-x)),
-// the reference's formula, in float32).
+// <dts> is "bf16" when every operand is bfloat16, else "<out>_from_<a>[_from_<b>]" (kernels.kernel_name):
+// comparisons write bool (b8), and the mixed kernels take one float32 operand and write float32 (PyTorch's
+// promotion of bfloat16 with float32).
+// binary ops: add (a + alpha*b), sub (a - alpha*b), mul, div, pow (powf; with a scalar exponent 0.5: sqrt), gelu_backward / gelu_tanh_backward (a is the
+// gradient, b the input), and the comparisons eq ne lt le gt ge; alpha is 1 except for add and sub.  Scalar ops:
+// the same plus rsub (b - alpha*a); add/sub get alpha*b precomputed on the host, as the reference scales it.
+// Every product that feeds a sum is rounded to float32 first (no FMA contraction), as the array-module reference
+// computes it.
+// unary ops: neg, relu (NumPy's maximum(x, 0): NaN propagates, -0 gives +0), exp, log, tanh, sigmoid
+// (1/(1+exp(-x))), abs, sqrt, rsqrt (1/sqrt(x), two roundings), sin, cos, gelu (x/2 (1 + erf(x/sqrt 2)), erf by the
+// reference's float32 formula: a short series below 0.5, Abramowitz & Stegun 7.1.26 above) and gelu_tanh.
+// Conversions follow openreg::convert through float32: to bfloat16 every dtype goes through float32 first (a
+// float64 is rounded twice, as PyTorch's conversions do), from bfloat16 the exact float32 value is converted.
 // In-place (out == an input, same elements) is allowed: each element is read before it is written by the same
 // thread.  Launch: 1-D grid of OPENREG_POINTWISE_THREADS-thread blocks, grid-stride loops (kernels.py).
 #include "common.cuh"
@@ -43,6 +53,24 @@ __device__ __forceinline__ uint16_t float_to_bf16(float f) {
   return static_cast<uint16_t>((v.u + rounding) >> 16);
 }
 
+// Operands: bfloat16 words widen exactly, float32 is itself.
+__device__ __forceinline__ float widen(uint16_t w) { return bf16_to_float(w); }
+__device__ __forceinline__ float widen(float x) { return x; }
+
+// Results: rounded once to bfloat16 words, kept as float32, or a comparison's bool.
+template <typename Out>
+__device__ __forceinline__ Out narrow(float r) {
+  if constexpr (is_same<Out, uint16_t>::value) {
+    return float_to_bf16(r);
+  } else {
+    return r;
+  }
+}
+template <typename Out>
+__device__ __forceinline__ Out narrow(bool r) {
+  return r;
+}
+
 #if defined(OPENREG_HOST_EMULATION)
 __forceinline__ float mul_rn(float a, float b) {
   volatile float p = a * b;  // keeps the host compiler from contracting into an FMA
@@ -52,7 +80,36 @@ __forceinline__ float mul_rn(float a, float b) {
 __device__ __forceinline__ float mul_rn(float a, float b) { return __fmul_rn(a, b); }
 #endif
 
-// -- binary ---------------------------------------------------------------------------------------------------
+// -- the reference's float32 erf (special_functions._erf_f32), step by step --------------------------------------
+__device__ __forceinline__ float erf_f32(float x) {
+  const float a = fabsf(x);
+  const float x2 = mul_rn(x, x);
+  const float series[8] = {1.128379225730896f,    -0.37612637877464294f,  0.11283791810274124f,
+                           -0.02686617150902748f, 0.005223977845162153f,  -0.0008548327023163438f,
+                           0.00012055332626914605f, -1.4925650248187594e-05f};
+  float acc = series[7];
+#pragma unroll
+  for (int i = 6; i >= 0; --i) acc = mul_rn(acc, x2) + series[i];
+  acc = mul_rn(acc, x);
+  const float t = 1.0f / (mul_rn(a, 0.32759109139442444f) + 1.0f);
+  const float as[5] = {0.2548295855522156f, -0.2844967246055603f, 1.421413779258728f, -1.453152060508728f,
+                       1.0614054203033447f};
+  float poly = as[4];
+#pragma unroll
+  for (int i = 3; i >= 0; --i) poly = mul_rn(poly, t) + as[i];
+  poly = mul_rn(poly, t);
+  poly = 1.0f - mul_rn(poly, expf(-x2));
+  poly = copysignf(poly, x);
+  return a < 0.5f ? acc : poly;
+}
+
+#define OPENREG_INV_SQRT_2 0.7071067690849304f
+#define OPENREG_SQRT_2_OVER_PI 0.7978845834732056f
+#define OPENREG_TANH_COEF 0.044714998453855515f
+#define OPENREG_TANH_COEF_3 0.13414500653743744f
+#define OPENREG_INV_SQRT_2PI 0.3989422917366028f
+
+// -- binary: op(a, b, alpha) on float32 values -------------------------------------------------------------------
 struct Bf16Add {
   __device__ __forceinline__ float operator()(float a, float b, float alpha) const {
     return a + (alpha == 1.0f ? b : mul_rn(alpha, b));
@@ -63,39 +120,76 @@ struct Bf16Sub {
     return a - (alpha == 1.0f ? b : mul_rn(alpha, b));
   }
 };
+struct Bf16RSub {
+  __device__ __forceinline__ float operator()(float a, float b, float alpha) const {
+    return b - (alpha == 1.0f ? a : mul_rn(alpha, a));
+  }
+};
 struct Bf16Mul {
   __device__ __forceinline__ float operator()(float a, float b, float) const { return mul_rn(a, b); }
 };
 struct Bf16Div {
   __device__ __forceinline__ float operator()(float a, float b, float) const { return a / b; }
 };
+struct Bf16Pow {
+  __device__ __forceinline__ float operator()(float a, float b, float) const { return powf(a, b); }
+};
+struct Bf16PowScalar {  // x ** 0.5 is sqrt(x) for a scalar exponent, as NumPy and PyTorch compute it (-0 -> -0)
+  __device__ __forceinline__ float operator()(float a, float b, float) const {
+    return b == 0.5f ? sqrtf(a) : powf(a, b);
+  }
+};
+struct GeluBackward {  // g * (cdf + x * pdf)
+  __device__ __forceinline__ float operator()(float g, float x, float) const {
+    const float cdf = mul_rn(0.5f, 1.0f + erf_f32(mul_rn(x, OPENREG_INV_SQRT_2)));
+    const float pdf = mul_rn(expf(mul_rn(mul_rn(-0.5f, x), x)), OPENREG_INV_SQRT_2PI);
+    return mul_rn(g, cdf + mul_rn(x, pdf));
+  }
+};
+struct GeluTanhBackward {
+  __device__ __forceinline__ float operator()(float g, float x, float) const {
+    const float x2 = mul_rn(x, x);
+    const float inner = mul_rn(OPENREG_SQRT_2_OVER_PI, x + mul_rn(mul_rn(OPENREG_TANH_COEF, x2), x));
+    const float t = tanhf(inner);
+    const float dinner = mul_rn(OPENREG_SQRT_2_OVER_PI, 1.0f + mul_rn(OPENREG_TANH_COEF_3, x2));
+    const float right = mul_rn(mul_rn(mul_rn(0.5f, x), 1.0f - mul_rn(t, t)), dinner);
+    return mul_rn(g, mul_rn(0.5f, 1.0f + t) + right);
+  }
+};
+#define OPENREG_BF16_COMPARISON(NAME, EXPR)                                                          \
+  struct NAME {                                                                                      \
+    __device__ __forceinline__ bool operator()(float a, float b, float) const { return EXPR; }      \
+  };
+OPENREG_BF16_COMPARISON(CmpEq, a == b)
+OPENREG_BF16_COMPARISON(CmpNe, a != b)
+OPENREG_BF16_COMPARISON(CmpLt, a < b)
+OPENREG_BF16_COMPARISON(CmpLe, a <= b)
+OPENREG_BF16_COMPARISON(CmpGt, a > b)
+OPENREG_BF16_COMPARISON(CmpGe, a >= b)
 
-template <typename Op>
-__device__ __forceinline__ void bf16_binary_contig(uint16_t* out, const uint16_t* a, const uint16_t* b, float alpha,
-                                                   int64_t n, Op op) {
+template <typename Out, typename A, typename B, typename Op>
+__device__ __forceinline__ void binary_contig(Out* out, const A* a, const B* b, float alpha, int64_t n, Op op) {
   const int64_t nthreads = global_thread_count();
   for (int64_t i = global_thread_id(); i < n; i += nthreads)
-    out[i] = float_to_bf16(op(bf16_to_float(a[i]), bf16_to_float(b[i]), alpha));
+    out[i] = narrow<Out>(op(widen(a[i]), widen(b[i]), alpha));
 }
 
-template <typename Op>
-__device__ __forceinline__ void bf16_binary_strided(uint16_t* out, const uint16_t* a, const uint16_t* b, float alpha,
-                                                    const StridedGeometry<3>& g, Op op) {
+template <typename Out, typename A, typename B, typename Op>
+__device__ __forceinline__ void binary_strided(Out* out, const A* a, const B* b, float alpha,
+                                               const StridedGeometry<3>& g, Op op) {
   const int64_t nthreads = global_thread_count();
   for (int64_t i = global_thread_id(); i < g.numel; i += nthreads) {
     int64_t off[3];
     strided_offsets(g, i, off);
-    out[off[0]] = float_to_bf16(op(bf16_to_float(a[off[1]]), bf16_to_float(b[off[2]]), alpha));
+    out[off[0]] = narrow<Out>(op(widen(a[off[1]]), widen(b[off[2]]), alpha));
   }
 }
 
-// -- binary with a scalar: b is a float32 kernel argument (a Python number, already scaled by alpha) ------------
-template <typename Op>
-struct Bf16WithScalar {
-  float b;
-  __device__ __forceinline__ uint16_t operator()(uint16_t x) const {
-    return float_to_bf16(Op()(bf16_to_float(x), b, 1.0f));
-  }
+// -- binary with a scalar: b is a float32 kernel argument ---------------------------------------------------------
+template <typename Out, typename Op>
+struct WithScalar {
+  float b, alpha;
+  __device__ __forceinline__ Out operator()(uint16_t x) const { return narrow<Out>(Op()(widen(x), b, alpha)); }
 };
 
 // -- unary: a float32 function applied to the widened word, rounded once ----------------------------------------
@@ -121,29 +215,68 @@ struct Tanh {
 struct Sigmoid {
   __device__ __forceinline__ float operator()(float x) const { return 1.0f / (1.0f + expf(-x)); }
 };
+struct Abs {
+  __device__ __forceinline__ float operator()(float x) const { return fabsf(x); }
+};
+struct Sqrt {
+  __device__ __forceinline__ float operator()(float x) const { return sqrtf(x); }
+};
+struct Rsqrt {
+  __device__ __forceinline__ float operator()(float x) const { return 1.0f / sqrtf(x); }
+};
+struct Sin {
+  __device__ __forceinline__ float operator()(float x) const { return sinf(x); }
+};
+struct Cos {
+  __device__ __forceinline__ float operator()(float x) const { return cosf(x); }
+};
+struct Gelu {  // (x/2) * (1 + erf(x / sqrt 2))
+  __device__ __forceinline__ float operator()(float x) const {
+    return mul_rn(mul_rn(0.5f, x), 1.0f + erf_f32(mul_rn(x, OPENREG_INV_SQRT_2)));
+  }
+};
+struct GeluTanh {  // (x/2) * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+  __device__ __forceinline__ float operator()(float x) const {
+    const float cube = mul_rn(mul_rn(mul_rn(OPENREG_TANH_COEF, x), x), x);
+    return mul_rn(mul_rn(0.5f, x), 1.0f + tanhf(mul_rn(OPENREG_SQRT_2_OVER_PI, x + cube)));
+  }
+};
+
+// -- conversions --------------------------------------------------------------------------------------------------
+template <typename To>
+struct FromBf16 {
+  __device__ __forceinline__ To operator()(uint16_t w) const { return convert<To>(bf16_to_float(w)); }
+};
+struct SameWord {
+  __device__ __forceinline__ uint16_t operator()(uint16_t w) const { return w; }
+};
+struct ToBf16 {
+  template <typename From>
+  __device__ __forceinline__ uint16_t operator()(From x) const { return float_to_bf16(convert<float>(x)); }
+};
 
 }  // namespace openreg
 
-#define OPENREG_BF16_BINARY_KERNELS(NAME, OP)                                                                  \
-  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
-      bf16_##NAME##_contig_bf16(uint16_t* out, const uint16_t* a, const uint16_t* b, float alpha, int64_t n) {  \
-    openreg::bf16_binary_contig(out, a, b, alpha, n, openreg::OP());                                           \
-  }                                                                                                            \
-  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
-      bf16_##NAME##_strided_bf16(uint16_t* out, const uint16_t* a, const uint16_t* b, float alpha,            \
-                                 openreg::StridedGeometry<3> geom) {                                           \
-    openreg::bf16_binary_strided(out, a, b, alpha, geom, openreg::OP());                                       \
+#define OPENREG_BF16_BINARY_KERNELS(NAME, OP, OUT, A, B, DTS)                                                \
+  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                    \
+      bf16_##NAME##_contig_##DTS(OUT* out, const A* a, const B* b, float alpha, int64_t n) {                 \
+    openreg::binary_contig(out, a, b, alpha, n, openreg::OP());                                              \
+  }                                                                                                          \
+  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                    \
+      bf16_##NAME##_strided_##DTS(OUT* out, const A* a, const B* b, float alpha,                             \
+                                  openreg::StridedGeometry<3> geom) {                                        \
+    openreg::binary_strided(out, a, b, alpha, geom, openreg::OP());                                          \
   }
 
-#define OPENREG_BF16_SCALAR_KERNELS(NAME, OP)                                                                  \
-  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
-      bf16_##NAME##_scalar_contig_bf16(uint16_t* out, const uint16_t* a, float b, int64_t n) {                 \
-    openreg::pointwise_contig(out, a, n, openreg::Bf16WithScalar<openreg::OP>{b});                             \
-  }                                                                                                            \
-  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
-      bf16_##NAME##_scalar_strided_bf16(uint16_t* out, const uint16_t* a, float b,                             \
-                                        openreg::StridedGeometry<2> geom) {                                    \
-    openreg::pointwise_strided(out, a, geom, openreg::Bf16WithScalar<openreg::OP>{b});                         \
+#define OPENREG_BF16_SCALAR_KERNELS(NAME, OP, OUT, DTS)                                                      \
+  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                    \
+      bf16_##NAME##_scalar_contig_##DTS(OUT* out, const uint16_t* a, float b, float alpha, int64_t n) {      \
+    openreg::pointwise_contig(out, a, n, openreg::WithScalar<OUT, openreg::OP>{b, alpha});                   \
+  }                                                                                                          \
+  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                    \
+      bf16_##NAME##_scalar_strided_##DTS(OUT* out, const uint16_t* a, float b, float alpha,                  \
+                                         openreg::StridedGeometry<2> geom) {                                 \
+    openreg::pointwise_strided(out, a, geom, openreg::WithScalar<OUT, openreg::OP>{b, alpha});               \
   }
 
 #define OPENREG_BF16_UNARY_KERNELS(NAME, FN)                                                                   \
@@ -156,17 +289,67 @@ struct Sigmoid {
     openreg::pointwise_strided(out, in, geom, openreg::Bf16Unary<openreg::FN>());                              \
   }
 
-OPENREG_BF16_BINARY_KERNELS(add, Bf16Add)
-OPENREG_BF16_BINARY_KERNELS(sub, Bf16Sub)
-OPENREG_BF16_BINARY_KERNELS(mul, Bf16Mul)
-OPENREG_BF16_BINARY_KERNELS(div, Bf16Div)
-OPENREG_BF16_SCALAR_KERNELS(add, Bf16Add)
-OPENREG_BF16_SCALAR_KERNELS(sub, Bf16Sub)
-OPENREG_BF16_SCALAR_KERNELS(mul, Bf16Mul)
-OPENREG_BF16_SCALAR_KERNELS(div, Bf16Div)
+#define OPENREG_BF16_COPY_KERNELS(OUT, IN, DTS, OP)                                                            \
+  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
+      bf16_copy_contig_##DTS(OUT* out, const IN* in, int64_t n) {                                              \
+    openreg::pointwise_contig(out, in, n, OP);                                                                 \
+  }                                                                                                            \
+  extern "C" __global__ void __launch_bounds__(OPENREG_POINTWISE_THREADS)                                      \
+      bf16_copy_strided_##DTS(OUT* out, const IN* in, openreg::StridedGeometry<2> geom) {                      \
+    openreg::pointwise_strided(out, in, geom, OP);                                                             \
+  }
+
+// bfloat16 result from bfloat16 operands (tensor and scalar)
+#define OPENREG_BF16_ARITHMETIC(NAME, OP)                              \
+  OPENREG_BF16_BINARY_KERNELS(NAME, OP, uint16_t, uint16_t, uint16_t, bf16) \
+  OPENREG_BF16_SCALAR_KERNELS(NAME, OP, uint16_t, bf16)
+OPENREG_BF16_ARITHMETIC(add, Bf16Add)
+OPENREG_BF16_ARITHMETIC(sub, Bf16Sub)
+OPENREG_BF16_ARITHMETIC(mul, Bf16Mul)
+OPENREG_BF16_ARITHMETIC(div, Bf16Div)
+OPENREG_BF16_BINARY_KERNELS(pow, Bf16Pow, uint16_t, uint16_t, uint16_t, bf16)
+OPENREG_BF16_SCALAR_KERNELS(pow, Bf16PowScalar, uint16_t, bf16)
+OPENREG_BF16_SCALAR_KERNELS(rsub, Bf16RSub, uint16_t, bf16)
+OPENREG_BF16_BINARY_KERNELS(gelu_backward, GeluBackward, uint16_t, uint16_t, uint16_t, bf16)
+OPENREG_BF16_BINARY_KERNELS(gelu_tanh_backward, GeluTanhBackward, uint16_t, uint16_t, uint16_t, bf16)
+
+// float32 result: bfloat16 with a float32 tensor, either side
+#define OPENREG_BF16_MIXED(NAME, OP)                                                      \
+  OPENREG_BF16_BINARY_KERNELS(NAME, OP, float, uint16_t, float, f32_from_bf16_from_f32) \
+  OPENREG_BF16_BINARY_KERNELS(NAME, OP, float, float, uint16_t, f32_from_f32_from_bf16)
+OPENREG_BF16_MIXED(add, Bf16Add)
+OPENREG_BF16_MIXED(sub, Bf16Sub)
+OPENREG_BF16_MIXED(mul, Bf16Mul)
+OPENREG_BF16_MIXED(div, Bf16Div)
+
+// bool result
+#define OPENREG_BF16_COMPARE(NAME, OP)                                              \
+  OPENREG_BF16_BINARY_KERNELS(NAME, OP, bool, uint16_t, uint16_t, b8_from_bf16_from_bf16) \
+  OPENREG_BF16_SCALAR_KERNELS(NAME, OP, bool, b8_from_bf16)
+OPENREG_BF16_COMPARE(eq, CmpEq)
+OPENREG_BF16_COMPARE(ne, CmpNe)
+OPENREG_BF16_COMPARE(lt, CmpLt)
+OPENREG_BF16_COMPARE(le, CmpLe)
+OPENREG_BF16_COMPARE(gt, CmpGt)
+OPENREG_BF16_COMPARE(ge, CmpGe)
+
 OPENREG_BF16_UNARY_KERNELS(neg, Neg)
 OPENREG_BF16_UNARY_KERNELS(relu, Relu)
 OPENREG_BF16_UNARY_KERNELS(exp, Exp)
 OPENREG_BF16_UNARY_KERNELS(log, Log)
 OPENREG_BF16_UNARY_KERNELS(tanh, Tanh)
 OPENREG_BF16_UNARY_KERNELS(sigmoid, Sigmoid)
+OPENREG_BF16_UNARY_KERNELS(abs, Abs)
+OPENREG_BF16_UNARY_KERNELS(sqrt, Sqrt)
+OPENREG_BF16_UNARY_KERNELS(rsqrt, Rsqrt)
+OPENREG_BF16_UNARY_KERNELS(sin, Sin)
+OPENREG_BF16_UNARY_KERNELS(cos, Cos)
+OPENREG_BF16_UNARY_KERNELS(gelu, Gelu)
+OPENREG_BF16_UNARY_KERNELS(gelu_tanh, GeluTanh)
+
+// conversions: bfloat16 -> each dtype, each dtype -> bfloat16, and bfloat16 -> bfloat16 (a strided word copy)
+#define OPENREG_BF16_COPY_PAIR(T, S)                                                      \
+  OPENREG_BF16_COPY_KERNELS(T, uint16_t, S##_from_bf16, openreg::FromBf16<T>())          \
+  OPENREG_BF16_COPY_KERNELS(uint16_t, T, bf16_from_##S, openreg::ToBf16())
+OPENREG_FOR_EACH_TYPE(OPENREG_BF16_COPY_PAIR)
+OPENREG_BF16_COPY_KERNELS(uint16_t, uint16_t, bf16, openreg::SameWord())

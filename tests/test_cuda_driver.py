@@ -309,8 +309,17 @@ def test_streams_events_pinned(fake_cupy):
 
 
 # -- the whole device on the cuda driver ---------------------------------------------------------------------
-# the real ones, before stand-ins replace them
-_BF16_KERNELS = {"binary": kernels.bf16_binary, "scalar": kernels.bf16_scalar, "unary": kernels.bf16_unary}
+class DoubleLauncher(HostLauncher):
+    """The host launcher over the fake GPU's arrays: kernels without a stand-in (bf16.cu) run for real on the host
+    memory behind them."""
+
+    name = "cupy-double"
+
+    def operand(self, array, *, what="array", writable=False):
+        return super().operand(getattr(array, "_a", array), what=what, writable=writable)
+
+
+DOUBLE_LAUNCHER = DoubleLauncher()
 
 
 class _NumpyKernels:
@@ -338,32 +347,13 @@ class _NumpyKernels:
         cls.launched.append("mm_plus_mm")
         out[...] = a @ b + c @ d
 
-    @classmethod
-    def bf16_binary(cls, launcher, op, out, a, b, alpha=1.0):
-        cls.launched.append(f"bf16_{op}")
-        _BF16_KERNELS["binary"](HostLauncher(), op, cls.host(out), cls.host(a), cls.host(b), alpha)
-
-    @classmethod
-    def bf16_scalar(cls, launcher, op, out, a, value):
-        cls.launched.append(f"bf16_{op}_scalar")
-        _BF16_KERNELS["scalar"](HostLauncher(), op, cls.host(out), cls.host(a), value)
-
-    @classmethod
-    def bf16_unary(cls, launcher, op, out, inp):
-        cls.launched.append(f"bf16_{op}")
-        _BF16_KERNELS["unary"](HostLauncher(), op, cls.host(out), cls.host(inp))
-
-    @staticmethod
-    def host(arr):
-        """The host memory behind an array of the fake GPU (bf16.cu runs on it through the host launcher)."""
-        return getattr(arr, "_a", arr)
-
 
 def use_stand_in_kernels(mp, stand_in) -> None:
-    """Route the raw kernels' entry points to ``stand_in`` (and a named launcher) on the fake GPU."""
-    for name in ("abs_", "copy_", "fill_", "mm_plus_mm", "bf16_binary", "bf16_scalar", "bf16_unary"):
+    """Route the raw kernels' entry points to ``stand_in`` on the fake GPU; the others (bf16.cu) run through the
+    host launcher on the arrays' host memory."""
+    for name in ("abs_", "copy_", "fill_", "mm_plus_mm"):
         mp.setattr(kernels, name, getattr(stand_in, name))
-    mp.setattr(kernels, "launcher", lambda: "cupy-launcher")
+    mp.setattr(kernels, "launcher", lambda: DOUBLE_LAUNCHER)
 
 
 def test_tensors_on_the_cuda_driver(fake_cupy, monkeypatch):

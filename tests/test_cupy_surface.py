@@ -148,11 +148,21 @@ def _launches():
     yield kernels.philox_block_launch(words, Operand(8192, words.dtype, (96,), (1,)), 16)
     for strided in (False, True):
         out, a, b = _operands(np.uint16, strided, 3)
+        (flag,), (f32,) = _operands(np.bool_, strided, 1), _operands(np.float32, strided, 1)
         for op in kernels.BF16_BINARY_OPS:
-            yield kernels.bf16_binary_launch(op, out, a, b, 0.5)
-            yield kernels.bf16_scalar_launch(op, out, a, 0.1)
+            yield kernels.bf16_binary_launch(op, flag if op in kernels.BF16_COMPARE_OPS else out, a, b, 0.5)
+        for op in kernels.BF16_SCALAR_OPS:
+            yield kernels.bf16_scalar_launch(op, flag if op in kernels.BF16_COMPARE_OPS else out, a, 0.1, 2.0)
+        for op in kernels.BF16_MIXED_OPS:
+            yield kernels.bf16_binary_launch(op, f32, a, f32, 0.5)
+            yield kernels.bf16_binary_launch(op, f32, f32, a)
         for op in kernels.BF16_UNARY_OPS:
             yield kernels.bf16_unary_launch(op, out, a)
+        for dt in kernels.COPY_DTYPES:
+            (other,) = _operands(dt, strided, 1)
+            yield kernels.bf16_copy_launch(other, a)
+            yield kernels.bf16_copy_launch(out, other)
+        yield kernels.bf16_copy_launch(out, a)
 
 
 def test_launch_arguments_match_the_ptx_parameters():

@@ -21,6 +21,7 @@ import numpy as np
 
 from openreg._array_bridge import from_compute, from_float32, host_array, to_compute
 from openreg.devices import PRIVATEUSE1
+from openreg.dtypes import bfloat16
 from openreg.operators.copy import check_copy
 
 from . import kernels
@@ -107,10 +108,20 @@ def _device_to_host(dst, src, non_blocking: bool) -> None:
 
 
 def _kernel_converts(dst, src) -> bool:
-    """Whether the raw copy kernel converts between the two dtypes itself (not bfloat16/float8 / complex)."""
+    """Whether a raw copy kernel converts between the two dtypes itself: copy.cu's dtypes, or bfloat16 with
+    one of them (bf16.cu, widening per element; raw kernels on) -- not float8 or complex."""
+    if dst._dtype is bfloat16 or src._dtype is bfloat16:
+        other = src if dst._dtype is bfloat16 else dst
+        return kernels.enabled() and (other._dtype is bfloat16 or np.dtype(other._dtype.numpy) in kernels.COPY_DTYPES)
     return (not dst._dtype.is_narrow_float and not src._dtype.is_narrow_float
             and np.dtype(dst._dtype.numpy) in kernels.COPY_DTYPES
             and np.dtype(src._dtype.numpy) in kernels.COPY_DTYPES)
+
+
+def _kernel_array(t):
+    """A tensor's array as a copy kernel operand (bfloat16 as its 16-bit words)."""
+    arr = t._array()
+    return arr.view(np.uint16) if t._dtype is bfloat16 else arr
 
 
 def _device_to_device(dst, src) -> None:
@@ -152,13 +163,16 @@ def _device_copy(drv, dst, src, stream, s_stream) -> None:
     if _kernel_converts(dst, src) and not same_memory:
         # The raw kernel reads any layout and converts while it copies: no astype, no temporary on one
         # device; across devices only the source is made contiguous (in its own dtype) and moved.
-        value = src._array()
+        value = _kernel_array(src)
         if s_index != d_index:
             with drv.using_device(s_index), drv.using_stream(s_stream):
                 value = drv.array_module.ascontiguousarray(value)
             value = drv.to_device(value, d_index)
         with drv.using_device(d_index), drv.using_stream(stream):
-            kernels.copy_into(dst._array(), value)
+            if bfloat16 in (dst._dtype, src._dtype):
+                kernels.bf16_copy_into(_kernel_array(dst), value)
+            else:
+                kernels.copy_into(dst._array(), value)
         return
     with drv.using_device(s_index), drv.using_stream(s_stream):
         value = _real_if_needed(to_compute(src), src, dst)

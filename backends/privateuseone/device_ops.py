@@ -3,8 +3,10 @@
 * operator records: their compute functions (written against the array module, so they compute with the
   driver's) through the records' loader (``register_backend``); the records of ``abs``, ``mm``/``bmm`` and
   ``addmm`` name this module's versions as their device overrides (the raw ``abs`` kernel, GEMMs into pool
-  outputs), and so do ``add``/``sub``/``mul``/``div``, ``neg``, ``relu``, ``exp``, ``log``, ``tanh`` and
-  ``sigmoid``: their bfloat16 cases run ``cuda_kernels/bf16.cu`` on the 16-bit words (per-element widening);
+  outputs), and so do ``add``/``sub``/``rsub``/``mul``/``div``/``pow``, the comparisons, ``neg``, ``relu``,
+  ``exp``, ``log``, ``tanh``, ``sigmoid``, ``sqrt``, ``rsqrt``, ``sin``, ``cos``, ``gelu`` (+ backward) and
+  ``where``: their bfloat16 cases run ``cuda_kernels/bf16.cu`` on the 16-bit words (per-element widening; bfloat16
+  with a float32 tensor too), ``where`` selects words;
 * ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm`` (and ``copy_`` in ``copies.py``): device kernels of their
   own, which their records name;
 * every other CPU kernel that declares it runs on the device (``openreg._dispatch.device_support
@@ -28,7 +30,7 @@ from openreg._dispatch import dispatcher
 from openreg._dispatch.device_support import declares_device_support
 from openreg._dispatch.keys import DispatchKey
 from openreg.devices import PRIVATEUSE1
-from openreg.dtypes import bfloat16
+from openreg.dtypes import bfloat16, float32
 from openreg.library import Library
 from openreg.operators import RECORDS, linalg
 from openreg.operators._loader import declared_overloads, register_backend
@@ -113,7 +115,11 @@ def on_device(fn, op: str, *, check: bool = True):
 # -- kernels of their own ---------------------------------------------------------------------------------
 def abs_compute(spec, self):
     """``abs`` on the device: the raw kernel where it applies, the array module otherwise (into a pool
-    output, which the result tensor adopts without a copy)."""
+    output, which the result tensor adopts without a copy); bfloat16 runs ``bf16.cu`` on the words."""
+    if _bf16_operands(spec, self):
+        out = _bf16_result(spec)
+        kernels.bf16_unary_into("abs", _words(out), _words(self._array()))
+        return out
     inp = to_compute(self)
     out = pool_empty(tuple(self._size), inp.real.dtype if inp.dtype.kind == "c" else inp.dtype, spec.device)
     kernels.abs_into(out, inp)
@@ -245,9 +251,39 @@ def _bf16_operands(spec, *tensors) -> bool:
             and kernels.enabled())
 
 
+def _bf16_inputs(spec, *tensors) -> bool:
+    """Whether a comparison (or another op whose result is not bfloat16) computes on bfloat16 tensors of its
+    device only, and raw kernels run."""
+    return (spec.compute is bfloat16 and all(isinstance(t, Tensor) and t._dtype is bfloat16
+                                             and t._storage.device == spec.device for t in tensors)
+            and kernels.enabled())
+
+
+def _mixed_operands(spec, self, other) -> bool:
+    """Whether a float32 result comes from one bfloat16 and one float32 tensor of its device (raw kernels on)."""
+    if spec.dtype is not float32 or spec.compute is not float32 or not kernels.enabled():
+        return False
+    if not (isinstance(self, Tensor) and isinstance(other, Tensor)):
+        return False
+    dtypes = {self._dtype, other._dtype}
+    return (dtypes == {bfloat16, float32} and self._storage.device == spec.device
+            and other._storage.device == spec.device)
+
+
 def _words(arr):
     """The 16-bit words of a bfloat16 array (ml_dtypes' bfloat16 on the emulated driver, raw uint16 on CuPy)."""
     return arr.view(np.uint16)
+
+
+def _operand_array(t):
+    """A kernel operand: bfloat16 words, or the tensor's own array."""
+    arr = t._array()
+    return _words(arr) if t._dtype is bfloat16 else arr
+
+
+def _out_array(spec, out):
+    """A kernel's output: bfloat16 words, or the pool array itself (bool, float32)."""
+    return _words(out) if spec.dtype is bfloat16 else out
 
 
 def _scalar_value(other):
@@ -259,47 +295,126 @@ def _scalar_value(other):
     return other if isinstance(other, (bool, int, float)) else None
 
 
-def _bf16_binary(op: str):
-    """The device compute function of ``op``: bfloat16 cases with a bfloat16 tensor or a real scalar as ``other``
-    run ``bf16.cu`` on the words (float32 in registers, one rounding; no float32 copy of an operand; the scalar
-    in float32, scaled by ``alpha`` in float32 as the reference does); every other case is the record's compute."""
+def _float32(value) -> float:
+    """A scalar as the reference's float32 operand (its compute dtype for bfloat16)."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(value))
+
+
+def _bf16_result(spec):
+    return pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
+
+
+def _run_bf16_binary(op: str, spec, self, other, alpha=1, reflected: bool = False):
+    """The raw kernel's result for ``self <op> other`` (``reflected``: ``other - alpha*self``, rsub), or None
+    when it is not the kernel's case: bfloat16 with bfloat16 or a real scalar, or bfloat16 with a float32
+    tensor for the mixed ops; comparisons write bool."""
+    if not isinstance(alpha, (int, float)):
+        return None
+    compare = op in kernels.BF16_COMPARE_OPS
+    operands = _bf16_inputs if compare else _bf16_operands
+    if operands(spec, self, other):
+        out = _bf16_result(spec)
+        a, b = (other, self) if reflected else (self, other)
+        kernels.bf16_binary_into(op if not reflected else "sub", _out_array(spec, out), _operand_array(a),
+                                 _operand_array(b), float(alpha))
+        return out
+    value = _scalar_value(other)
+    if value is not None and operands(spec, self):
+        out = _bf16_result(spec)
+        if reflected:
+            kernels.bf16_scalar_into("rsub", _out_array(spec, out), _words(self._array()), _float32(value),
+                                     _float32(alpha))
+        else:   # add/sub: alpha * value in float32, as the reference scales the scalar operand
+            with np.errstate(over="ignore"):
+                b = np.float32(value) if alpha == 1 else np.float32(value) * np.float32(alpha)
+            kernels.bf16_scalar_into(op, _out_array(spec, out), _words(self._array()), float(b))
+        return out
+    if op in kernels.BF16_MIXED_OPS and not reflected and _mixed_operands(spec, self, other):
+        out = _bf16_result(spec)
+        kernels.bf16_binary_into(op, out, _operand_array(self), _operand_array(other), float(alpha))
+        return out
+    return None
+
+
+def _bf16_binary(op: str, record: str | None = None, reflected: bool = False):
+    """The device compute function of ``op``: bfloat16 cases (with a bfloat16 tensor or a real scalar as
+    ``other``, or a float32 tensor for add/sub/mul/div) run ``bf16.cu`` on the words (float32 in registers, one
+    rounding; no float32 copy of an operand; the scalar in float32, scaled by ``alpha`` in float32 as the
+    reference does); every other case is the record's compute."""
+    record = record or op
+
     def compute(spec, self, other, *args, **kwargs):
-        alpha = kwargs.get("alpha", args[0] if args else 1)
-        if kwargs.get("rounding_mode") is None and isinstance(alpha, (int, float)):
-            if _bf16_operands(spec, self, other):
-                out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
-                kernels.bf16_binary_into(op, _words(out), _words(self._array()), _words(other._array()),
-                                         float(alpha))
+        if kwargs.get("rounding_mode") is None:
+            out = _run_bf16_binary(op, spec, self, other, kwargs.get("alpha", args[0] if args else 1), reflected)
+            if out is not None:
                 return out
-            value = _scalar_value(other)
-            if value is not None and _bf16_operands(spec, self):
-                with np.errstate(over="ignore"):
-                    b = np.float32(value) if alpha == 1 else np.float32(value) * np.float32(alpha)
-                out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
-                kernels.bf16_scalar_into(op, _words(out), _words(self._array()), float(b))
-                return out
-        return RECORDS[op].compute(spec, self, other, *args, **kwargs)
-    compute.__name__ = compute.__qualname__ = f"{op}_compute"
+        return RECORDS[record].compute(spec, self, other, *args, **kwargs)
+    compute.__name__ = compute.__qualname__ = f"{record}_compute"
     compute.record_compute_unless_narrow = True     # the record's ufunc shortcut holds for it (structured.py)
     return compute
 
 
-def _bf16_unary(op: str):
+def _bf16_unary(op: str, record: str | None = None):
     """The device compute function of the unary ``op``: bfloat16 tensors run ``bf16.cu`` on the words."""
-    def compute(spec, self):
+    record = record or op
+
+    def compute(spec, self, **kwargs):
+        kernel = op if kwargs.get("approximate", "none") == "none" else f"{op}_{kwargs['approximate']}"
         if _bf16_operands(spec, self):
-            out = pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
-            kernels.bf16_unary_into(op, _words(out), _words(self._array()))
+            out = _bf16_result(spec)
+            kernels.bf16_unary_into(kernel, _words(out), _words(self._array()))
             return out
-        return RECORDS[op].compute(spec, self)
-    compute.__name__ = compute.__qualname__ = f"{op}_compute"
+        return RECORDS[record].compute(spec, self, **kwargs)
+    compute.__name__ = compute.__qualname__ = f"{record}_compute"
     compute.record_compute_unless_narrow = True     # the record's ufunc shortcut holds for it (structured.py)
     return compute
 
 
-add_compute, sub_compute, mul_compute, div_compute = (_bf16_binary(op) for op in kernels.BF16_BINARY_OPS)
-neg_compute, relu_compute, exp_compute, log_compute, tanh_compute, sigmoid_compute = (
-    _bf16_unary(op) for op in kernels.BF16_UNARY_OPS)
+add_compute, sub_compute, mul_compute, div_compute = (_bf16_binary(op) for op in kernels.BF16_MIXED_OPS)
+rsub_compute = _bf16_binary("sub", "rsub", reflected=True)
+pow_compute = _bf16_binary("pow")
+eq_compute, ne_compute, lt_compute, le_compute, gt_compute, ge_compute = (
+    _bf16_binary(op) for op in kernels.BF16_COMPARE_OPS)
+(neg_compute, relu_compute, exp_compute, log_compute, tanh_compute, sigmoid_compute, sqrt_compute, rsqrt_compute,
+ sin_compute, cos_compute) = (_bf16_unary(op) for op in ("neg", "relu", "exp", "log", "tanh", "sigmoid", "sqrt",
+                                                         "rsqrt", "sin", "cos"))
+gelu_compute = _bf16_unary("gelu")
+
+
+def gelu_backward_compute(spec, grad_output, self, *, approximate: str = "none"):
+    """``gelu_backward`` on the device: bfloat16 gradient and input run ``bf16.cu`` (the reference's formula in
+    float32 registers, one rounding)."""
+    if _bf16_operands(spec, grad_output, self) and approximate in ("none", "tanh"):
+        out = _bf16_result(spec)
+        op = "gelu_backward" if approximate == "none" else "gelu_tanh_backward"
+        kernels.bf16_binary_into(op, _words(out), _words(grad_output._array()), _words(self._array()))
+        return out
+    return RECORDS["gelu_backward"].compute(spec, grad_output, self, approximate=approximate)
+
+
+def where_compute(spec, condition, self, other):
+    """``where`` on the device: a bfloat16 result from bfloat16 tensors and real scalars selects 16-bit words
+    (a scalar rounded to bfloat16 once, as the reference rounds its float32 result) -- nothing is widened."""
+    if spec.dtype is bfloat16 and kernels.enabled() and condition._storage.device == spec.device:
+        parts = []
+        for x in (self, other):
+            if isinstance(x, Tensor) and x._dtype is bfloat16 and x._storage.device == spec.device:
+                parts.append(_words(x._array()))
+            elif not isinstance(x, Tensor) and isinstance(x, (bool, int, float)):
+                with np.errstate(over="ignore"):
+                    parts.append(np.float32(x).astype(bfloat16.numpy).view(np.uint16))
+            else:
+                break
+        else:
+            xp = get_driver().array_module
+            cond = condition._array()
+            if cond.dtype != np.bool_:
+                cond = cond.astype(xp.bool_)
+            out = _bf16_result(spec)
+            _words(out)[...] = xp.where(cond, *parts)
+            return out
+    return RECORDS["where"].compute(spec, condition, self, other)
 
 
 # -- generic re-registration of CPU kernels that declare device support -------------------------------------

@@ -643,36 +643,52 @@ def mm_plus_mm(launcher: Launcher, a: Any, b: Any, c: Any, d: Any, out: Any) -> 
 
 
 # ----------------------------------------------------------------------------------------------------------
-# bfloat16 elementwise arithmetic, widened per element (bf16.cu)
+# bfloat16 elementwise work, widened per element (bf16.cu)
 # ----------------------------------------------------------------------------------------------------------
-BF16_BINARY_OPS = ("add", "sub", "mul", "div")
-BF16_UNARY_OPS = ("neg", "relu", "exp", "log", "tanh", "sigmoid")
+F32 = np.dtype(np.float32)
+B8 = np.dtype(np.bool_)
+BF16_ARITHMETIC_OPS = ("add", "sub", "mul", "div", "pow")
+BF16_COMPARE_OPS = ("eq", "ne", "lt", "le", "gt", "ge")
+BF16_MIXED_OPS = ("add", "sub", "mul", "div")          # bfloat16 with a float32 tensor: float32 result
+# tensor-tensor ops (gelu_backward*: a is the gradient, b the input); and the ops with a float32 scalar
+BF16_BINARY_OPS = (*BF16_ARITHMETIC_OPS, "gelu_backward", "gelu_tanh_backward", *BF16_COMPARE_OPS)
+BF16_SCALAR_OPS = (*BF16_ARITHMETIC_OPS, "rsub", *BF16_COMPARE_OPS)
+BF16_UNARY_OPS = ("neg", "relu", "exp", "log", "tanh", "sigmoid", "abs", "sqrt", "rsqrt", "sin", "cos", "gelu",
+                  "gelu_tanh")
 BF16_DTYPES: tuple[np.dtype, ...] = (BF16_WORDS,)
+
+
+def _bf16_names(out: Operand, ins: Sequence[Operand]) -> list[np.dtype]:
+    """The dtypes spelled in a bf16.cu kernel name: ``bf16`` alone when every operand is bfloat16."""
+    dtypes = [out.dtype, *(i.dtype for i in ins)]
+    return dtypes[:1] if all(d == BF16_WORDS for d in dtypes) else dtypes
 
 
 def bf16_binary_launch(op: str, out: Operand, a: Operand, b: Operand, alpha: float = 1.0, *,
                        fastdiv: bool | None = None) -> KernelLaunch | None:
     """``out = a <op> b`` on bfloat16 words (``add``/``sub`` scale ``b`` by ``alpha``); broadcasting arrives as
-    zero strides.
+    zero strides. A float32 operand gives the mixed kernel (float32 out), a comparison writes bool.
 
     >>> x = Operand(4096, np.dtype("uint16"), (4, 3), (3, 1))
-    >>> bf16_binary_launch("add", x, x, x).kernel
-    'bf16_add_contig_bf16'
+    >>> f = Operand(8192, np.dtype("float32"), (4, 3), (3, 1))
+    >>> bf16_binary_launch("add", x, x, x).kernel, bf16_binary_launch("mul", f, f, x).kernel
+    ('bf16_add_contig_bf16', 'bf16_mul_contig_f32_from_f32_from_bf16')
     """
-    return pointwise_launch("bf16", out, [a, b], [BF16_WORDS], extra_args=(np.float32(alpha),), fastdiv=fastdiv,
-                            name=f"bf16_{op}")
+    return pointwise_launch("bf16", out, [a, b], _bf16_names(out, [a, b]), extra_args=(np.float32(alpha),),
+                            fastdiv=fastdiv, name=f"bf16_{op}")
 
 
-def bf16_scalar_launch(op: str, out: Operand, a: Operand, value: float, *,
+def bf16_scalar_launch(op: str, out: Operand, a: Operand, value: float, alpha: float = 1.0, *,
                        fastdiv: bool | None = None) -> KernelLaunch | None:
-    """``out = a <op> value`` on bfloat16 words, ``value`` a float32 scalar (``add``/``sub``: alpha applied).
+    """``out = a <op> value`` on bfloat16 words, ``value`` a float32 scalar (``rsub``: ``value - alpha*a``).
 
     >>> x = Operand(4096, np.dtype("uint16"), (4, 3), (3, 1))
     >>> launch = bf16_scalar_launch("mul", x, x, 0.1)
     >>> launch.kernel, launch.args[2].dtype
     ('bf16_mul_scalar_contig_bf16', dtype('float32'))
     """
-    return pointwise_launch("bf16", out, [a], [BF16_WORDS], extra_args=(np.float32(value),), fastdiv=fastdiv,
+    return pointwise_launch("bf16", out, [a], _bf16_names(out, [a]),
+                            extra_args=(np.float32(value), np.float32(alpha)), fastdiv=fastdiv,
                             name=f"bf16_{op}_scalar")
 
 
@@ -686,44 +702,69 @@ def bf16_unary_launch(op: str, out: Operand, inp: Operand, *, fastdiv: bool | No
     return pointwise_launch("bf16", out, [inp], [BF16_WORDS], fastdiv=fastdiv, name=f"bf16_{op}")
 
 
+def bf16_copy_launch(out: Operand, inp: Operand, *, fastdiv: bool | None = None) -> KernelLaunch | None:
+    """``out = inp`` converted, one side bfloat16 words.
+
+    >>> out = Operand(4096, np.dtype("float32"), (4, 3), (3, 1))
+    >>> bf16_copy_launch(out, Operand(8192, np.dtype("uint16"), (4, 3), (3, 1))).kernel
+    'bf16_copy_contig_f32_from_bf16'
+    """
+    return pointwise_launch("bf16", out, [inp], _bf16_names(out, [inp]), fastdiv=fastdiv, name="bf16_copy")
+
+
+def _bf16_result_dtypes(op: str, ins: Sequence[Operand]) -> tuple[np.dtype, ...]:
+    if op in BF16_COMPARE_OPS:
+        return (B8,)
+    return (F32,) if any(i.dtype == F32 for i in ins) else BF16_DTYPES
+
+
 def bf16_binary(launcher: Launcher, op: str, out: Any, a: Any, b: Any, alpha: float = 1.0) -> Any:
-    """``out[...] = a <op> b`` for bfloat16 words (uint16 arrays of one shape; broadcast inputs first), widened
-    and rounded per element inside the kernel; ``op`` is one of :data:`BF16_BINARY_OPS` (``add``/``sub``
-    scale ``b`` by ``alpha``). Returns ``out``.
+    """``out[...] = a <op> b`` for bfloat16 words (arrays of one shape; broadcast inputs first), widened and
+    rounded per element inside the kernel; ``op`` is one of :data:`BF16_BINARY_OPS` (``add``/``sub`` scale ``b``
+    by ``alpha``). Comparisons write bool; for :data:`BF16_MIXED_OPS` one input may be float32 (``out`` float32).
 
     >>> from openreg.backends.privateuseone.launchers import HostLauncher
     >>> x = (np.float32([1.5, -2.0, 3.0]).view(np.uint32) >> 16).astype(np.uint16)   # exact in bfloat16
     >>> out = bf16_binary(HostLauncher(), "add", np.empty_like(x), x, x, 2.0)
     >>> (out.astype(np.uint32) << 16).view(np.float32).tolist()
     [4.5, -6.0, 9.0]
+    >>> bf16_binary(HostLauncher(), "le", np.empty(3, bool), x, x[::-1].copy()).tolist()
+    [True, True, False]
     """
     name = f"{op} (bfloat16)"
     if op not in BF16_BINARY_OPS:
         raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_BINARY_OPS)})")
     o = _operand(launcher, name, out, "out", writable=True)
     ins = [_operand(launcher, name, a, "a"), _operand(launcher, name, b, "b")]
+    mixed = op in BF16_MIXED_OPS and any(i.dtype == F32 for i in ins) and any(i.dtype == BF16_WORDS for i in ins)
+    for x, what in zip(ins, ("a", "b")):
+        _check_dtype(launcher, name, x, (BF16_WORDS, F32) if mixed else BF16_DTYPES, what)
+    _check_dtype(launcher, name, o, _bf16_result_dtypes(op, ins), "out")
     _check_bf16_elementwise(launcher, name, o, ins, ("a", "b"))
     _launch(launcher, bf16_binary_launch(op, o, *ins, alpha), o)
     return out
 
 
-def bf16_scalar(launcher: Launcher, op: str, out: Any, a: Any, value: float) -> Any:
+def bf16_scalar(launcher: Launcher, op: str, out: Any, a: Any, value: float, alpha: float = 1.0) -> Any:
     """``out[...] = a <op> value`` for bfloat16 words and a float32 scalar (PyTorch's opmath: the scalar is not
-    rounded to bfloat16), widened and rounded per element; ``op`` is one of :data:`BF16_BINARY_OPS`.
+    rounded to bfloat16), widened and rounded per element; ``op`` is one of :data:`BF16_SCALAR_OPS` (``rsub``:
+    ``value - alpha * a``; the others take ``alpha`` already applied to ``value``).
 
     >>> from openreg.backends.privateuseone.launchers import HostLauncher
     >>> x = (np.float32([1.5, -2.0, 3.0]).view(np.uint32) >> 16).astype(np.uint16)
-    >>> out = bf16_scalar(HostLauncher(), "mul", np.empty_like(x), x, 0.5)
+    >>> out = bf16_scalar(HostLauncher(), "rsub", np.empty_like(x), x, 0.5)
     >>> (out.astype(np.uint32) << 16).view(np.float32).tolist()
-    [0.75, -1.0, 1.5]
+    [-1.0, 2.5, -2.5]
     """
     name = f"{op} (bfloat16, scalar)"
-    if op not in BF16_BINARY_OPS:
-        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_BINARY_OPS)})")
+    if op not in BF16_SCALAR_OPS:
+        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_SCALAR_OPS)})")
     o = _operand(launcher, name, out, "out", writable=True)
     i = _operand(launcher, name, a, "a")
+    _check_dtype(launcher, name, i, BF16_DTYPES, "a")
+    _check_dtype(launcher, name, o, _bf16_result_dtypes(op, [i]), "out")
     _check_bf16_elementwise(launcher, name, o, [i], ("a",))
-    _launch(launcher, bf16_scalar_launch(op, o, i, value), o)
+    _launch(launcher, bf16_scalar_launch(op, o, i, value, alpha), o)
     return out
 
 
@@ -742,20 +783,58 @@ def bf16_unary(launcher: Launcher, op: str, out: Any, inp: Any) -> Any:
         raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_UNARY_OPS)})")
     o = _operand(launcher, name, out, "out", writable=True)
     i = _operand(launcher, name, inp, "input")
+    for x, what in ((o, "out"), (i, "input")):
+        _check_dtype(launcher, name, x, BF16_DTYPES, what)
     _check_bf16_elementwise(launcher, name, o, [i], ("input",))
     _launch(launcher, bf16_unary_launch(op, o, i), o)
     return out
 
 
+def bf16_copy(launcher: Launcher, out: Any, inp: Any) -> Any:
+    """``out[...] = inp`` where ``out`` or ``inp`` holds bfloat16 words and the other any dtype of
+    :data:`ALL_DTYPES` (or bfloat16: a word copy); conversions go through float32 (``openreg::convert``).
+
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> x = (np.float32([-1.5, 0.0, 2.0]).view(np.uint32) >> 16).astype(np.uint16)
+    >>> bf16_copy(HostLauncher(), np.empty(3, np.int64), x).tolist()
+    [-1, 0, 2]
+    """
+    name = "copy_ (bfloat16)"
+    o = _operand(launcher, name, out, "out", writable=True)
+    i = _operand(launcher, name, inp, "input")
+    if BF16_WORDS not in (o.dtype, i.dtype):
+        raise _error(launcher, name, f"one side must be bfloat16 words, got {_names([i.dtype])} -> "
+                                     f"{_names([o.dtype])}")
+    for x, what in ((o, "out"), (i, "input")):
+        _check_dtype(launcher, name, x, (*ALL_DTYPES, BF16_WORDS), what)
+    _check_same_shape(launcher, name, o, i)
+    _check_devices(launcher, name, [o, i])
+    _check_writable_once(launcher, name, o)
+    _check_no_partial_overlap(launcher, name, o, i, "input")
+    _launch(launcher, bf16_copy_launch(o, i), o)
+    return out
+
+
 def _check_bf16_elementwise(launcher: Launcher, op: str, out: Operand, ins: list, names: tuple) -> None:
-    for x, what in ((out, "out"), *zip(ins, names)):
-        _check_dtype(launcher, op, x, BF16_DTYPES, what)
     for x in ins:
         _check_same_shape(launcher, op, out, x)
     _check_devices(launcher, op, [out, *ins])
     _check_writable_once(launcher, op, out)
     for x, what in zip(ins, names):
         _check_no_partial_overlap(launcher, op, out, x, what)
+
+
+def bf16_kernel_names() -> list[str]:
+    """Every kernel of bf16.cu."""
+    stems = [(f"bf16_{op}", [BF16_WORDS]) for op in (*BF16_ARITHMETIC_OPS, "gelu_backward", "gelu_tanh_backward",
+                                                     *BF16_UNARY_OPS)]
+    stems += [(f"bf16_{op}_scalar", [BF16_WORDS]) for op in (*BF16_ARITHMETIC_OPS, "rsub")]
+    stems += [(f"bf16_{op}", [F32, *pair]) for op in BF16_MIXED_OPS for pair in ((BF16_WORDS, F32), (F32, BF16_WORDS))]
+    stems += [(f"bf16_{op}", [B8, BF16_WORDS, BF16_WORDS]) for op in BF16_COMPARE_OPS]
+    stems += [(f"bf16_{op}_scalar", [B8, BF16_WORDS]) for op in BF16_COMPARE_OPS]
+    stems += [("bf16_copy", pair) for d in ALL_DTYPES for pair in ((d, BF16_WORDS), (BF16_WORDS, d))]
+    stems += [("bf16_copy", [BF16_WORDS])]
+    return [kernel_name(stem, v, *dts) for stem, dts in stems for v in ("contig", "strided")]
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -982,8 +1061,7 @@ def all_kernel_names(source: str) -> list[str]:
     if source == "philox.cu":
         return ["philox_block", *PHILOX_KERNELS.values()]
     if source == "bf16.cu":
-        stems = (*BF16_BINARY_OPS, *(f"{op}_scalar" for op in BF16_BINARY_OPS), *BF16_UNARY_OPS)
-        return [kernel_name(f"bf16_{stem}", v, BF16_WORDS) for stem in stems for v in ("contig", "strided")]
+        return bf16_kernel_names()
     if source == "attention.cu":
         return [kernel_name("attention", v, d) for d in ATTENTION_DTYPES for v in ("fwd", "bwd_dq", "bwd_dkdv")]
     if source == "rnn_cells.cu":
@@ -1053,8 +1131,9 @@ def mm_plus_mm_into(a, b, c, d, out) -> bool:
 
 
 def bf16_binary_into(op: str, out, a, b, alpha: float = 1.0) -> bool:
-    """``out = a <op> b`` on bfloat16 words through the raw kernel (inputs broadcast to ``out``'s shape);
-    False when raw kernels are off (the emulated driver without ``OPENREG_EMULATE_KERNELS=1``)."""
+    """``out = a <op> b`` on bfloat16 words (one operand may be float32 for the mixed ops) through the raw kernel,
+    inputs broadcast to ``out``'s shape; False when raw kernels are off (the emulated driver without
+    ``OPENREG_EMULATE_KERNELS=1``)."""
     if not enabled():
         return False
     xp = np if isinstance(out, np.ndarray) else get_driver().array_module
@@ -1062,11 +1141,11 @@ def bf16_binary_into(op: str, out, a, b, alpha: float = 1.0) -> bool:
     return True
 
 
-def bf16_scalar_into(op: str, out, a, value: float) -> bool:
+def bf16_scalar_into(op: str, out, a, value: float, alpha: float = 1.0) -> bool:
     """``out = a <op> value`` on bfloat16 words and a float32 scalar; False when raw kernels are off."""
     if not enabled():
         return False
-    bf16_scalar(launcher(), op, out, a, value)
+    bf16_scalar(launcher(), op, out, a, value, alpha)
     return True
 
 
@@ -1075,6 +1154,19 @@ def bf16_unary_into(op: str, out, inp) -> bool:
     if not enabled():
         return False
     bf16_unary(launcher(), op, out, inp)
+    return True
+
+
+def bf16_copy_into(out, inp) -> bool:
+    """``out[...] = inp`` (broadcast), one side bfloat16 words, the other a kernel dtype; False when raw kernels
+    are off or the other dtype has no kernel (complex)."""
+    if not enabled():
+        return False
+    other = inp if out.dtype == BF16_WORDS else out
+    if np.dtype(other.dtype) not in (*ALL_DTYPES, BF16_WORDS):
+        return False
+    xp = np if isinstance(out, np.ndarray) else get_driver().array_module
+    bf16_copy(launcher(), out, xp.broadcast_to(inp, out.shape))
     return True
 
 
@@ -1205,7 +1297,11 @@ def gru_cell_backward(grad_hy, workspace):
 __all__ = [
     "ABS_DTYPES",
     "ATTENTION_DTYPES",
+    "BF16_ARITHMETIC_OPS",
     "BF16_BINARY_OPS",
+    "BF16_COMPARE_OPS",
+    "BF16_MIXED_OPS",
+    "BF16_SCALAR_OPS",
     "BF16_UNARY_OPS",
     "CELL_DTYPES",
     "COPY_DTYPES",
@@ -1227,6 +1323,10 @@ __all__ = [
     "bf16_binary",
     "bf16_binary_into",
     "bf16_binary_launch",
+    "bf16_copy",
+    "bf16_copy_into",
+    "bf16_copy_launch",
+    "bf16_kernel_names",
     "bf16_scalar",
     "bf16_scalar_into",
     "bf16_scalar_launch",

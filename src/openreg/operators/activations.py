@@ -14,6 +14,7 @@ from ._compute import operand, quiet, upcast, xp_of
 from ._record import Deriv, Op, register
 from .special_functions import erf_array
 
+_DEVICE = "openreg.backends.privateuseone.device_ops"
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -117,6 +118,7 @@ gelu = Op(
     gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)  [pointwise]
     """,
     meta=_gelu_meta, compute=_gelu_compute, elementwise=True,
+    overrides={"privateuseone": f"{_DEVICE}:gelu_compute"},          # bfloat16: bf16.cu
     derivatives={"gelu": Deriv(save="self approximate", pointwise=True, self=_gelu_grad)},
     doc="""Gaussian error linear unit ``x * Phi(x)``; ``approximate="tanh"`` uses
     ``0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x**3)))``.
@@ -134,6 +136,7 @@ gelu_backward = Op(
     gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate='none', Tensor(a!) grad_input) -> Tensor(a!)  [pointwise]
     """,
     meta=_gelu_backward_meta, compute=_gelu_backward_compute, elementwise=True,
+    overrides={"privateuseone": f"{_DEVICE}:gelu_backward_compute"},
     derivatives={"gelu_backward": Deriv(save="grad_output self approximate", pointwise=True,
                                         **_gelu_backward_grads())},
     function=False, method=False,

@@ -184,7 +184,7 @@ rsub_op = Op(
     rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  [pointwise]
     """,
-    meta=_sub_meta, compute=_rsub, elementwise=True,
+    meta=_sub_meta, compute=_rsub, elementwise=True, overrides={"privateuseone": f"{_DEVICE}:rsub_compute"},
     derivatives={"rsub.Tensor": Deriv(pointwise=True, self=lambda g, a: -(g * a.alpha), other=lambda g, a: g),
                  "rsub.Scalar": Deriv(pointwise=True, name="RsubBackward1", self=lambda g, a: -(g * a.alpha))},
     function=rsub, method=rsub)
@@ -559,7 +559,7 @@ pow_op = Op(
     pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
     """,
     meta={"pow.Tensor_Tensor": _pow_meta, "pow.Tensor_Scalar": _pow_meta, "pow.Scalar": _pow_scalar_meta},
-    compute=_pow, elementwise=True,
+    compute=_pow, elementwise=True, overrides={"privateuseone": f"{_DEVICE}:pow_compute"},
     derivatives={
         "pow.Tensor_Tensor": Deriv(save="self exponent result", pointwise=True, name="PowBackward1",
                                    self=lambda g, a: g * a.exponent * a.self.pow(a.exponent - 1),

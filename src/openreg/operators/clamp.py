@@ -22,6 +22,8 @@ from ._pointwise import promote
 from ._record import NONDIFF, Deriv, Op, register
 from ._scalars import as_tensor_operand, check_input
 
+_DEVICE = "openreg.backends.privateuseone.device_ops"   # bfloat16 where selects words there
+
 # -- clamp --------------------------------------------------------------------------------------------------
 
 def _clamp_meta(self, min=None, max=None) -> Spec:
@@ -222,7 +224,8 @@ where_op = Op(
     where(Tensor condition) -> Tensor[]
     """,
     meta={o: _where_meta for o in ("where.self", "where.ScalarSelf", "where.ScalarOther", "where.Scalar")},
-    compute=_where, elementwise=True, kernels={"where": {"CompositeImplicitAutograd": _where_condition}},
+    compute=_where, elementwise=True, overrides={"privateuseone": f"{_DEVICE}:where_compute"},
+    kernels={"where": {"CompositeImplicitAutograd": _where_condition}},
     derivatives={
         "where.self": Deriv(save="condition", pointwise=True, self=lambda g, a: g * mask(a.condition, g),
                             other=lambda g, a: g * (1 - mask(a.condition, g))),

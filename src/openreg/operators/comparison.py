@@ -15,6 +15,8 @@ from ._pointwise import binary_spec, check_tensor, is_integral
 from ._record import NONDIFF, Deriv, Op, register
 from ._scalars import binary_operator, reflected_operator
 
+_DEVICE = "openreg.backends.privateuseone.device_ops"
+
 
 def _ufunc(name: str):
     def compute(spec, self, other):
@@ -58,6 +60,7 @@ def _compare(name: str, ufunc: str, operator: str, alias: str | None, result: st
     # on a float tensor gives self a zero gradient.
     return Op(
         name, _tensor_scalar_schemas(name, ""), meta=_compare_meta(name), compute=_ufunc(ufunc), elementwise=True,
+        overrides={"privateuseone": f"{_DEVICE}:{name}_compute"},   # bfloat16: bf16.cu, no float32 copies
         derivatives={f"{name}.Scalar": NONDIFF, f"{name}.Tensor": NONDIFF,
                      f"{name}_.Scalar": Deriv(name=f"{name.capitalize()}Backward0", self=lambda g, a: None, jvp={}),
                      f"{name}_.Tensor": Deriv(name=f"{name.capitalize()}Backward1", self=lambda g, a: None, jvp={})},

@@ -21,7 +21,8 @@ from ._formulas import sign
 from ._pointwise import is_integral
 from ._record import Deriv, Op, register
 
-# The device runs bfloat16 neg/relu/exp/log/tanh/sigmoid as a raw kernel widening per element (bf16.cu)
+# The device runs bfloat16 abs/neg/relu and the float functions but reciprocal as a raw kernel widening per element
+# (bf16.cu)
 _DEVICE = "openreg.backends.privateuseone.device_ops"
 
 
@@ -108,11 +109,12 @@ def _float_op(name: str, fn, save: str, grad, example: tuple, device_override: b
 exp = _float_op("exp", lambda xp, x: xp.exp(x), "result", lambda g, a: g * a.result, ("[0.0]", "[1.0]"), True)
 log = _float_op("log", lambda xp, x: xp.log(x), "self", lambda g, a: g / a.self, ("[1.0]", "[0.0]"), True)
 sqrt = _float_op("sqrt", lambda xp, x: xp.sqrt(x), "result", lambda g, a: g / (a.result * 2),
-                 ("[4.0, 9.0]", "[2.0, 3.0]"))
+                 ("[4.0, 9.0]", "[2.0, 3.0]"), True)
 rsqrt = _float_op("rsqrt", lambda xp, x: 1 / xp.sqrt(x), "result",
-                  lambda g, a: g * a.result * a.result * a.result * -0.5, ("[4.0, 0.25]", "[0.5, 2.0]"))
-sin = _float_op("sin", lambda xp, x: xp.sin(x), "self", lambda g, a: g * a.self.cos(), ("[0.0]", "[0.0]"))
-cos = _float_op("cos", lambda xp, x: xp.cos(x), "self", lambda g, a: -(g * a.self.sin()), ("[0.0]", "[1.0]"))
+                  lambda g, a: g * a.result * a.result * a.result * -0.5, ("[4.0, 0.25]", "[0.5, 2.0]"), True)
+sin = _float_op("sin", lambda xp, x: xp.sin(x), "self", lambda g, a: g * a.self.cos(), ("[0.0]", "[0.0]"), True)
+cos = _float_op("cos", lambda xp, x: xp.cos(x), "self", lambda g, a: -(g * a.self.sin()), ("[0.0]", "[1.0]"),
+                True)
 tanh = _float_op("tanh", lambda xp, x: xp.tanh(x), "result", lambda g, a: g * (1 - a.result * a.result),
                  ("[0.0]", "[0.0]"), True)
 sigmoid = _float_op("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), "result",
