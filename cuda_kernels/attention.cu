@@ -4,7 +4,10 @@
 //   attention_bwd_dq_<dt>(dq, row_dot, q, k, v, out, grad_out, lse, mask, shape)
 //   attention_bwd_dkdv_<dt>(dk, dv, q, k, v, grad_out, lse, row_dot, mask, shape)   (after bwd_dq)
 //
-// dt: f32 (float accumulation) or f64.  q (BH, L, E), k (BH, S, E), v (BH, S, Ev), out/grad_out (BH, L, Ev),
+// dt: f32 (float accumulation), f64, or bf16: q/k/v/out/grad_out and dq/dk/dv hold bfloat16 words, widened to
+// float32 as they are loaded and rounded once (to nearest even) as they are stored; lse, row_dot and the mask are
+// float32 and every sum is float32, so no operand is ever widened into a float32 copy.
+// q (BH, L, E), k (BH, S, E), v (BH, S, Ev), out/grad_out (BH, L, Ev),
 // lse/row_dot (BH, L) are dense; mask (optional, additive) is read through element strides
 // (batch, head, row, col), so a broadcast mask is never expanded.  E, Ev <= OPENREG_ATTN_MAX_HEAD.
 //
@@ -16,6 +19,7 @@
 // query tile) writes D = rowsum(grad_out * out) and dq = scale * sum_j dS_ij k_j; bwd_dkdv (one block per
 // key tile) accumulates dv = sum_i p_ij grad_out_i and dk = scale * sum_i dS_ij q_i, dS = p (dP - D).
 // No atomics: every output element has one owning block.
+#include "bf16.cuh"
 #include "common.cuh"
 
 #define OPENREG_ATTN_THREADS 128
@@ -56,6 +60,21 @@ struct AttnTiles<double> {
   enum : int { kFwdQ = 8, kFwdK = 16, kBwdQ = 8, kBwdK = 8 };
 };
 
+// Loads widen a stored element to the accumulation type T; stores round back (bfloat16 words: to nearest even,
+// NaN as 0x7FC0).
+template <typename T>
+__device__ __forceinline__ T attn_load(T x) { return x; }
+template <typename T>
+__device__ __forceinline__ T attn_load(uint16_t w) { return bf16_to_float(w); }
+template <typename W, typename T>
+__device__ __forceinline__ W attn_store(T x) {
+  if constexpr (is_same<W, uint16_t>::value) {
+    return float_to_bf16(x);
+  } else {
+    return x;
+  }
+}
+
 // The score of query row i (global) and key j (global), scaled and masked; `neg_inf` where masked.
 template <typename T>
 __device__ __forceinline__ T attn_score(T dot, int64_t bh, int64_t i, int64_t j, const T* mask,
@@ -69,9 +88,9 @@ __device__ __forceinline__ T attn_score(T dot, int64_t bh, int64_t i, int64_t j,
   return s;
 }
 
-template <typename T>
-__device__ void attention_fwd(T* __restrict__ out, T* __restrict__ lse, const T* __restrict__ q,
-                              const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ mask,
+template <typename T, typename W>
+__device__ void attention_fwd(W* __restrict__ out, T* __restrict__ lse, const W* __restrict__ q,
+                              const W* __restrict__ k, const W* __restrict__ v, const T* __restrict__ mask,
                               const AttentionShape sh) {
   enum : int { BQ = AttnTiles<T>::kFwdQ, BK = AttnTiles<T>::kFwdK };
   __shared__ T k_tile[BK * kMaxHead];
@@ -95,16 +114,16 @@ __device__ void attention_fwd(T* __restrict__ out, T* __restrict__ lse, const T*
   const int64_t k_end = sh.causal ? min(S, q0 + rows) : S;
   for (int64_t k0 = 0; k0 < k_end; k0 += BK) {
     const int64_t nk = min(static_cast<int64_t>(BK), k_end - k0);
-    for (int64_t idx = tid; idx < nk * E; idx += kAttnThreads) k_tile[idx] = k[(bh * S + k0) * E + idx];
-    for (int64_t idx = tid; idx < nk * Ev; idx += kAttnThreads) v_tile[idx] = v[(bh * S + k0) * Ev + idx];
+    for (int64_t idx = tid; idx < nk * E; idx += kAttnThreads) k_tile[idx] = attn_load<T>(k[(bh * S + k0) * E + idx]);
+    for (int64_t idx = tid; idx < nk * Ev; idx += kAttnThreads) v_tile[idx] = attn_load<T>(v[(bh * S + k0) * Ev + idx]);
     __syncthreads();
     for (int idx = tid; idx < BQ * BK; idx += kAttnThreads) {
       const int r = idx / BK, j = idx % BK;
       T s = neg_inf;
       if (r < rows && j < nk) {
-        const T* qi = q + (bh * L + q0 + r) * E;
+        const W* qi = q + (bh * L + q0 + r) * E;
         T dot = 0;
-        for (int64_t e = 0; e < E; ++e) dot += qi[e] * k_tile[j * E + e];
+        for (int64_t e = 0; e < E; ++e) dot += attn_load<T>(qi[e]) * k_tile[j * E + e];
         s = attn_score(dot, bh, q0 + r, k0 + j, mask, sh, neg_inf);
       }
       p_tile[idx] = s;
@@ -136,7 +155,7 @@ __device__ void attention_fwd(T* __restrict__ out, T* __restrict__ lse, const T*
   for (int64_t idx = tid; idx < rows * Ev; idx += kAttnThreads) {
     const int64_t r = idx / Ev;
     const T l = row_sum[r];
-    out[(bh * L + q0) * Ev + idx] = l > zero ? acc[idx] / l : zero;
+    out[(bh * L + q0) * Ev + idx] = attn_store<W>(l > zero ? acc[idx] / l : zero);
   }
   for (int64_t r = tid; r < rows; r += kAttnThreads) {
     const T l = row_sum[r];
@@ -150,10 +169,10 @@ __device__ __forceinline__ T attn_prob(T s, T row_lse) {
   return row_lse < attn_lowest<T>() ? static_cast<T>(0) : attn_exp(s - row_lse);
 }
 
-template <typename T>
-__device__ void attention_bwd_dq(T* __restrict__ dq, T* __restrict__ row_dot, const T* __restrict__ q,
-                                 const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ out,
-                                 const T* __restrict__ grad_out, const T* __restrict__ lse,
+template <typename T, typename W>
+__device__ void attention_bwd_dq(W* __restrict__ dq, T* __restrict__ row_dot, const W* __restrict__ q,
+                                 const W* __restrict__ k, const W* __restrict__ v, const W* __restrict__ out,
+                                 const W* __restrict__ grad_out, const T* __restrict__ lse,
                                  const T* __restrict__ mask, const AttentionShape sh) {
   enum : int { BQ = AttnTiles<T>::kFwdQ, BK = AttnTiles<T>::kFwdK };
   __shared__ T k_tile[BK * kMaxHead];
@@ -170,10 +189,10 @@ __device__ void attention_bwd_dq(T* __restrict__ dq, T* __restrict__ row_dot, co
   const T neg_inf = attn_log(zero);
   for (int64_t idx = tid; idx < BQ * E; idx += kAttnThreads) dq_acc[idx] = 0;
   for (int64_t r = tid; r < rows; r += kAttnThreads) {
-    const T* o = out + (bh * L + q0 + r) * Ev;
-    const T* g = grad_out + (bh * L + q0 + r) * Ev;
+    const W* o = out + (bh * L + q0 + r) * Ev;
+    const W* g = grad_out + (bh * L + q0 + r) * Ev;
     T d = 0;
-    for (int64_t e = 0; e < Ev; ++e) d += o[e] * g[e];
+    for (int64_t e = 0; e < Ev; ++e) d += attn_load<T>(o[e]) * attn_load<T>(g[e]);
     d_row[r] = d;
     row_dot[bh * L + q0 + r] = d;
     lse_row[r] = lse[bh * L + q0 + r];
@@ -181,18 +200,18 @@ __device__ void attention_bwd_dq(T* __restrict__ dq, T* __restrict__ row_dot, co
   const int64_t k_end = sh.causal ? min(S, q0 + rows) : S;
   for (int64_t k0 = 0; k0 < k_end; k0 += BK) {
     const int64_t nk = min(static_cast<int64_t>(BK), k_end - k0);
-    for (int64_t idx = tid; idx < nk * E; idx += kAttnThreads) k_tile[idx] = k[(bh * S + k0) * E + idx];
-    for (int64_t idx = tid; idx < nk * Ev; idx += kAttnThreads) v_tile[idx] = v[(bh * S + k0) * Ev + idx];
+    for (int64_t idx = tid; idx < nk * E; idx += kAttnThreads) k_tile[idx] = attn_load<T>(k[(bh * S + k0) * E + idx]);
+    for (int64_t idx = tid; idx < nk * Ev; idx += kAttnThreads) v_tile[idx] = attn_load<T>(v[(bh * S + k0) * Ev + idx]);
     __syncthreads();
     for (int idx = tid; idx < BQ * BK; idx += kAttnThreads) {
       const int r = idx / BK, j = idx % BK;
       T ds = 0;
       if (r < rows && j < nk) {
-        const T* qi = q + (bh * L + q0 + r) * E;
-        const T* gi = grad_out + (bh * L + q0 + r) * Ev;
+        const W* qi = q + (bh * L + q0 + r) * E;
+        const W* gi = grad_out + (bh * L + q0 + r) * Ev;
         T dot = 0, dp = 0;
-        for (int64_t e = 0; e < E; ++e) dot += qi[e] * k_tile[j * E + e];
-        for (int64_t e = 0; e < Ev; ++e) dp += gi[e] * v_tile[j * Ev + e];
+        for (int64_t e = 0; e < E; ++e) dot += attn_load<T>(qi[e]) * k_tile[j * E + e];
+        for (int64_t e = 0; e < Ev; ++e) dp += attn_load<T>(gi[e]) * v_tile[j * Ev + e];
         const T p = attn_prob(attn_score(dot, bh, q0 + r, k0 + j, mask, sh, neg_inf), lse_row[r]);
         ds = p * (dp - d_row[r]);
       }
@@ -208,12 +227,13 @@ __device__ void attention_bwd_dq(T* __restrict__ dq, T* __restrict__ row_dot, co
     __syncthreads();
   }
   const T scale = static_cast<T>(sh.scale);
-  for (int64_t idx = tid; idx < rows * E; idx += kAttnThreads) dq[(bh * L + q0) * E + idx] = dq_acc[idx] * scale;
+  for (int64_t idx = tid; idx < rows * E; idx += kAttnThreads)
+    dq[(bh * L + q0) * E + idx] = attn_store<W>(dq_acc[idx] * scale);
 }
 
-template <typename T>
-__device__ void attention_bwd_dkdv(T* __restrict__ dk, T* __restrict__ dv, const T* __restrict__ q,
-                                   const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ grad_out,
+template <typename T, typename W>
+__device__ void attention_bwd_dkdv(W* __restrict__ dk, W* __restrict__ dv, const W* __restrict__ q,
+                                   const W* __restrict__ k, const W* __restrict__ v, const W* __restrict__ grad_out,
                                    const T* __restrict__ lse, const T* __restrict__ row_dot,
                                    const T* __restrict__ mask, const AttentionShape sh) {
   enum : int { BQ = AttnTiles<T>::kBwdQ, BK = AttnTiles<T>::kBwdK };
@@ -234,18 +254,19 @@ __device__ void attention_bwd_dkdv(T* __restrict__ dk, T* __restrict__ dv, const
   const int64_t q_begin = sh.causal ? (k0 / BQ) * BQ : 0;  // causal: queries before the tile's first key see none
   for (int64_t q0 = q_begin; q0 < L; q0 += BQ) {
     const int64_t rows = min(static_cast<int64_t>(BQ), L - q0);
-    for (int64_t idx = tid; idx < rows * E; idx += kAttnThreads) q_tile[idx] = q[(bh * L + q0) * E + idx];
-    for (int64_t idx = tid; idx < rows * Ev; idx += kAttnThreads) g_tile[idx] = grad_out[(bh * L + q0) * Ev + idx];
+    for (int64_t idx = tid; idx < rows * E; idx += kAttnThreads) q_tile[idx] = attn_load<T>(q[(bh * L + q0) * E + idx]);
+    for (int64_t idx = tid; idx < rows * Ev; idx += kAttnThreads)
+      g_tile[idx] = attn_load<T>(grad_out[(bh * L + q0) * Ev + idx]);
     __syncthreads();
     for (int idx = tid; idx < BQ * BK; idx += kAttnThreads) {
       const int r = idx / BK, j = idx % BK;
       T p = 0, ds = 0;
       if (r < rows && j < nk) {
-        const T* kj = k + (bh * S + k0 + j) * E;
-        const T* vj = v + (bh * S + k0 + j) * Ev;
+        const W* kj = k + (bh * S + k0 + j) * E;
+        const W* vj = v + (bh * S + k0 + j) * Ev;
         T dot = 0, dp = 0;
-        for (int64_t e = 0; e < E; ++e) dot += q_tile[r * E + e] * kj[e];
-        for (int64_t e = 0; e < Ev; ++e) dp += g_tile[r * Ev + e] * vj[e];
+        for (int64_t e = 0; e < E; ++e) dot += q_tile[r * E + e] * attn_load<T>(kj[e]);
+        for (int64_t e = 0; e < Ev; ++e) dp += g_tile[r * Ev + e] * attn_load<T>(vj[e]);
         p = attn_prob(attn_score(dot, bh, q0 + r, k0 + j, mask, sh, neg_inf), lse[bh * L + q0 + r]);
         ds = p * (dp - row_dot[bh * L + q0 + r]);
       }
@@ -268,28 +289,30 @@ __device__ void attention_bwd_dkdv(T* __restrict__ dk, T* __restrict__ dv, const
     __syncthreads();
   }
   const T scale = static_cast<T>(sh.scale);
-  for (int64_t idx = tid; idx < nk * E; idx += kAttnThreads) dk[(bh * S + k0) * E + idx] = dk_acc[idx] * scale;
-  for (int64_t idx = tid; idx < nk * Ev; idx += kAttnThreads) dv[(bh * S + k0) * Ev + idx] = dv_acc[idx];
+  for (int64_t idx = tid; idx < nk * E; idx += kAttnThreads)
+    dk[(bh * S + k0) * E + idx] = attn_store<W>(dk_acc[idx] * scale);
+  for (int64_t idx = tid; idx < nk * Ev; idx += kAttnThreads) dv[(bh * S + k0) * Ev + idx] = attn_store<W>(dv_acc[idx]);
 }
 
 }  // namespace openreg
 
-#define OPENREG_ATTENTION_KERNELS(T, S)                                                                      \
+#define OPENREG_ATTENTION_KERNELS(T, W, S)                                                                   \
   extern "C" __global__ void __launch_bounds__(OPENREG_ATTN_THREADS)                                         \
-      attention_fwd_##S(T* out, T* lse, const T* q, const T* k, const T* v, const T* mask,                   \
+      attention_fwd_##S(W* out, T* lse, const W* q, const W* k, const W* v, const T* mask,                   \
                         openreg::AttentionShape shape) {                                                     \
-    openreg::attention_fwd(out, lse, q, k, v, mask, shape);                                                  \
+    openreg::attention_fwd<T, W>(out, lse, q, k, v, mask, shape);                                            \
   }                                                                                                          \
   extern "C" __global__ void __launch_bounds__(OPENREG_ATTN_THREADS)                                         \
-      attention_bwd_dq_##S(T* dq, T* row_dot, const T* q, const T* k, const T* v, const T* out,              \
-                           const T* grad_out, const T* lse, const T* mask, openreg::AttentionShape shape) {  \
-    openreg::attention_bwd_dq(dq, row_dot, q, k, v, out, grad_out, lse, mask, shape);                        \
+      attention_bwd_dq_##S(W* dq, T* row_dot, const W* q, const W* k, const W* v, const W* out,              \
+                           const W* grad_out, const T* lse, const T* mask, openreg::AttentionShape shape) {  \
+    openreg::attention_bwd_dq<T, W>(dq, row_dot, q, k, v, out, grad_out, lse, mask, shape);                  \
   }                                                                                                          \
   extern "C" __global__ void __launch_bounds__(OPENREG_ATTN_THREADS)                                         \
-      attention_bwd_dkdv_##S(T* dk, T* dv, const T* q, const T* k, const T* v, const T* grad_out,            \
+      attention_bwd_dkdv_##S(W* dk, W* dv, const W* q, const W* k, const W* v, const W* grad_out,            \
                              const T* lse, const T* row_dot, const T* mask, openreg::AttentionShape shape) { \
-    openreg::attention_bwd_dkdv(dk, dv, q, k, v, grad_out, lse, row_dot, mask, shape);                       \
+    openreg::attention_bwd_dkdv<T, W>(dk, dv, q, k, v, grad_out, lse, row_dot, mask, shape);                 \
   }
 
-OPENREG_ATTENTION_KERNELS(float, f32)
-OPENREG_ATTENTION_KERNELS(double, f64)
+OPENREG_ATTENTION_KERNELS(float, float, f32)
+OPENREG_ATTENTION_KERNELS(double, double, f64)
+OPENREG_ATTENTION_KERNELS(float, uint16_t, bf16)

@@ -14,18 +14,20 @@
 // <dts> is "bf16" when every operand is bfloat16, else "<out>_from_<a>[_from_<b>]" (kernels.kernel_name):
 // comparisons write bool (b8), and the mixed kernels take one float32 operand and write float32 (PyTorch's
 // promotion of bfloat16 with float32).
-// binary ops: add (a + alpha*b), sub (a - alpha*b), mul, div, pow (powf; with a scalar exponent 0.5: sqrt), gelu_backward / gelu_tanh_backward (a is the
-// gradient, b the input), and the comparisons eq ne lt le gt ge; alpha is 1 except for add and sub.  Scalar ops:
+// binary ops: add (a + alpha*b), sub (a - alpha*b), mul, div, pow (powf; with a scalar exponent 0.5: sqrt),
+// gelu_backward / gelu_tanh_backward (a is the gradient, b the input), and the comparisons eq ne lt le gt ge; alpha is 1 except for add and sub.  Scalar ops:
 // the same plus rsub (b - alpha*a); add/sub get alpha*b precomputed on the host, as the reference scales it.
 // Every product that feeds a sum is rounded to float32 first (no FMA contraction), as the array-module reference
 // computes it.
 // unary ops: neg, relu (NumPy's maximum(x, 0): NaN propagates, -0 gives +0), exp, log, tanh, sigmoid
-// (1/(1+exp(-x))), abs, sqrt, rsqrt (1/sqrt(x), two roundings), sin, cos, gelu (x/2 (1 + erf(x/sqrt 2)), erf by the
+// (1/(1+exp(-x))), abs, sqrt, rsqrt (1/sqrt(x), two roundings), sin, cos (see
+// sin_cos_bf16), gelu (x/2 (1 + erf(x/sqrt 2)), erf by the
 // reference's float32 formula: a short series below 0.5, Abramowitz & Stegun 7.1.26 above) and gelu_tanh.
 // Conversions follow openreg::convert through float32: to bfloat16 every dtype goes through float32 first (a
 // float64 is rounded twice, as PyTorch's conversions do), from bfloat16 the exact float32 value is converted.
 // In-place (out == an input, same elements) is allowed: each element is read before it is written by the same
 // thread.  Launch: 1-D grid of OPENREG_POINTWISE_THREADS-thread blocks, grid-stride loops (kernels.py).
+#include "bf16.cuh"
 #include "common.cuh"
 #include "indexing.cuh"
 #include "pointwise.cuh"
@@ -33,25 +35,6 @@
 namespace openreg {
 
 static_assert(sizeof(StridedGeometry<3>) == 336, "StridedGeometry<3> layout must match kernels.py");
-
-union Bits32 {
-  uint32_t u;
-  float f;
-};
-
-__device__ __forceinline__ float bf16_to_float(uint16_t h) {
-  Bits32 v;
-  v.u = static_cast<uint32_t>(h) << 16;
-  return v.f;
-}
-
-__device__ __forceinline__ uint16_t float_to_bf16(float f) {
-  Bits32 v;
-  v.f = f;
-  if ((v.u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>(0x7FC0u);
-  const uint32_t rounding = ((v.u >> 16) & 1u) + 0x7FFFu;
-  return static_cast<uint16_t>((v.u + rounding) >> 16);
-}
 
 // Operands: bfloat16 words widen exactly, float32 is itself.
 __device__ __forceinline__ float widen(uint16_t w) { return bf16_to_float(w); }
@@ -101,6 +84,82 @@ __device__ __forceinline__ float erf_f32(float x) {
   poly = 1.0f - mul_rn(poly, expf(-x2));
   poly = copysignf(poly, x);
   return a < 0.5f ? acc : poly;
+}
+
+// -- sin and cos of a bfloat16 value, in double precision and without libm's slow path -----------------------------
+// sinf/cosf carry a Payne-Hanek reduction for huge arguments that keeps an array on the stack; a bfloat16 x is
+// M * 2^E with an 8-bit integer M, so x mod 2 pi is M * (2^E mod 2 pi) mod 2 pi, exact enough in double from this
+// table (2^e mod 2 pi, e = 1..120, from 80-digit pi).  The reduced argument's sine and cosine are Taylor series in
+// double on [-pi/4, pi/4] (error < 1e-19), rounded once to float32 as a correctly rounded sinf would be.
+__device__ const double kTwoPowModTwoPi[120] = {
+    2.0, 4.0, 1.7168146928204135, 3.433629385640827,
+    0.5840734641020676, 1.1681469282041352, 2.3362938564082705, 4.672587712816541,
+    3.0619901184534952, 6.1239802369069904, 5.964775166634395, 5.646365026089203,
+    5.009544744998821, 3.7359041828180546, 1.188623058456523, 2.377246116913046,
+    4.754492233826092, 3.2257991604725964, 0.1684130137656059, 0.3368260275312118,
+    0.6736520550624236, 1.3473041101248473, 2.6946082202496946, 5.389216440499389,
+    4.495247573819193, 2.707309840458799, 5.414619680917598, 4.546054054655609,
+    2.8089228021316304, 5.617845604263261, 4.952505901346936, 3.621826495514285,
+    0.960467683848984, 1.920935367697968, 3.841870735395936, 1.400556163612285,
+    2.80111232722457, 5.60222465444914, 4.921264001718693, 3.5593426962577985,
+    0.8355000853360102, 1.6710001706720203, 3.3420003413440407, 0.4008153755084947,
+    0.8016307510169894, 1.6032615020339789, 3.2065230040679578, 0.12986070095632937,
+    0.25972140191265874, 0.5194428038253175, 1.038885607650635, 2.07777121530127,
+    4.15554243060254, 2.0278995540254936, 4.055799108050987, 1.8284129089223877,
+    3.6568258178447755, 1.030466328509965, 2.06093265701993, 4.12186531403986,
+    1.9605453209001322, 3.9210906418002645, 1.5589959764209427, 3.1179919528418854,
+    6.235983905683771, 6.188782504187955, 6.094379701196324, 5.905574095213061,
+    5.527962883246536, 4.772740459313485, 3.262295611447383, 0.24140591571517903,
+    0.48281183143035805, 0.9656236628607161, 1.9312473257214322, 3.8624946514428644,
+    1.4418039957061426, 2.883607991412285, 5.76721598282457, 5.251246658469554,
+    4.219308009759521, 2.1554307123394554, 4.310861424678911, 2.338537542178235,
+    4.67707508435647, 3.0709648615333527, 6.141929723066705, 6.000674138953824,
+    5.718162970728061, 5.153140634276536, 4.0230959613734845, 1.7630066155673831,
+    3.5260132311347663, 0.7688411550899459, 1.5376823101798918, 3.0753646203597835,
+    6.150729240719567, 6.018273174259547, 5.753361041339508, 5.223536775499429,
+    4.1638882438192715, 2.0445911804589567, 4.089182360917913, 1.895179414656241,
+    3.790358829312482, 1.297532351445378, 2.595064702890756, 5.190129405781512,
+    4.097073504383439, 1.9109617015872908, 3.8219234031745817, 1.360661499169577,
+    2.721322998339154, 5.442645996678308, 4.602106686177028, 2.9210280651744704,
+    5.842056130348941, 5.4009269535182955, 4.518668599857005, 2.754151892534424,
+};
+
+// c[0] + c[1] y2 + ... + c[7] y2^7 (Horner, double)
+__device__ __forceinline__ double series8(const double (&c)[8], double y2) {
+  double p = c[7];
+#pragma unroll
+  for (int i = 6; i >= 0; --i) p = p * y2 + c[i];
+  return p;
+}
+
+__device__ __forceinline__ double sin_series(double y) {
+  const double c[8] = {-0.16666666666666666, 0.008333333333333333, -0.0001984126984126984, 2.7557319223985893e-06,
+                         -2.505210838544172e-08, 1.6059043836821613e-10, -7.647163731819816e-13,
+                         2.8114572543455206e-15};
+  return y + y * (y * y) * series8(c, y * y);
+}
+
+__device__ __forceinline__ double cos_series(double y) {
+  const double c[8] = {-0.5, 0.041666666666666664, -0.001388888888888889, 2.48015873015873e-05,
+                         -2.755731922398589e-07, 2.08767569878681e-09, -1.1470745597729725e-11, 4.779477332387385e-14};
+  return 1.0 + (y * y) * series8(c, y * y);
+}
+
+// sin (want_cos false) or cos of a finite bfloat16 value x >= 0.
+__device__ __forceinline__ float sin_cos_bf16(float a, bool want_cos) {
+  double r = a;
+  if (a >= 256.0f) {
+    int e;
+    const float m = frexpf(a, &e);                       // a = m 2^e, m in [0.5, 1): M = 256 m, E = e - 8 >= 1
+    r = static_cast<double>(m * 256.0f) * kTwoPowModTwoPi[e - 9];
+  }
+  const double two_pi = 6.283185307179586, half_pi = 1.5707963267948966;
+  r -= rint(r / two_pi) * two_pi;                          // [-pi, pi]
+  const double q = rint(r / half_pi);
+  const double y = r - q * half_pi;                        // [-pi/4, pi/4]
+  const int quadrant = (static_cast<int>(q) + (want_cos ? 1 : 0)) & 3;   // cos(t) = sin(t + pi/2)
+  const double v = (quadrant & 1) ? cos_series(y) : sin_series(y);
+  return static_cast<float>((quadrant & 2) ? -v : v);
 }
 
 #define OPENREG_INV_SQRT_2 0.7071067690849304f
@@ -224,11 +283,18 @@ struct Sqrt {
 struct Rsqrt {
   __device__ __forceinline__ float operator()(float x) const { return 1.0f / sqrtf(x); }
 };
-struct Sin {
-  __device__ __forceinline__ float operator()(float x) const { return sinf(x); }
+struct Sin {  // odd: sin(-x) = -sin(x), and -0 stays -0
+  __device__ __forceinline__ float operator()(float x) const {
+    if (!(fabsf(x) <= 3.4028235e38f)) return x - x;         // inf, NaN -> NaN
+    const float s = sin_cos_bf16(fabsf(x), false);
+    return x < 0.0f || (x == 0.0f && signbit(x)) ? -s : s;
+  }
 };
-struct Cos {
-  __device__ __forceinline__ float operator()(float x) const { return cosf(x); }
+struct Cos {  // even
+  __device__ __forceinline__ float operator()(float x) const {
+    if (!(fabsf(x) <= 3.4028235e38f)) return x - x;
+    return sin_cos_bf16(fabsf(x), true);
+  }
 };
 struct Gelu {  // (x/2) * (1 + erf(x / sqrt 2))
   __device__ __forceinline__ float operator()(float x) const {

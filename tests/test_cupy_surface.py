@@ -23,7 +23,7 @@ cupy = pytest.importorskip("cupy", reason="the real-CuPy checks need the cupy-cu
 from openreg.backends.privateuseone import kernels, launchers
 from openreg.backends.privateuseone.launchers import Operand
 
-SOURCES = ("abs.cu", "copy.cu", "fill.cu", "mm_plus_mm.cu", "philox.cu", "bf16.cu")
+SOURCES = ("abs.cu", "copy.cu", "fill.cu", "mm_plus_mm.cu", "philox.cu", "bf16.cu", "bf16_reduce.cu", "attention.cu")
 UFUNC_KEYWORDS = {"out", "dtype", "casting", "order", "where", "subok", "signature"}
 
 
@@ -163,6 +163,13 @@ def _launches():
             yield kernels.bf16_copy_launch(other, a)
             yield kernels.bf16_copy_launch(out, other)
         yield kernels.bf16_copy_launch(out, a)
+    words = Operand(4096, np.dtype(np.uint16), (4, 6, 5), (30, 5, 1))
+    for out in (Operand(8192, np.dtype(np.uint16), (6,), (1,)), Operand(8192, np.dtype(np.float32), (6,), (1,))):
+        yield kernels.bf16_reduce_launch("sum", out, words, (0, 2), False, 20.0)
+    for op in ("amax", "amin"):
+        yield kernels.bf16_reduce_launch(op, Operand(8192, words.dtype, (4, 1, 5), (5, 5, 1)), words, (1,), True)
+    for op in kernels.BF16_SOFTMAX_OPS:
+        yield kernels.bf16_softmax_launch(op, Operand(8192, words.dtype, (4, 6, 5), (30, 5, 1)), words, 1)
 
 
 def test_launch_arguments_match_the_ptx_parameters():

@@ -7,6 +7,7 @@ import pytest
 from openreg.backends.privateuseone import kernels as kl
 
 import openreg
+from openreg import _array_bridge
 
 DEV = "privateuseone:0"
 aten = openreg.ops.aten
@@ -57,6 +58,24 @@ def test_attention_kernels_match_the_array_path(raw, monkeypatch, dtype, case):
     tol = 1e-12 if dtype is openreg.float64 else 2e-5
     for a, b in zip(got, ref):
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("case", [(True, None), (False, "bool"), (False, "float"), (False, None)])
+def test_bfloat16_attention_kernels_work_on_the_words(raw, monkeypatch, case):
+    """bfloat16 q/k/v, out and its gradient stay 16-bit words: the kernels load them into float32 tiles and
+    round each result once as they store it. Equal to the array path (float32 on widened copies, rounded) up to a
+    bfloat16 rounding; nothing but an additive bfloat16 mask (kept float32 by the kernels) is widened."""
+    causal, mask_kind = case
+    ref, _ = _launched(raw, lambda: _attention(monkeypatch, openreg.bfloat16, causal, mask_kind, emulate="0"))
+    widened = []
+    real = _array_bridge.to_float32
+    monkeypatch.setattr(_array_bridge, "to_float32", lambda a, d: widened.append(tuple(a.shape)) or real(a, d))
+    got, launched = _launched(raw, lambda: _attention(monkeypatch, openreg.bfloat16, causal, mask_kind))
+    assert {"attention_fwd_bf16", "attention_bwd_dq_bf16", "attention_bwd_dkdv_bf16"} <= set(launched)
+    assert set(widened) <= ({(2, 1, 37, 45)} if mask_kind == "float" else set())
+    for a, b in zip(got, ref):
+        a, b = a.astype(np.float32), b.astype(np.float32)
+        np.testing.assert_allclose(a, b, rtol=2 ** -7, atol=2 ** -7 * np.abs(b).max())
 
 
 def test_attention_kernel_logsumexp_and_masked_rows(raw):

@@ -6,7 +6,8 @@
   outputs), and so do ``add``/``sub``/``rsub``/``mul``/``div``/``pow``, the comparisons, ``neg``, ``relu``,
   ``exp``, ``log``, ``tanh``, ``sigmoid``, ``sqrt``, ``rsqrt``, ``sin``, ``cos``, ``gelu`` (+ backward) and
   ``where``: their bfloat16 cases run ``cuda_kernels/bf16.cu`` on the 16-bit words (per-element widening; bfloat16
-  with a float32 tensor too), ``where`` selects words;
+  with a float32 tensor too), ``where`` selects words; ``sum``, ``mean``, ``amax``, ``amin``, ``_softmax`` and
+  ``_log_softmax`` run ``bf16_reduce.cu`` (float32 accumulation inside the kernel, one rounding);
 * ``fill_``, ``zero_`` and ``inductor::_mm_plus_mm`` (and ``copy_`` in ``copies.py``): device kernels of their
   own, which their records name;
 * every other CPU kernel that declares it runs on the device (``openreg._dispatch.device_support
@@ -23,12 +24,15 @@
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from openreg._array_bridge import from_compute, to_compute
 from openreg._dispatch import dispatcher
 from openreg._dispatch.device_support import declares_device_support
 from openreg._dispatch.keys import DispatchKey
+from openreg.aten.meta_rules import normalize_dims, wrap_dim
 from openreg.devices import PRIVATEUSE1
 from openreg.dtypes import bfloat16, float32
 from openreg.library import Library
@@ -415,6 +419,69 @@ def where_compute(spec, condition, self, other):
             _words(out)[...] = xp.where(cond, *parts)
             return out
     return RECORDS["where"].compute(spec, condition, self, other)
+
+
+# -- bfloat16 reductions: accumulated in float32 inside bf16_reduce.cu, rounded once -----------------------------
+def _bf16_reduction(spec, self, dtype) -> bool:
+    """Whether a reduction of a bfloat16 tensor of the device runs the raw kernel (result bfloat16, or float32
+    when ``dtype=float32`` asks for it)."""
+    return (isinstance(self, Tensor) and self._dtype is bfloat16 and self._storage.device == spec.device
+            and (dtype is None or dtype is bfloat16 or dtype is float32) and spec.dtype in (bfloat16, float32)
+            and kernels.enabled())
+
+
+def _reduce_into(spec, op, self, dim, keepdim, divisor=None):
+    dims = normalize_dims(dim, self.dim())
+    out = _bf16_result(spec)
+    if divisor is not None:
+        divisor = float(np.float32(math.prod(self._size[d] for d in dims)))
+    kernels.bf16_reduce_into(op, _out_array(spec, out), _words(self._array()), dims, bool(keepdim),
+                             1.0 if divisor is None else divisor)
+    return out
+
+
+def sum_compute(spec, self, dim=None, keepdim=False, *, dtype=None):
+    """``sum`` on the device: a bfloat16 input runs ``bf16_reduce.cu`` (float32 accumulation in the kernel, one
+    rounding; no float32 copy of the input)."""
+    if _bf16_reduction(spec, self, dtype):
+        return _reduce_into(spec, "sum", self, dim, keepdim)
+    return RECORDS["sum"].compute["sum.dim_IntList"](spec, self, dim, keepdim, dtype=dtype)
+
+
+def mean_compute(spec, self, dim=None, keepdim=False, *, dtype=None):
+    """``mean`` on the device: bfloat16 inputs sum in ``bf16_reduce.cu`` and divide by the count in float32."""
+    if _bf16_reduction(spec, self, dtype):
+        return _reduce_into(spec, "sum", self, dim, keepdim, divisor=True)
+    return RECORDS["mean"].compute["mean.dim"](spec, self, dim, keepdim, dtype=dtype)
+
+
+def _bf16_extremum(op: str):
+    def compute(spec, self, dim=(), keepdim=False):
+        if _bf16_reduction(spec, self, None) and spec.dtype is bfloat16:
+            return _reduce_into(spec, op, self, dim, keepdim)
+        return RECORDS[op].compute(spec, self, dim, keepdim)
+    compute.__name__ = compute.__qualname__ = f"{op}_compute"
+    compute.__doc__ = f"``{op}`` on the device: bfloat16 inputs run ``bf16_reduce.cu`` (exact, no widened copy)."
+    return compute
+
+
+amax_compute, amin_compute = _bf16_extremum("amax"), _bf16_extremum("amin")
+
+
+def _bf16_softmax(op: str):
+    def compute(spec, self, dim, half_to_float):
+        if _bf16_operands(spec, self):
+            out = _bf16_result(spec)
+            kernels.bf16_softmax_into(op, _words(out), _words(self._array()), wrap_dim(dim, self.dim()))
+            return out
+        return RECORDS[f"_{op}"].compute(spec, self, dim, half_to_float)
+    compute.__name__ = compute.__qualname__ = f"{op}_compute"
+    compute.__doc__ = (f"``_{op}`` on the device: bfloat16 rows run ``bf16_reduce.cu`` (maximum and sum of "
+                       f"exponentials in float32 registers, one rounding per result).")
+    return compute
+
+
+softmax_compute, log_softmax_compute = _bf16_softmax("softmax"), _bf16_softmax("log_softmax")
 
 
 # -- generic re-registration of CPU kernels that declare device support -------------------------------------

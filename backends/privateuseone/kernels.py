@@ -75,6 +75,7 @@ SOURCES: dict[str, str] = {
     "mm_plus_mm": "mm_plus_mm.cu",
     "philox": "philox.cu",
     "bf16": "bf16.cu",
+    "bf16_reduce": "bf16_reduce.cu",  # bfloat16 sums, extrema and softmax, float32 accumulation in the kernel
     "attention": "attention.cu",  # fused scaled dot-product attention
     "rnn_cells": "rnn_cells.cu",  # fused LSTM / GRU cell pointwise math
 }
@@ -807,10 +808,7 @@ def bf16_copy(launcher: Launcher, out: Any, inp: Any) -> Any:
                                      f"{_names([o.dtype])}")
     for x, what in ((o, "out"), (i, "input")):
         _check_dtype(launcher, name, x, (*ALL_DTYPES, BF16_WORDS), what)
-    _check_same_shape(launcher, name, o, i)
-    _check_devices(launcher, name, [o, i])
-    _check_writable_once(launcher, name, o)
-    _check_no_partial_overlap(launcher, name, o, i, "input")
+    _check_bf16_elementwise(launcher, name, o, [i], ("input",))
     _launch(launcher, bf16_copy_launch(o, i), o)
     return out
 
@@ -835,6 +833,129 @@ def bf16_kernel_names() -> list[str]:
     stems += [("bf16_copy", pair) for d in ALL_DTYPES for pair in ((d, BF16_WORDS), (BF16_WORDS, d))]
     stems += [("bf16_copy", [BF16_WORDS])]
     return [kernel_name(stem, v, *dts) for stem, dts in stems for v in ("contig", "strided")]
+
+
+# ----------------------------------------------------------------------------------------------------------
+# bfloat16 reductions, accumulated in float32 inside the kernel (bf16_reduce.cu)
+# ----------------------------------------------------------------------------------------------------------
+REDUCE_THREADS = 256  # OPENREG_REDUCE_THREADS in bf16_reduce.cu
+BF16_REDUCE_OPS = ("sum", "amax", "amin")
+BF16_SOFTMAX_OPS = ("softmax", "log_softmax")
+
+
+def _bf16_rows_grid(rows: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    return (max(1, min(rows, MAX_POINTWISE_BLOCKS)), 1, 1), (REDUCE_THREADS, 1, 1)
+
+
+def bf16_reduce_launch(op: str, out: Operand, inp: Operand, dims: Sequence[int], keepdim: bool,
+                       divisor: float = 1.0) -> KernelLaunch | None:
+    """``out = reduce(inp over dims) / divisor`` on bfloat16 words: one block per output element, the reduced
+    elements in memory order (coalesced), float32 accumulation, one rounding (``out`` bfloat16 words or float32).
+
+    >>> x = Operand(4096, np.dtype("uint16"), (4, 3), (3, 1))
+    >>> launch = bf16_reduce_launch("sum", Operand(8192, np.dtype("float32"), (4,), (1,)), x, (1,), False)
+    >>> launch.kernel, launch.grid, int(launch.args[3]["numel"])
+    ('bf16_sum_f32_from_bf16', (4, 1, 1), 3)
+    """
+    kept = [d for d in range(len(inp.shape)) if d not in dims]
+    out_strides = [out.strides[d] for d in kept] if keepdim else list(out.strides)
+    row_shape, row_strides = coalesce([inp.shape[d] for d in kept], [out_strides, [inp.strides[d] for d in kept]])
+    col_shape, col_strides = coalesce([inp.shape[d] for d in dims], [[inp.strides[d] for d in dims]])
+    rows = math.prod(row_shape)
+    if rows == 0:
+        return None
+    grid, block = _bf16_rows_grid(rows)
+    name = kernel_name(f"bf16_{op}", None, *_bf16_names(out, [inp]))
+    extra = (np.float32(divisor),) if op == "sum" else ()
+    cols = strided_geometry(col_shape, col_strides) if all(col_shape) else strided_geometry([], [[]])
+    cols["numel"] = math.prod(col_shape)             # an empty reduction: nothing to add (sum 0, mean 0/0)
+    return KernelLaunch(SOURCES["bf16_reduce"], name, grid, block, 0,
+                        (pack_pointer(out.ptr), pack_pointer(inp.ptr), strided_geometry(row_shape, row_strides),
+                         cols, *extra))
+
+
+def bf16_softmax_launch(op: str, out: Operand, inp: Operand, dim: int) -> KernelLaunch | None:
+    """``out = softmax(inp)`` / ``log_softmax`` along ``dim`` on bfloat16 words: one block per row.
+
+    >>> x = Operand(4096, np.dtype("uint16"), (4, 3), (3, 1))
+    >>> launch = bf16_softmax_launch("log_softmax", x, x, 1)
+    >>> launch.kernel, [int(a) for a in launch.args[3:]]
+    ('bf16_log_softmax_bf16', [3, 1, 1])
+    """
+    if not inp.shape:
+        n, in_stride, out_stride, others = 1, 0, 0, []
+    else:
+        n, in_stride, out_stride = inp.shape[dim], inp.strides[dim], out.strides[dim]
+        others = [d for d in range(len(inp.shape)) if d != dim]
+    row_shape, row_strides = coalesce([inp.shape[d] for d in others],
+                                      [[out.strides[d] for d in others], [inp.strides[d] for d in others]])
+    rows = math.prod(row_shape)
+    if rows == 0 or n == 0:
+        return None
+    grid, block = _bf16_rows_grid(rows)
+    return KernelLaunch(SOURCES["bf16_reduce"], kernel_name(f"bf16_{op}", None, BF16_WORDS), grid, block, 0,
+                        (pack_pointer(out.ptr), pack_pointer(inp.ptr), strided_geometry(row_shape, row_strides),
+                         np.int64(n), np.int64(in_stride), np.int64(out_stride)))
+
+
+def bf16_reduce(launcher: Launcher, op: str, out: Any, inp: Any, dims: Sequence[int], keepdim: bool = False,
+                divisor: float = 1.0) -> Any:
+    """``out[...] = op(inp over dims) / divisor`` for bfloat16 words, accumulated in float32 inside the kernel and
+    rounded once; ``op`` is one of :data:`BF16_REDUCE_OPS` (``sum`` may write float32 and divide: ``mean``).
+
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> x = (np.float32([[1.5, -2.0, 3.0], [0.25, 0.5, 1.0]]).view(np.uint32) >> 16).astype(np.uint16)
+    >>> bf16_reduce(HostLauncher(), "sum", np.empty(2, np.float32), x, (1,), divisor=3.0).tolist()
+    [0.8333333134651184, 0.5833333134651184]
+    """
+    name = f"{op} (bfloat16)"
+    if op not in BF16_REDUCE_OPS:
+        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_REDUCE_OPS)})")
+    o = _operand(launcher, name, out, "out", writable=True)
+    i = _operand(launcher, name, inp, "input")
+    _check_dtype(launcher, name, i, BF16_DTYPES, "input")
+    _check_dtype(launcher, name, o, (BF16_WORDS, F32) if op == "sum" else BF16_DTYPES, "out")
+    dims = tuple(sorted(set(dims)))
+    if any(not 0 <= d < len(i.shape) for d in dims):
+        raise _error(launcher, name, f"dims {dims} out of range for input of shape {i.shape}")
+    want = tuple(1 if d in dims else s for d, s in enumerate(i.shape)) if keepdim else \
+        tuple(s for d, s in enumerate(i.shape) if d not in dims)
+    if tuple(o.shape) != want:
+        raise _error(launcher, name, f"out has shape {tuple(o.shape)}, expected {want}")
+    _check_devices(launcher, name, [o, i])
+    _check_writable_once(launcher, name, o)
+    if _overlaps(o, i):
+        raise _error(launcher, name, "out overlaps the input")
+    _launch(launcher, bf16_reduce_launch(op, o, i, dims, keepdim, divisor), o)
+    return out
+
+
+def bf16_softmax(launcher: Launcher, op: str, out: Any, inp: Any, dim: int) -> Any:
+    """``out[...] = softmax(inp, dim)`` (or ``log_softmax``) for bfloat16 words: the row's maximum and sum of
+    exponentials in float32 inside the kernel, each result rounded once.
+
+    >>> from openreg.backends.privateuseone.launchers import HostLauncher
+    >>> x = np.zeros((2, 4), np.uint16)                     # zeros: a uniform distribution
+    >>> out = bf16_softmax(HostLauncher(), "softmax", np.empty_like(x), x, 1)
+    >>> (out.astype(np.uint32) << 16).view(np.float32).tolist()
+    [[0.25, 0.25, 0.25, 0.25], [0.25, 0.25, 0.25, 0.25]]
+    """
+    name = f"{op} (bfloat16)"
+    if op not in BF16_SOFTMAX_OPS:
+        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_SOFTMAX_OPS)})")
+    o = _operand(launcher, name, out, "out", writable=True)
+    i = _operand(launcher, name, inp, "input")
+    for x, what in ((o, "out"), (i, "input")):
+        _check_dtype(launcher, name, x, BF16_DTYPES, what)
+    _check_same_shape(launcher, name, o, i)
+    if i.shape and not 0 <= dim < len(i.shape):
+        raise _error(launcher, name, f"dim {dim} out of range for input of shape {i.shape}")
+    _check_devices(launcher, name, [o, i])
+    _check_writable_once(launcher, name, o)
+    if _overlaps(o, i):
+        raise _error(launcher, name, "out overlaps the input")
+    _launch(launcher, bf16_softmax_launch(op, o, i, dim), o)
+    return out
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -915,9 +1036,11 @@ def philox_values(launcher, kind: str, seed: int, offset: int, n: int, xp=np, de
 ATTN_THREADS = 128  # OPENREG_ATTN_THREADS in attention.cu
 ATTN_MAX_HEAD = 128  # OPENREG_ATTN_MAX_HEAD
 # (forward query tile, backward key tile) per dtype: AttnTiles<T> in attention.cu (kFwdQ, kBwdK)
-ATTN_TILES: dict[np.dtype, tuple[int, int]] = {np.dtype("float32"): (16, 16), np.dtype("float64"): (8, 8)}
+# (bfloat16 words accumulate in float32: float32's tiles)
+ATTN_TILES: dict[np.dtype, tuple[int, int]] = {np.dtype("float32"): (16, 16), np.dtype("float64"): (8, 8),
+                                               BF16_WORDS: (16, 16)}
 ATTENTION_DTYPES: tuple[np.dtype, ...] = tuple(ATTN_TILES)
-CELL_DTYPES: tuple[np.dtype, ...] = ATTENTION_DTYPES
+CELL_DTYPES: tuple[np.dtype, ...] = (np.dtype("float32"), np.dtype("float64"))
 MAX_GRID_Y = 65535
 
 ATTENTION_SHAPE_DTYPE = np.dtype([
@@ -1062,6 +1185,9 @@ def all_kernel_names(source: str) -> list[str]:
         return ["philox_block", *PHILOX_KERNELS.values()]
     if source == "bf16.cu":
         return bf16_kernel_names()
+    if source == "bf16_reduce.cu":
+        return [kernel_name("bf16_sum", None, BF16_WORDS), kernel_name("bf16_sum", None, F32, BF16_WORDS),
+                *(kernel_name(f"bf16_{op}", None, BF16_WORDS) for op in ("amax", "amin", *BF16_SOFTMAX_OPS))]
     if source == "attention.cu":
         return [kernel_name("attention", v, d) for d in ATTENTION_DTYPES for v in ("fwd", "bwd_dq", "bwd_dkdv")]
     if source == "rnn_cells.cu":
@@ -1170,6 +1296,23 @@ def bf16_copy_into(out, inp) -> bool:
     return True
 
 
+def bf16_reduce_into(op: str, out, inp, dims, keepdim: bool, divisor: float = 1.0) -> bool:
+    """``out = op(inp over dims) / divisor`` on bfloat16 words (``out`` words or float32); False when raw kernels
+    are off."""
+    if not enabled():
+        return False
+    bf16_reduce(launcher(), op, out, inp, dims, keepdim, divisor)
+    return True
+
+
+def bf16_softmax_into(op: str, out, inp, dim: int) -> bool:
+    """``out = softmax(inp, dim)`` / ``log_softmax`` on bfloat16 words; False when raw kernels are off."""
+    if not enabled():
+        return False
+    bf16_softmax(launcher(), op, out, inp, dim)
+    return True
+
+
 def _xp_of(arr):
     return np if isinstance(arr, np.ndarray) else get_driver().array_module
 
@@ -1206,18 +1349,25 @@ def _attention_mask(xp, mask, batch: tuple, L: int, S: int, dtype):
     return full, tuple(s // full.itemsize for s in full.strides)
 
 
+def _accumulation_dtype(dt):
+    """float32 for bfloat16 words (whose results are words again), else the dtype itself."""
+    return F32 if dt == BF16_WORDS else dt
+
+
 def attention_forward(q, k, v, mask, is_causal: bool, scale: float):
     """``(out, lse)`` through ``attention_fwd_<dt>``, or None when the kernel does not apply (raw kernels off,
-    dtype, broadcast batch dimensions, head size above ``ATTN_MAX_HEAD``)."""
+    dtype, broadcast batch dimensions, head size above ``ATTN_MAX_HEAD``). bfloat16 words give words and a float32
+    ``lse`` (the mask, if any, is float32)."""
     if not _attention_fits(q, k, v, mask):
         return None
     xp, dt = _xp_of(q), q.dtype
+    ct = _accumulation_dtype(dt)
     batch, (L, E), (S, Ev) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
     q3, k3, v3 = _bhld(xp, q, dt), _bhld(xp, k, dt), _bhld(xp, v, dt)
     bh = q3.shape[0]
     out = xp.empty((bh, L, Ev), dtype=dt)
-    lse = xp.empty((bh, L), dtype=dt)
-    m, strides = _attention_mask(xp, mask, batch, L, S, dt)
+    lse = xp.empty((bh, L), dtype=ct)
+    m, strides = _attention_mask(xp, mask, batch, L, S, ct)
     shape = attention_shape(bh, batch[-1] if batch else 1, L, S, E, Ev, strides, scale, is_causal)
     attention_fwd(launcher(), out, lse, q3, k3, v3, m, shape)
     return out.reshape(batch + (L, Ev)), lse.reshape(batch + (L,))
@@ -1229,14 +1379,15 @@ def attention_backward(grad_out, q, k, v, out, lse, mask, is_causal: bool, scale
     if not _attention_fits(q, k, v, mask):
         return None
     xp, dt = _xp_of(q), q.dtype
+    ct = _accumulation_dtype(dt)
     batch, (L, E), (S, Ev) = q.shape[:-2], q.shape[-2:], v.shape[-2:]
     q3, k3, v3 = _bhld(xp, q, dt), _bhld(xp, k, dt), _bhld(xp, v, dt)
     o3, g3 = _bhld(xp, out, dt), _bhld(xp, grad_out, dt)
-    lse2 = xp.ascontiguousarray(lse.reshape(-1, L), dtype=dt)
+    lse2 = xp.ascontiguousarray(lse.reshape(-1, L), dtype=ct)
     bh = q3.shape[0]
     dq, dk, dv = xp.empty_like(q3), xp.empty_like(k3), xp.empty_like(v3)
-    row_dot = xp.empty((bh, L), dtype=dt)
-    m, strides = _attention_mask(xp, mask, batch, L, S, dt)
+    row_dot = xp.empty((bh, L), dtype=ct)
+    m, strides = _attention_mask(xp, mask, batch, L, S, ct)
     shape = attention_shape(bh, batch[-1] if batch else 1, L, S, E, Ev, strides, scale, is_causal)
     attention_bwd(launcher(), dq, dk, dv, row_dot, q3, k3, v3, o3, g3, lse2, m, shape)
     return dq.reshape(q.shape), dk.reshape(k.shape), dv.reshape(v.shape)
@@ -1301,7 +1452,9 @@ __all__ = [
     "BF16_BINARY_OPS",
     "BF16_COMPARE_OPS",
     "BF16_MIXED_OPS",
+    "BF16_REDUCE_OPS",
     "BF16_SCALAR_OPS",
+    "BF16_SOFTMAX_OPS",
     "BF16_UNARY_OPS",
     "CELL_DTYPES",
     "COPY_DTYPES",
@@ -1327,9 +1480,15 @@ __all__ = [
     "bf16_copy_into",
     "bf16_copy_launch",
     "bf16_kernel_names",
+    "bf16_reduce",
+    "bf16_reduce_into",
+    "bf16_reduce_launch",
     "bf16_scalar",
     "bf16_scalar_into",
     "bf16_scalar_launch",
+    "bf16_softmax",
+    "bf16_softmax_into",
+    "bf16_softmax_launch",
     "bf16_unary",
     "bf16_unary_into",
     "bf16_unary_launch",

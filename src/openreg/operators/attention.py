@@ -248,10 +248,29 @@ def _draw_dropout(query, key, value, dropout_p, ct):
     return _keep_mask(xp_of(query), shape, dropout_p, *philox, ct), philox
 
 
+def _bf16_words(*tensors):
+    """The 16-bit words of bfloat16 tensors (the raw kernels read them and widen per element), or None unless
+    every tensor is bfloat16."""
+    if not all(t._dtype is _dt.bfloat16 for t in tensors):
+        return None
+    return [t._array().view("uint16") for t in tensors]
+
+
+def _as_storage(arr, like):
+    """A raw kernel's bfloat16 words in the storage form of ``like`` (ml_dtypes' bfloat16 on NumPy)."""
+    return arr.view(like._array().dtype)
+
+
 def _flash_forward(query, key, value, attn_mask, dropout_p, is_causal, scale, raw=None):
-    """``(out, lse, (seed, offset), arrays)`` from the blockwise kernel, in the compute dtype."""
+    """``(out, lse, (seed, offset), arrays)`` from the blockwise kernel, in the compute dtype; bfloat16 with the
+    raw kernels: ``out`` in bfloat16 storage and ``arrays`` None (nothing was widened)."""
     ct = _compute_dtype(query)
     xp = xp_of(query)
+    words = _bf16_words(query, key, value) if raw and dropout_p <= 0 else None
+    if words is not None:
+        res = raw.attention_forward(*words, _mask_array(attn_mask, ct), is_causal, softmax_scale(query, scale))
+        if res is not None:
+            return _as_storage(res[0], query), res[1], (0, 0), None
     q, k, v = _arr(query, ct), _arr(key, ct), _arr(value, ct)
     mask = _mask_array(attn_mask, ct)
     keep, philox = _draw_dropout(query, key, value, dropout_p, ct)
@@ -267,6 +286,16 @@ def _flash_backward(grad_out, query, key, value, attn_mask, out, logsumexp, drop
                     offset, want, raw=None):
     ct = _compute_dtype(query)
     xp = xp_of(query)
+    words = _bf16_words(query, key, value, out, grad_out) if raw and dropout_p <= 0 and not (
+        want[3] and attn_mask is not None and attn_mask._dtype is not _dt.bool) else None
+    if words is not None:
+        q, k, v, o, go = words
+        grads = raw.attention_backward(go, q, k, v, o, logsumexp._array(), _mask_array(attn_mask, ct), is_causal,
+                                       softmax_scale(query, scale))
+        if grads is not None:
+            dev = query.device
+            return tuple(_wrap(_as_storage(g, t), t._dtype, dev) if w else None
+                         for g, t, w in zip(grads, (query, key, value), want)) + (None,)
     q, k, v = _arr(query, ct), _arr(key, ct), _arr(value, ct)
     keep = _keep_mask(xp, out_shapes(query, key, value)[2], dropout_p, seed, offset, ct) if dropout_p > 0 else None
     mask = _mask_array(attn_mask, ct)
@@ -333,10 +362,14 @@ def fused_attention(query, key, value, attn_bias=None, dropout_p=0.0, is_causal=
     """``_scaled_dot_product_fused_attention_overrideable``; ``raw``: the device's raw-kernel module, or None
     for the array code (the device's own kernel passes it, see ``backends/privateuseone/device_ops.py``)."""
     check_sdpa_args(query, key, value, attn_bias, dropout_p, is_causal)
-    out, lse, (seed, offset), (xp, q, k, mask) = _flash_forward(query, key, value, attn_bias, dropout_p,
-                                                                is_causal, scale, raw)
+    out, lse, (seed, offset), arrays = _flash_forward(query, key, value, attn_bias, dropout_p, is_causal, scale,
+                                                      raw)
     dev = query.device
+    xp = xp_of(query)
     if return_debug_mask:
+        ct = _compute_dtype(query)
+        q, k, mask = (arrays[1], arrays[2], arrays[3]) if arrays is not None else (
+            _arr(query, ct), _arr(key, ct), _mask_array(attn_bias, ct))
         debug = flash.probabilities(xp, q, k, mask, is_causal, softmax_scale(query, scale), lse)
         if dropout_p > 0:
             debug = debug * _keep_mask(xp, debug.shape, dropout_p, seed, offset, _compute_dtype(query))

@@ -23,6 +23,8 @@ from ._formulas import mask
 from ._record import Deriv, Op, register
 
 _F32 = np.dtype(np.float32)
+# The device reduces bfloat16 in a raw kernel (bf16_reduce.cu): float32 accumulation, no widened copy
+_DEVICE = "openreg.backends.privateuseone.device_ops"
 
 
 def reduction_dtype(self_dtype, dtype):
@@ -217,6 +219,7 @@ sum_op = Op(
     meta={"sum": lambda self, *, dtype=None: _sum_meta(self, None, False, dtype=dtype), "sum.dim_IntList": _sum_meta},
     compute={"sum": lambda spec, self, *, dtype=None: _sum(spec, self, None, False, dtype=dtype),
              "sum.dim_IntList": _sum},
+    overrides={"privateuseone": f"{_DEVICE}:sum_compute"},
     derivatives={"sum": Deriv(linear=True, self=lambda g, a: g.expand(a.size_of("self"))),
                  "sum.dim_IntList": Deriv(linear=True, name="SumBackward1",
                                           self=lambda g, a: unreduce(g, a.size_of("self"), a.dim, a.keepdim))},
@@ -231,6 +234,7 @@ mean_op = Op(
     meta={"mean": lambda self, *, dtype=None: _mean_meta(self, None, False, dtype=dtype), "mean.dim": _mean_meta},
     compute={"mean": lambda spec, self, *, dtype=None: _mean(spec, self, None, False, dtype=dtype),
              "mean.dim": _mean},
+    overrides={"privateuseone": f"{_DEVICE}:mean_compute"},
     derivatives={
         "mean": Deriv(linear=True,
                       self=lambda g, a: g.expand(a.size_of("self")) / max(_numel(a.size_of("self")), 1)),
@@ -317,6 +321,7 @@ def _minmax(name: str, example: str) -> Op:
         {name}.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
         """,
         meta=_minmax_meta(name), compute=_minmax_compute(name),
+        overrides={"privateuseone": f"{_DEVICE}:{name}_compute"},
         derivatives={name: Deriv(save="self result", self=_amax_grad, jvp={"self": _amax_jvp})},
         doc=f"""The {name[1:]}imum over ``dim`` (all dims when empty); ties share the gradient.
 
@@ -480,6 +485,7 @@ _softmax_op = Op(
     _softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)
     """,
     meta=_softmax_meta("softmax"), compute=_softmax, function=False, method=False,
+    overrides={"privateuseone": f"{_DEVICE}:softmax_compute"},
     derivatives={"_softmax": Deriv(save="result", name="SoftmaxBackward0", self=_softmax_grad,
                                    jvp={"self": _softmax_jvp})})
 _log_softmax_op = Op(
@@ -489,6 +495,7 @@ _log_softmax_op = Op(
     _log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)
     """,
     meta=_softmax_meta("log_softmax"), compute=_log_softmax, function=False, method=False,
+    overrides={"privateuseone": f"{_DEVICE}:log_softmax_compute"},
     derivatives={"_log_softmax": Deriv(save="result", name="LogSoftmaxBackward0", self=_log_softmax_grad,
                                        jvp={"self": _log_softmax_jvp})})
 softmax_op = Op(
