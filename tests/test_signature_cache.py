@@ -198,3 +198,21 @@ def test_inplace_errors_are_not_cached(devices):
     for _ in range(2):
         with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
             f.add_(big)
+
+
+def test_a_repeated_plain_call_is_one_ufunc_call(devices):
+    """The shortcut is taken: after the first call of a signature, the kernel's cached plan holds the ufunc
+    (on the device: writing into fresh device memory); a call with another ``alpha`` gets a plan without it."""
+    x, y = openreg.ones(5, 7, device=devices), openreg.ones(5, 7, device=devices)
+
+    def plans():
+        return [p for cache in structured._signature_caches for p in cache.values()
+                if p.spec.device == x.device and tuple(p.spec.size) == (5, 7)]
+    x + y
+    added = [p for p in plans() if p.ufunc is not None and p.ufunc.__name__ == "add"]
+    assert len(added) == 1
+    assert (added[0].buffer is None) == (x.device.type == "cpu")
+    before = set(map(id, plans()))
+    openreg.add(x, y, alpha=2)
+    new = [p for p in plans() if id(p) not in before]
+    assert len(new) == 1 and new[0].ufunc is None
