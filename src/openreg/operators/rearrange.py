@@ -1,4 +1,4 @@
-"""Copies that rearrange elements: ``repeat``, ``repeat_interleave``, ``roll``, ``flip`` (compositions of
+"""Copies that rearrange elements: ``repeat``, ``tile``, ``repeat_interleave``, ``roll``, ``flip`` (compositions of
 views, ``index_select`` and ``cat``; gradients come from those ops).
 
 >>> import openreg
@@ -50,6 +50,33 @@ repeat = Op(
     >>> import openreg
     >>> openreg.tensor([1, 2]).repeat(2, 2).tolist()
     [[1, 2, 1, 2], [1, 2, 1, 2]]
+    """,
+)
+
+
+def _tile(self, dims):
+    dims = [int(d) for d in dims]
+    return _repeat(self, [1] * (self.dim() - len(dims)) + dims)
+
+
+def _tile_method(self, *dims):
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = tuple(dims[0])
+    return ops.aten.tile.default(self, list(dims))
+
+
+tile = Op(
+    "tile",
+    """
+    tile(Tensor self, SymInt[] dims) -> Tensor
+    """,
+    kernels={"tile": {"CompositeImplicitAutograd": _tile}},
+    method=_tile_method,
+    doc="""``repeat`` with ``dims`` padded by leading ones when shorter than the tensor's dimensions.
+
+    >>> import openreg
+    >>> openreg.tile(openreg.tensor([[1, 2]]), (2,)).tolist()
+    [[1, 2, 1, 2]]
     """,
 )
 
@@ -206,4 +233,4 @@ roll = Op(
     """,
 )
 
-register(repeat, repeat_interleave, flip, roll)
+register(repeat, tile, repeat_interleave, flip, roll)
