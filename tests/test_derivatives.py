@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from derivative_samples_indexing import INDEXING_SAMPLES
 from record_samples import SAMPLES as SAMPLES_BY_RECORD
 
 import openreg
@@ -279,6 +280,7 @@ def _record_sample(op: str):
         return fn, [args[i] for i in tensors]
     return sample
 
+SAMPLES.update(INDEXING_SAMPLES)
 
 for _op, _f in DERIVATIVES.items():
     if _f.bwd and not _f.nondiff and _op not in SAMPLES and all(

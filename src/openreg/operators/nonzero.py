@@ -99,4 +99,18 @@ nonzero_op = Op(
              "nonzero.out": {"CompositeExplicitAutograd": nonzero_out, "Meta": meta_nonzero_out}},
     function=nonzero, method=_nonzero_method)
 
-register(nonzero_op)
+argwhere = Op(
+    "argwhere",
+    """
+    argwhere(Tensor self) -> Tensor
+    """,
+    kernels={"argwhere": {"CompositeImplicitAutograd": lambda self: A.nonzero(self)}},
+    doc="""The indices of the non-zero elements, one row per element (``nonzero``'s result).
+
+    >>> import openreg
+    >>> openreg.argwhere(openreg.tensor([[0, 5], [7, 0]])).tolist()
+    [[0, 1], [1, 0]]
+    """,
+)
+
+register(nonzero_op, argwhere)
