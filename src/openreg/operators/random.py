@@ -13,7 +13,8 @@ serves both. They turn the stream into distributions:
 * ``bernoulli_``: ``u < p`` with float64 uniforms;
 * ``randperm``: stable argsort of 64-bit random keys;
 * ``multinomial``: inverse CDF with replacement, exponential races (``-log(u) / p``, smallest first) without;
-* ``native_dropout``: ``keep = u < 1 - p``, ``input * keep / (1 - p)``.
+* ``native_dropout``: ``keep = u < 1 - p``, ``input * keep / (1 - p)``;
+* ``exponential_``, ``geometric_``, ``cauchy_``: inverse CDFs of uniforms; ``log_normal_``: ``exp`` of normals.
 
 Everything else -- ``rand``, ``randn``, ``randint``, ``randperm``, the ``*_like`` forms, ``bernoulli``,
 ``normal`` -- allocates and calls those (CompositeExplicitAutograd), and ``dropout`` decomposes into
@@ -332,6 +333,72 @@ def _sample_native_dropout(input, p, train):
     values = x * keep.astype(x.dtype) * x.dtype.type(scale)
     out = wrap_array(xp.ascontiguousarray(from_compute(values, input._dtype)), input._dtype, dev)
     return out, wrap_array(xp.ascontiguousarray(keep), _dt.bool, dev)
+
+
+# -- inverse-CDF samplers: one uniform draw per element through a transform -------------------------------
+def _check_continuous(name: str, self) -> None:
+    if not self._dtype.is_floating_point or self._dtype in _dt.FLOAT8_DTYPES:
+        raise RuntimeError(f"{name} distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {scalar_type_name(self._dtype)}")
+
+
+def _check_exponential(self, lambd=1.0, *, generator=None):
+    _check_continuous("Exponential", self)
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+
+
+def _check_geometric(self, p, *, generator=None):
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+
+
+def _check_log_normal(self, mean=1.0, std=2.0, *, generator=None):
+    check_floating("log_normal_cpu", self)
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+
+
+def _check_cauchy(self, median=0.0, sigma=1.0, *, generator=None):
+    _check_continuous("Cauchy", self)
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+
+
+def _inverse_cdf_sampler(check, kind: str, transform):
+    """A sampling kernel: ``check(self, *args)``, then ``transform(xp, draws, *args)`` of the generator's
+    uniform (``kind="uniform"``, in [0, 1)) or standard normal (``"normal"``) draws, written into ``self``."""
+    def kernel(self, *args, generator=None):
+        check(self, *args)
+        impl = resolve_generator(generator, self.device)
+        n = self.numel()
+        if n == 0:
+            return self
+        wide = self._dtype is _dt.float64 or not self._dtype.is_floating_point
+        draw = ("f64" if wide else "f32") if kind == "uniform" else ("normal_f64" if wide else "normal_f32")
+        _write(self, transform(_xp(self), impl.draw(draw, n, _index(self)), *args))
+        return self
+
+    def meta(self, *args, generator=None):
+        check(self, *args)
+        return self
+    return _sampled(kernel, meta)
+
+
+def _exponential(xp, u, lambd=1.0):
+    return -xp.log1p(-u) / u.dtype.type(lambd)
+
+
+def _geometric(xp, u, p):
+    return xp.maximum(xp.ceil(xp.log1p(-u) / xp.log1p(u.dtype.type(-p))), 1)
+
+
+def _log_normal(xp, z, mean=1.0, std=2.0):
+    return xp.exp(z * z.dtype.type(std) + z.dtype.type(mean))
+
+
+def _cauchy(xp, u, median=0.0, sigma=1.0):
+    return u.dtype.type(median) + u.dtype.type(sigma) * xp.tan(u.dtype.type(np.pi) * (u - u.dtype.type(0.5)))
 
 
 # -- Meta kernels (checks, then ``self``) ---------------------------------------------------------------------
@@ -972,5 +1039,23 @@ dropout_op = Op("dropout", f"""
     dropout(Tensor input, float p, bool train) -> Tensor{S}
     """, kernels={"dropout": {CIA: _dropout}}, function=dropout, method=False)
 
+exponential_op = Op("exponential", f"""
+    exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!){S}
+    """, kernels={"exponential_": _inverse_cdf_sampler(_check_exponential, "uniform", _exponential)},
+    derivatives={"exponential_": NONDIFF}, function=False)
+geometric_op = Op("geometric", f"""
+    geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!){S}
+    """, kernels={"geometric_": _inverse_cdf_sampler(_check_geometric, "uniform", _geometric)},
+    derivatives={"geometric_": NONDIFF}, function=False)
+log_normal_op = Op("log_normal", f"""
+    log_normal_(Tensor(a!) self, float mean=1, float std=2, *, Generator? generator=None) -> Tensor(a!){S}
+    """, kernels={"log_normal_": _inverse_cdf_sampler(_check_log_normal, "normal", _log_normal)},
+    derivatives={"log_normal_": NONDIFF}, function=False)
+cauchy_op = Op("cauchy", f"""
+    cauchy_(Tensor(a!) self, float median=0, float sigma=1, *, Generator? generator=None) -> Tensor(a!){S}
+    """, kernels={"cauchy_": _inverse_cdf_sampler(_check_cauchy, "uniform", _cauchy)},
+    derivatives={"cauchy_": NONDIFF}, function=False)
+
 register(rand_op, rand_like_op, randn_op, randn_like_op, randint_op, randint_like_op, randperm_op, uniform_op,
-         normal_op, random_op, bernoulli_op, multinomial_op, native_dropout_op, dropout_op)
+         normal_op, random_op, bernoulli_op, multinomial_op, native_dropout_op, dropout_op, exponential_op,
+         geometric_op, log_normal_op, cauchy_op)
