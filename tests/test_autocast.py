@@ -241,6 +241,7 @@ def _samples(lib, dt):
         "cat": lambda: lib.cat([t(2, 2), t(2, 2, dtype="b")]),
         "cat_low": lambda: lib.cat([t(2, 2, dtype="b"), t(2, 2, dtype="b")]),
         "stack": lambda: lib.stack([t(2, 2, dtype="b"), t(2, 2)]),
+        "index_copy": lambda: t(3, 2).index_copy(0, lib.tensor([2, 0]), t(2, 2, dtype="b")),
         "prod": lambda: lib.prod(t(3, dtype="b")),
         "prod.dim_int": lambda: lib.prod(t(3, 2, dtype="b"), 1),
         "sum": lambda: lib.sum(t(3, dtype="b")),

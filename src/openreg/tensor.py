@@ -465,7 +465,7 @@ class TensorBase:
         return tensor_repr(self)
 
     def __format__(self, spec: str) -> str:
-        if self.dim() == 0 and spec:
+        if self.dim() == 0 and not self.is_meta:   # f"{loss}" prints the number, as PyTorch's
             return format(self.item(), spec)
         return repr(self)
 

@@ -10,6 +10,7 @@ These are not aten operators (in PyTorch neither: they are written in its Python
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -76,7 +77,7 @@ def _to_nested(data):
     if isinstance(data, Tensor):
         from ._array_bridge import host_array
         return host_array(data)
-    if isinstance(data, (list, tuple)):
+    if isinstance(data, (list, tuple)) or (isinstance(data, Sequence) and not isinstance(data, (str, bytes))):
         return [_to_nested(d) for d in data]
     return data
 
@@ -105,7 +106,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         return _finish(t, requires_grad)
     if isinstance(data, (str, bytes)) or data is None or isinstance(data, dict):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-    if not isinstance(data, (list, tuple, np.ndarray, numbers.Number, np.generic)):
+    if not isinstance(data, (list, tuple, np.ndarray, numbers.Number, np.generic, Sequence)):
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     arr = np.array(_to_nested(data))
     if arr.dtype == object:

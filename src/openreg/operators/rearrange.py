@@ -62,7 +62,7 @@ def _tile(self, dims):
 def _tile_method(self, *dims):
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = tuple(dims[0])
-    return ops.aten.tile.default(self, list(dims))
+    return A.tile(self, list(dims))
 
 
 tile = Op(
