@@ -69,6 +69,7 @@ from .amp.state import (  # noqa: F401,E402
 
 _cuda_name.install()  # openreg.cuda; OPENREG_DEVICE_NAME is read here, once
 from . import distributed, onnx  # noqa: F401,E402  (importable; report themselves unavailable)
+from . import distributions  # noqa: F401,E402  (openreg.distributions, as torch.distributions)
 from .utils import data as _utils_data  # noqa: F401,E402  (openreg.utils.data)
 from .backends import cuda as _backends_cuda, cudnn as _backends_cudnn, mps as _backends_mps  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (eager: returns the model unchanged)

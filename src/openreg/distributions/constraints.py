@@ -1,0 +1,173 @@
+"""Constraints: which values a distribution's parameters and samples may take (PyTorch's
+``torch.distributions.constraints``): each has ``check(value)`` -> a boolean tensor, ``is_discrete`` and
+``event_dim``.
+
+>>> import openreg
+>>> from openreg.distributions import constraints
+>>> constraints.positive.check(openreg.tensor([1.0, -1.0])).tolist()
+[True, False]
+>>> constraints.integer_interval(0, 2)
+IntegerInterval(lower_bound=0, upper_bound=2)
+"""
+from __future__ import annotations
+
+import openreg
+
+__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
+           "independent", "integer_interval", "interval", "is_dependent", "less_than", "nonnegative",
+           "nonnegative_integer", "positive", "real", "real_vector", "simplex", "unit_interval"]
+
+
+class Constraint:
+    """A region of values; ``check`` tells, per event, whether a value lies in it."""
+
+    is_discrete = False
+    event_dim = 0
+
+    def check(self, value):
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.__class__.__name__[1:] + "()"
+
+
+class _Dependent(Constraint):
+    """A placeholder for a constraint that depends on other parameters (not checked)."""
+
+    def __init__(self, *, is_discrete: bool = False, event_dim: int = 0) -> None:
+        self.is_discrete, self.event_dim = is_discrete, event_dim
+
+    def __call__(self, *, is_discrete: bool = False, event_dim: int = 0) -> _Dependent:
+        return _Dependent(is_discrete=is_discrete, event_dim=event_dim)
+
+    def check(self, value):
+        raise ValueError("Cannot determine validity of dependent constraint")
+
+
+def is_dependent(constraint) -> bool:
+    return isinstance(constraint, _Dependent)
+
+
+class dependent_property(property):
+    """A property whose value is a constraint computed from the distribution's parameters."""
+
+    def __init__(self, fn=None, *, is_discrete: bool = False, event_dim: int = 0) -> None:
+        super().__init__(fn)
+        self.is_discrete, self.event_dim = is_discrete, event_dim
+
+    def __call__(self, fn):
+        return dependent_property(fn, is_discrete=self.is_discrete, event_dim=self.event_dim)
+
+
+class _Real(Constraint):
+    def check(self, value):
+        return ~openreg.isnan(value)
+
+
+class _Boolean(Constraint):
+    is_discrete = True
+
+    def check(self, value):
+        return (value == 0) | (value == 1)
+
+
+class _GreaterThan(Constraint):
+    def __init__(self, lower_bound) -> None:
+        self.lower_bound = lower_bound
+
+    def check(self, value):
+        return self.lower_bound < value
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
+
+
+class _GreaterThanEq(_GreaterThan):
+    def check(self, value):
+        return self.lower_bound <= value
+
+
+class _LessThan(Constraint):
+    def __init__(self, upper_bound) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return value < self.upper_bound
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
+
+
+class _Interval(Constraint):
+    def __init__(self, lower_bound, upper_bound) -> None:
+        self.lower_bound, self.upper_bound = lower_bound, upper_bound
+
+    def check(self, value):
+        return (self.lower_bound <= value) & (value <= self.upper_bound)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
+
+
+class _IntegerInterval(_Interval):
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
+
+
+class _IntegerGreaterThan(_GreaterThanEq):
+    is_discrete = True
+
+    def check(self, value):
+        return (value % 1 == 0) & (value >= self.lower_bound)
+
+
+class _Simplex(Constraint):
+    event_dim = 1
+
+    def check(self, value):
+        return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _IndependentConstraint(Constraint):
+    """``base_constraint`` over ``reinterpreted_batch_ndims`` more event dimensions (all must hold)."""
+
+    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
+        self.base_constraint = base_constraint
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:
+        return self.base_constraint.event_dim + self.reinterpreted_batch_ndims
+
+    def check(self, value):
+        result = self.base_constraint.check(value)
+        if result.dim() < self.reinterpreted_batch_ndims:
+            raise ValueError(f"Expected value.dim() >= {self.reinterpreted_batch_ndims + self.base_constraint.event_dim}"
+                             f" but got {value.dim()}")
+        return result.reshape(tuple(result.shape[:result.dim() - self.reinterpreted_batch_ndims]) + (-1,)).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{self.__class__.__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+dependent = _Dependent()
+real = _Real()
+boolean = _Boolean()
+positive = _GreaterThan(0.0)
+nonnegative = _GreaterThanEq(0.0)
+nonnegative_integer = _IntegerGreaterThan(0)
+unit_interval = _Interval(0.0, 1.0)
+simplex = _Simplex()
+real_vector = _IndependentConstraint(real, 1)
+greater_than = _GreaterThan
+greater_than_eq = _GreaterThanEq
+less_than = _LessThan
+interval = _Interval
+integer_interval = _IntegerInterval
+independent = _IndependentConstraint

@@ -1,0 +1,64 @@
+"""Helpers shared by the distributions: ``broadcast_all``, ``lazy_property``, and the conversions between
+probabilities and logits (PyTorch's ``torch.distributions.utils``).
+
+>>> import openreg
+>>> [t.shape for t in broadcast_all(openreg.zeros(2, 1), 1.0)]
+[openreg.Size([2, 1]), openreg.Size([2, 1])]
+>>> logits_to_probs(openreg.tensor([0.0]), is_binary=True).tolist()
+[0.5]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+import openreg
+
+__all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+
+
+def broadcast_all(*values):
+    """Tensors and numbers broadcast to one shape; numbers become tensors of the default dtype (or of the
+    first tensor's dtype and device)."""
+    if not all(isinstance(v, (openreg.Tensor, int, float)) for v in values):
+        raise ValueError("Input arguments must all be instances of numbers.Number, torch.Tensor or objects "
+                         "implementing __torch_function__.")
+    like = next((v for v in values if isinstance(v, openreg.Tensor)), None)
+    options = {"dtype": like.dtype, "device": like.device} if like is not None else \
+        {"dtype": openreg.get_default_dtype()}
+    tensors = [v if isinstance(v, openreg.Tensor) else openreg.tensor(v, **options) for v in values]
+    return openreg.broadcast_tensors(*tensors)
+
+
+class lazy_property:
+    """A property computed on first access and then stored on the instance (PyTorch's lazy_property)."""
+
+    def __init__(self, wrapped) -> None:
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+
+    def __get__(self, instance, obj_type=None):
+        if instance is None:
+            return self
+        with openreg.enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
+
+
+def _eps(dtype) -> float:
+    return float(np.finfo({openreg.float16: np.float16, openreg.float64: np.float64}.get(dtype, np.float32)).eps)
+
+
+def clamp_probs(probs):
+    """Probabilities clamped to ``[eps, 1 - eps]`` of their dtype."""
+    eps = _eps(probs.dtype)
+    return probs.clamp(min=eps, max=1 - eps)
+
+
+def logits_to_probs(logits, is_binary: bool = False):
+    return openreg.sigmoid(logits) if is_binary else openreg.softmax(logits, dim=-1)
+
+
+def probs_to_logits(probs, is_binary: bool = False):
+    p = clamp_probs(probs)
+    return openreg.log(p) - openreg.log1p(-p) if is_binary else openreg.log(p)
