@@ -143,8 +143,18 @@ def _index_add(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1
     return fresh(A.index_add_(A.clone(self), dim, index, source, alpha=alpha))
 
 
+def _into_out(result: Tensor, out: Tensor, op: str = "") -> Tensor:
+    """``out=``: the result computed first and checked against ``out`` (a failing call leaves ``out`` as it
+    was), then written."""
+    from ..aten.meta_rules import check_out_cast
+    check_out_cast(op, result._dtype, out._dtype)
+    if out.device != result.device:
+        raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} instead")
+    return A.copy_(A.resize_(out, list(result.shape)), result)
+
+
 def _index_add_out(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1, out: Tensor) -> Tensor:
-    return A.copy_(A.resize_(out, list(self.shape)), A.index_add(self, dim, index, source, alpha=alpha))
+    return _into_out(A.index_add(self, dim, index, source, alpha=alpha), out, "index_add")
 
 
 def _index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
@@ -168,7 +178,7 @@ def _index_copy(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
 
 
 def _index_copy_out(self: Tensor, dim: int, index: Tensor, source: Tensor, *, out: Tensor) -> Tensor:
-    return A.copy_(A.resize_(out, list(self.shape)), A.index_copy(self, dim, index, source))
+    return _into_out(A.index_copy(self, dim, index, source), out, "index_copy")
 
 
 def _check_index_fill(self: Tensor, dim: int, index: Tensor, value) -> int:
@@ -401,7 +411,7 @@ def _meta_take(self: Tensor, index: Tensor) -> Tensor:
 
 
 def _take_out(self: Tensor, index: Tensor, *, out: Tensor) -> Tensor:
-    return A.copy_(A.resize_(out, list(index.shape)), A.take(self, index))
+    return _into_out(A.take(self, index), out, "take")
 
 
 def _take_grad(g, a):
@@ -537,7 +547,7 @@ def scatter(input, dim, index, src=None, value=None, *, reduce=None, out=None):
     [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]]
     """
     result = _scatter_method(input, dim, index, src, value, reduce=reduce)
-    return result if out is None else A.copy_(A.resize_(out, list(result.shape)), result)
+    return result if out is None else _into_out(result, out, "scatter")
 
 
 _SCATTER_GRADS = {
@@ -583,9 +593,8 @@ scatter_reduce = Op(
     """,
     kernels={"scatter_reduce_.two": {CEA: _scatter_reduce_two_, "Meta": _meta_scatter_reduce_two_},
              "scatter_reduce.two": {CIA: _functional("scatter_reduce___two")},
-             "scatter_reduce.two_out": {CIA: lambda self, dim, index, src, reduce, *, include_self=True, out: A.copy_(
-                 A.resize_(out, list(self.shape)),
-                 A.scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self))}},
+             "scatter_reduce.two_out": {CIA: lambda self, dim, index, src, reduce, *, include_self=True, out: _into_out(
+                 A.scatter_reduce__two(self, dim, index, src, reduce, include_self=include_self), out, "scatter_reduce")}},
     derivatives={"scatter_reduce.two": Deriv(
         save="self index src", self=lambda g, a: _scatter_reduce_backward(g, a, "self"),
         src=lambda g, a: _scatter_reduce_backward(g, a, "src"),

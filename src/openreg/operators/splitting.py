@@ -16,6 +16,8 @@ from ..tensor import TensorBase as Tensor  # importable while the Tensor class i
 from ._record import Op, register
 
 CIA = "CompositeImplicitAutograd"
+# Each piece is a Python tensor: a count beyond this cannot be allocated (PyTorch fails allocating the vector).
+_MAX_PIECES = 2 ** 24
 
 
 def _check_dims(self: Tensor) -> None:
@@ -28,6 +30,8 @@ def _split_sections(self: Tensor, sections: int, dim: int = 0) -> list:
     _check_dims(self)
     if sections <= 0:
         raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    if sections > _MAX_PIECES:
+        raise RuntimeError(f"tensor_split: cannot allocate {sections} sections (at most {_MAX_PIECES})")
     d = wrap_dim(dim, self.dim())
     size = self.shape[d]
     small, extra = divmod(size, sections)
@@ -42,6 +46,8 @@ def _split_sections(self: Tensor, sections: int, dim: int = 0) -> list:
 def _split_indices(self: Tensor, indices, dim: int = 0) -> list:
     _check_dims(self)
     d = wrap_dim(dim, self.dim())
+    if len(indices) >= _MAX_PIECES:
+        raise RuntimeError(f"tensor_split: cannot allocate {len(indices) + 1} sections (at most {_MAX_PIECES})")
     out, start = [], 0
     for end in list(indices) + [None]:
         out.append(A.slice__Tensor(self, d, start, end, 1))

@@ -1,12 +1,12 @@
 """``openreg.nn.utils``: gradient clipping (``clip_grad_norm_``, ``clip_grad_value_``, ``get_total_norm``,
-``clip_grads_with_norm_``) and flattening parameters to one vector and back (``parameters_to_vector``,
-``vector_to_parameters``), as ``torch.nn.utils``.
+``clip_grads_with_norm_``), flattening parameters to one vector and back (``parameters_to_vector``,
+``vector_to_parameters``) and variable-length sequences (``rnn``: padding and packing), as ``torch.nn.utils``.
 
 >>> import openreg
 >>> openreg.nn.utils.clip_grad_norm_ is openreg.nn.utils.clip_grad.clip_grad_norm_
 True
 """
-from . import clip_grad, convert_parameters
+from . import clip_grad, convert_parameters, rnn
 from .clip_grad import (
            clip_grad_norm,
            clip_grad_norm_,
@@ -17,4 +17,4 @@ from .clip_grad import (
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad", "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "convert_parameters", "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+           "convert_parameters", "get_total_norm", "parameters_to_vector", "rnn", "vector_to_parameters"]
