@@ -272,7 +272,49 @@ class RNNBase(Module):
         h_n = stack(final_h, 0)
         return x, ((h_n, stack(final_c, 0)) if lstm else h_n)
 
+    def _forward_packed(self, packed, hx):
+        """A ``PackedSequence``: the sequences grouped by length, each group run over its own steps (so
+        every final state is taken at the sequence's end and the reverse direction starts there); outputs
+        are packed like the input, states are in the original batch order."""
+        from ... import cat, tensor
+        from ...operators.factories import zeros
+        from ..utils.rnn import _invert, pack_like, pad_packed_sequence
+        self.check_input(packed.data, packed.batch_sizes)
+        padded, lengths = pad_packed_sequence(packed)
+        steps, batch = padded.size(0), padded.size(1)
+        lstm = self.mode == "LSTM"
+        shape = (self.num_layers * (2 if self.bidirectional else 1), batch, self.proj_size or self.hidden_size)
+        if hx is None:
+            hx = (zeros(*shape, dtype=padded.dtype, device=padded.device),) * (2 if lstm else 1)
+        else:
+            hx = tuple(hx) if lstm else (hx,)
+            for k, h in enumerate(hx):
+                self.check_hidden_size(h, shape, f"Expected hidden[{k}] size {{}}, got {{}}" if lstm else
+                                       "Expected hidden size {}, got {}")
+            if lstm:
+                self.check_hidden_size(hx[1], shape[:2] + (self.hidden_size,), "Expected hidden[1] size {}, got {}")
+        lengths = lengths.tolist()
+        outputs, states, order = [], [], []
+        for length in sorted(set(lengths), reverse=True):
+            members = [b for b in range(batch) if lengths[b] == length]
+            idx = tensor(members, device=padded.device)
+            group = [h.index_select(1, idx) for h in hx]
+            out, state = self._run(padded[:length].index_select(1, idx), tuple(group) if lstm else group[0])
+            if length < steps:
+                out = cat([out, zeros(steps - length, len(members), out.size(2), dtype=out.dtype,
+                                      device=out.device)])
+            outputs.append(out)
+            states.append(state if lstm else (state,))
+            order += members
+        back = _invert(tensor(order, device=padded.device))
+        output = cat(outputs, 1).index_select(1, back)
+        final = tuple(cat([s[k] for s in states], 1).index_select(1, back) for k in range(len(hx)))
+        return pack_like(output, packed), (final if lstm else final[0])
+
     def forward(self, input: Tensor, hx=None):
+        from ..utils.rnn import PackedSequence
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         x, hx, is_batched = self._prepare(input, hx)
         output, hidden = self._run(x, hx)
         if self.batch_first:
