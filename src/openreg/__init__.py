@@ -70,6 +70,15 @@ from .amp.state import (  # noqa: F401,E402
 _cuda_name.install()  # openreg.cuda; OPENREG_DEVICE_NAME is read here, once
 from . import distributed, onnx  # noqa: F401,E402  (importable; report themselves unavailable)
 from . import distributions  # noqa: F401,E402  (openreg.distributions, as torch.distributions)
+from . import testing  # noqa: F401,E402  (openreg.testing.assert_close)
+from .utils import checkpoint as _utils_checkpoint  # noqa: F401,E402  (openreg.utils.checkpoint)
+from .deterministic import (  # noqa: F401,E402
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    use_deterministic_algorithms,
+)
 from .utils import data as _utils_data  # noqa: F401,E402  (openreg.utils.data)
 from .backends import cuda as _backends_cuda, cudnn as _backends_cudnn, mps as _backends_mps  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (eager: returns the model unchanged)

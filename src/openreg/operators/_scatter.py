@@ -10,12 +10,18 @@ core of ``index_put_(accumulate=True)``, ``scatter_add_``, embedding and pooling
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .._array_bridge import from_float32, to_float32
 
 
 def accumulate_at(xp, dst, key, vals, dtype) -> None:
     """``dst[key] += vals`` with repeated indices accumulating, for any dtype (bfloat16 via float32, bool as or)."""
+    if xp is not np:   # CuPy's atomic adds sum in no fixed order
+        from ..deterministic import alert_not_deterministic
+        alert_not_deterministic("an accumulating scatter (index_add_, scatter_add_, index_put_ with accumulate, "
+                                "embedding backward) on the cuda driver")
     if dtype.is_narrow_float:
         work = to_float32(dst, dtype)
         _add_at(xp, work, key, to_float32(vals, dtype))
