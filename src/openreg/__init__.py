@@ -34,6 +34,7 @@ from .serialization import load, save  # noqa: F401,E402
 from .dlpack import from_dlpack  # noqa: F401,E402
 from .memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E402,E501
 from .tensor_from_data import as_tensor, from_numpy, tensor  # noqa: F401,E402
+from .layouts import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: F401,E402,E501
 from . import utils  # noqa: F401
 from .utils.backend_registration import _register_device_module  # noqa: F401
 
@@ -58,7 +59,7 @@ from .autograd.grad_mode import (  # noqa: F401,E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
-from . import linalg, nn, optim, special  # noqa: F401,E402
+from . import linalg, nn, optim, sparse, special  # noqa: F401,E402
 from . import accelerator, amp, cuda_name as _cuda_name  # noqa: F401,E402
 from .amp import autocast  # noqa: F401,E402
 from .amp.state import (  # noqa: F401,E402

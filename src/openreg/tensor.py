@@ -17,6 +17,7 @@ from . import dtypes as _dt
 from ._dispatch.keys import AUTOGRAD_KEYS_MASK, DispatchKey, tensor_keyset, with_autograd
 from .devices import CPU, META, PRIVATEUSE1, privateuse1_name
 from .devices import device as Device
+from .layouts import strided as _strided
 from .storage import UntypedStorage
 
 # Key sets of a new tensor by device type: plain, and with the autograd key (views; see TensorBase._ks).
@@ -272,8 +273,9 @@ class TensorBase:
         return False
 
     @property
-    def layout(self) -> str:
-        return "strided"
+    def layout(self):
+        """``openreg.strided`` (a sparse COO tensor's is ``openreg.sparse_coo``)."""
+        return _strided
 
     def is_floating_point(self) -> bool:
         return self._dtype.is_floating_point

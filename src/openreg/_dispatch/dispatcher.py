@@ -25,6 +25,7 @@ from .keys import (
     BACKEND_KEYS,
     BACKEND_OF_AUTOGRAD,
     RUNTIME_KEYS,
+    SPARSE_KEYS,
     DispatchKey,
     keys_of,
     with_autograd,
@@ -282,6 +283,14 @@ def _computed_entry(entry: OperatorEntry, key: DispatchKey) -> tuple[KernelEntry
         autograd = entry.active(K.Autograd)
         if autograd is not None:
             return autograd, "Autograd"
+    if key in SPARSE_KEYS:
+        # A sparse kernel is registered at its Sparse key; of the composites only CompositeImplicitAutograd (a
+        # decomposition into other operators, which meet the sparse kernels in turn) serves it. openreg's
+        # CompositeExplicitAutograd kernels build strided results, so they would turn a sparse call into a silent
+        # dense one: such an operator raises "Could not run ... 'SparseCPU' backend" instead.
+        implicit = entry.active(K.CompositeImplicitAutograd)
+        if implicit is not None:
+            return implicit, "CompositeImplicitAutograd"
     catch_all = entry.active(K.CatchAll)
     if catch_all is not None and key in BACKEND_KEYS:
         return catch_all, "CatchAll"
@@ -319,7 +328,7 @@ def resolve(entry: OperatorEntry, ks: int):
                     result = (_with_keyset(result[0], walk), True, key)
                 entry.cache[ks] = result
                 return result
-            if kernel is None and key in BACKEND_KEYS:
+            if kernel is None and (key in BACKEND_KEYS or key in SPARSE_KEYS):
                 raise_missing(entry, key)
             remaining &= ~(1 << key)
         raise_missing(entry, None)

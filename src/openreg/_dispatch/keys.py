@@ -17,30 +17,34 @@ class DispatchKey(enum.IntEnum):
     """Runtime keys (they appear in key sets) followed by alias keys (registration only)."""
 
     Undefined = 0
-    # Backends, PyTorch's relative order: CPU < PrivateUse1 < Meta.
+    # Backends, PyTorch's relative order: CPU < PrivateUse1 < Meta (dense) < SparseCPU < SparsePrivateUse1. A
+    # sparse COO tensor carries its Sparse<backend> key instead of the dense one (and the dense backend's autograd
+    # key), so any call with a sparse argument reaches the sparse kernels, or fails naming the sparse backend.
     CPU = 1
     PrivateUse1 = 2
     Meta = 3
-    BackendSelect = 4
-    Python = 5
-    ADInplaceOrView = 6
-    AutogradOther = 7
-    AutogradCPU = 8
-    AutogradPrivateUse1 = 9
-    AutogradMeta = 10
+    SparseCPU = 4
+    SparsePrivateUse1 = 5
+    BackendSelect = 6
+    Python = 7
+    ADInplaceOrView = 8
+    AutogradOther = 9
+    AutogradCPU = 10
+    AutogradPrivateUse1 = 11
+    AutogradMeta = 12
     # Autocast sits above autograd, as in PyTorch's DispatchKey.h (Autograd* < Tracer < Autocast* < wrappers <
     # PythonTLSSnapshot): its kernels cast the inputs and call the op again with autocast excluded, so the casts
     # themselves pass through autograd and are recorded; gradients flow back through them in the original
     # dtypes, and lower-precision ops save their inputs in the lower precision. CPU < PrivateUse1 as in PyTorch.
-    AutocastCPU = 11
-    AutocastPrivateUse1 = 12
-    PythonTLSSnapshot = 13
+    AutocastCPU = 13
+    AutocastPrivateUse1 = 14
+    PythonTLSSnapshot = 15
     # Not in PyTorch: carried instead of Autograd<Backend> by a tensor autograd has no work on (no requires_grad,
     # grad_fn, tangent or view). A call whose tensors all carry it skips openreg's own autograd kernels (no-ops
     # for such tensors) and reaches the backend directly, but still runs a kernel a library registered at an
     # autograd key, since PyTorch runs those for every tensor. Part of AUTOGRAD_MASK: excluding autograd
     # excludes it too; it never selects a kernel itself.
-    AutogradNotNeeded = 14
+    AutogradNotNeeded = 16
     # Alias keys: never in a key set; a kernel registered at one fills several runtime slots.
     Autograd = 32
     CompositeImplicitAutograd = 33
@@ -51,6 +55,8 @@ class DispatchKey(enum.IntEnum):
 
 K = DispatchKey
 BACKEND_KEYS = (K.CPU, K.PrivateUse1, K.Meta)
+SPARSE_KEYS = (K.SparseCPU, K.SparsePrivateUse1)
+SPARSE_OF_BACKEND = {K.CPU: K.SparseCPU, K.PrivateUse1: K.SparsePrivateUse1}
 AUTOGRAD_KEYS = (K.AutogradCPU, K.AutogradPrivateUse1, K.AutogradMeta)
 AUTOGRAD_OF_BACKEND = {K.CPU: K.AutogradCPU, K.PrivateUse1: K.AutogradPrivateUse1, K.Meta: K.AutogradMeta}
 BACKEND_OF_AUTOGRAD = {v: k for k, v in AUTOGRAD_OF_BACKEND.items()}
@@ -91,9 +97,13 @@ AUTOCAST_MASK = keyset(K.AutocastCPU, K.AutocastPrivateUse1)
 
 
 BACKEND_MASK = keyset(*BACKEND_KEYS)
-# Every backend key moved up by this many bits is its autograd key (CPU -> AutogradCPU, ...).
+SPARSE_MASK = keyset(*SPARSE_KEYS)
+# Every backend key moved up by this many bits is its autograd key (CPU -> AutogradCPU, ...); a sparse key
+# moved up by the second shift is the autograd key of its dense backend (SparseCPU -> AutogradCPU), as in PyTorch.
 _AUTOGRAD_SHIFT = K.AutogradCPU - K.CPU
+_SPARSE_AUTOGRAD_SHIFT = K.AutogradCPU - K.SparseCPU
 assert all(AUTOGRAD_OF_BACKEND[b] == b + _AUTOGRAD_SHIFT for b in BACKEND_KEYS)
+assert all(AUTOGRAD_OF_BACKEND[b] == s + _SPARSE_AUTOGRAD_SHIFT for b, s in SPARSE_OF_BACKEND.items())
 
 
 def tensor_keyset(backend: DispatchKey, autograd: bool = False) -> int:
@@ -104,7 +114,7 @@ def tensor_keyset(backend: DispatchKey, autograd: bool = False) -> int:
     >>> tensor_keyset(DispatchKey.CPU) & AUTOGRAD_KEYS_MASK, bool(tensor_keyset(DispatchKey.CPU, True) & AUTOGRAD_KEYS_MASK)
     (0, True)
     """
-    autocast = AUTOCAST_OF_BACKEND.get(backend)
+    autocast = AUTOCAST_OF_BACKEND.get(backend)   # none for sparse keys: autocast has no sparse kernels
     ks = keyset(backend, K.ADInplaceOrView, K.AutogradNotNeeded, *(() if autocast is None else (autocast,)))
     return with_autograd(ks) if autograd else ks
 
@@ -116,6 +126,6 @@ def with_autograd(ks: int) -> int:
     """``ks`` with the autograd key of each of its backends (instead of AutogradNotNeeded).
 
     >>> keys_of(with_autograd(keyset(DispatchKey.CPU, DispatchKey.AutogradNotNeeded)))
-    [<DispatchKey.AutogradCPU: 8>, <DispatchKey.CPU: 1>]
+    [<DispatchKey.AutogradCPU: 10>, <DispatchKey.CPU: 1>]
     """
-    return (ks | (ks & BACKEND_MASK) << _AUTOGRAD_SHIFT) & ~_NOT_NEEDED
+    return (ks | (ks & BACKEND_MASK) << _AUTOGRAD_SHIFT | (ks & SPARSE_MASK) << _SPARSE_AUTOGRAD_SHIFT) & ~_NOT_NEEDED

@@ -11,11 +11,13 @@ from __future__ import annotations
 import contextlib
 import threading
 
+from .keys import AUTOCAST_MASK, DispatchKey, keyset
+
 
 class _State(threading.local):
     # Class attributes are the per-thread defaults.
-    include = (1 << 4) | (1 << 6)  # BackendSelect | ADInplaceOrView, as in PyTorch
-    exclude = (1 << 11) | (1 << 12)  # AutocastCPU | AutocastPrivateUse1 until autocast is enabled
+    include = keyset(DispatchKey.BackendSelect, DispatchKey.ADInplaceOrView)  # as in PyTorch
+    exclude = AUTOCAST_MASK  # AutocastCPU | AutocastPrivateUse1 until autocast is enabled
 
 
 state = _State()

@@ -189,7 +189,7 @@ def load() -> None:
         for overload, by_key in record.kernels.items():
             for key, fn in by_key.items():
                 if key != "Backend" and key not in _BACKEND_KEYS:
-                    _lib(record.ns, key).impl(overload, fn, key)
+                    _lib(record.ns, key).impl(overload, _lazy(fn) if isinstance(fn, str) else fn, key)
         _register_derivatives(record)
     for device_type in list(_backends):
         _register_backend_kernels(device_type)
@@ -198,6 +198,19 @@ def load() -> None:
 def _resolve(path: str):
     module, _, attr = path.partition(":")
     return getattr(importlib.import_module(module), attr)
+
+
+def _lazy(path: str):
+    """A kernel named ``"module:function"`` (a record's sparse kernel living in another family file), imported on
+    its first call: family files are read while ``Tensor`` is being created, before they can import each other."""
+    found: list = []
+
+    def kernel(*args, **kwargs):
+        if not found:
+            found.append(_resolve(path))
+        return found[0](*args, **kwargs)
+    kernel.__name__ = kernel.__qualname__ = path.rpartition(":")[2]
+    return kernel
 
 
 def _register_backend_kernels(device_type: str) -> None:

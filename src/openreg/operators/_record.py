@@ -19,7 +19,8 @@ composites, Autograd), ``openreg.<fn>``, the Tensor methods and the structured `
   backend (e.g. a raw CUDA kernel); imported when that backend registers.
 * ``kernels``: unstructured kernels ``{"overload": {"CompositeImplicitAutograd" | ... | "Meta": fn}}``;
   ``"Backend"`` is every backend's kernel (the device's only with ``device=True``), ``"CPU"``/``"PrivateUse1"``
-  one backend's own (a function, or ``"module:function"`` imported when that backend registers).
+  one backend's own (a function, or ``"module:function"`` imported when that backend registers); the
+  ``SparseCPU``/``SparsePrivateUse1`` kernels of sparse COO arguments come from ``sparse_kernels(name)``.
 * ``derivatives``: ``{"functional overload": Deriv(...)}`` (applies to the group's in-place overload too),
   ``NONDIFF`` for float outputs that are never differentiable, or ``Forbid(message)``.
 * ``function``/``method``: generated ``openreg.<fn>`` / ``Tensor.<fn>`` (+ ``<fn>_`` when an in-place
@@ -155,6 +156,13 @@ class Op:
         return f"Op({self.name!r}, {[overload_name(s) for s, _ in self.schemas]})"
 
 
+def sparse_kernels(name: str) -> dict:
+    """A record's ``kernels`` entry for sparse COO arguments: ``name`` of ``operators/sparse.py`` at the
+    ``SparseCPU`` and ``SparsePrivateUse1`` keys (imported on first call; written once for both backends)."""
+    path = f"openreg.operators.sparse:{name}"
+    return {"SparseCPU": path, "SparsePrivateUse1": path}
+
+
 RECORDS: dict[str, Op] = {}
 
 
@@ -170,4 +178,4 @@ def register(*records: Op) -> None:
         RECORDS[r.name] = r
 
 
-__all__ = ["NONDIFF", "RECORDS", "Deriv", "Forbid", "Group", "Op", "overload_name", "register"]
+__all__ = ["NONDIFF", "RECORDS", "Deriv", "Forbid", "Group", "Op", "overload_name", "register", "sparse_kernels"]

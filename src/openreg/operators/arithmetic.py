@@ -28,7 +28,7 @@ from ._pointwise import (
     not_for_complex,
     not_for_complex_kernel,
 )
-from ._record import NONDIFF, Deriv, Op, register
+from ._record import NONDIFF, Deriv, Op, register, sparse_kernels
 from ._scalars import as_tensor_operand, check_input, is_number, python_operators, reflected_operator
 
 # bfloat16 add/sub/mul/div on the device: a raw kernel widening per element (cuda_kernels/bf16.cu)
@@ -161,6 +161,7 @@ add_op = Op(
     "add", _ADD_SUB_SCHEMAS.format("add"), meta=_add_meta, compute=_add, elementwise=True,
     ufunc={"add.Tensor": "add"},      # bool: add is logical_or, as _add computes it
     overrides={"privateuseone": f"{_DEVICE}:add_compute"},
+    kernels={"add.Tensor": sparse_kernels("add_sparse"), "add_.Tensor": sparse_kernels("add_sparse_")},
     derivatives={"add.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: g * a.alpha if scalar(a.alpha) != 1 else g),
                  "add.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
@@ -327,6 +328,7 @@ mul_op = Op(
     meta=lambda self, other: binary_spec("mul", self, other), compute=_mul, elementwise=True,
     ufunc={"mul.Tensor": "multiply"},  # bool: multiply is logical_and, as _mul computes it
     overrides={"privateuseone": f"{_DEVICE}:mul_compute"},
+    kernels={"mul.Tensor": sparse_kernels("mul_sparse"), "mul.Scalar": sparse_kernels("mul_scalar_sparse")},
     derivatives={"mul.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g * a.other,
                                      other=lambda g, a: g * a.self),
                  "mul.Scalar": Deriv(pointwise=True, self=lambda g, a: g * a.other)},

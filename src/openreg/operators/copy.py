@@ -27,7 +27,7 @@ from ..memory_format import contiguous_format, normalize, preserve_format, prese
 from ..tensor import TensorBase
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
 from ._method_args import method_as_function
-from ._record import Deriv, Op, register
+from ._record import Deriv, Op, register, sparse_kernels
 
 CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
 
@@ -214,7 +214,8 @@ _BACKEND_KERNELS = {
     "copy_": {"CPU": f"{_CPU}:copy_", "PrivateUse1": f"{_DEVICE}.copies:copy_"},
     "fill_.Scalar": {"CPU": f"{_CPU}:fill_", "PrivateUse1": f"{_DEVICE}.device_ops:fill_"},
     "zero_": {"CPU": f"{_CPU}:zero_", "PrivateUse1": f"{_DEVICE}.device_ops:zero_"},
-    "clone": {"CPU": f"{_CPU}:clone"},
+    "clone": {"CPU": f"{_CPU}:clone", **sparse_kernels("clone_sparse")},
+    "_to_copy": sparse_kernels("to_copy_sparse"),
 }
 
 

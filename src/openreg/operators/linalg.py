@@ -16,7 +16,7 @@ from ..aten.meta_rules import Spec, broadcast_shapes, can_cast, common_device, f
 from ..tensor import TensorBase
 from ._compute import operand, xp_of
 from ._formulas import scalar
-from ._record import Deriv, Op, register
+from ._record import Deriv, Op, register, sparse_kernels
 
 _DEVICE = "openreg.backends.privateuseone.device_ops"
 
@@ -305,6 +305,7 @@ mm = Op(
     mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
     """,
     meta=mm_meta, compute=mm_compute, overrides={"privateuseone": f"{_DEVICE}:mm_compute"},
+    kernels={"mm": sparse_kernels("mm_sparse")},
     derivatives={"mm": Deriv(save="self mat2", self=lambda g, a: g.mm(a.mat2.t()),
                              mat2=lambda g, a: _mat2_grad(a.self, g, a.stride_of("mat2")),
                              jvp={"self": lambda t, a: t.mm(a.mat2), "mat2": lambda t, a: a.self.mm(t)})},
@@ -329,6 +330,7 @@ addmm = Op(
     addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
     """,
     meta=addmm_meta, compute=addmm_compute, overrides={"privateuseone": f"{_DEVICE}:addmm_compute"},
+    kernels={"addmm": sparse_kernels("addmm_sparse")},
     derivatives={"addmm": Deriv(
         save="mat1 mat2", name="AddmmBackward0", self=lambda g, a: _scaled(g, a.beta),
         mat1=lambda g, a: _scaled(g.mm(a.mat2.t()), a.alpha),

@@ -23,7 +23,7 @@ from ..aten.views import NOT_VIEWABLE, check_in_bounds, compute_view_stride, inf
 from ..tensor import Size
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
 from ._method_args import method_as_function, size_args
-from ._record import NONDIFF, Deriv, Op, register
+from ._record import NONDIFF, Deriv, Op, register, sparse_kernels
 from ._view_grads import as_strided_grad, inverse_perm, scatter_into_zeros, sum_to
 
 CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
@@ -424,13 +424,19 @@ def narrow_tensor(self: Tensor, dim: int, start: Tensor, length: int) -> Tensor:
 
 
 # -- the records ------------------------------------------------------------------------------------------
+# The view operators sparse COO tensors have (``operators/sparse.py``).
+_SPARSE_KERNELS = {"t": sparse_kernels("t_sparse"), "transpose.int": sparse_kernels("transpose_sparse"),
+                   "detach": sparse_kernels("detach_sparse")}
+
+
 def _view_op(name: str, schemas: str, kernels: dict, derivatives: dict, key: str = CEA, *, method=True,
              extra_methods: dict | None = None, function=False, extra_functions: dict | None = None) -> Op:
     """A view operator: one ``key`` kernel per overload for every backend and Meta; its Tensor methods are
     generated or written below (``method``), its ``openreg.<fn>`` (``function``) calls the method
     (``method_as_function``: the function accepts the method's argument forms, as in PyTorch)."""
-    return Op(name, schemas, kernels={o: {key: fn} for o, fn in kernels.items()}, derivatives=derivatives,
-              function=function, method=method, extra_methods=extra_methods, extra_functions=extra_functions)
+    return Op(name, schemas, kernels={o: {key: fn, **_SPARSE_KERNELS.get(o, {})} for o, fn in kernels.items()},
+              derivatives=derivatives, function=function, method=method, extra_methods=extra_methods,
+              extra_functions=extra_functions)
 
 
 # -- Tensor methods whose Python signature differs from the schemas (varargs sizes, optional dim) ------------
