@@ -282,6 +282,30 @@ def _record_sample(op: str):
 
 SAMPLES.update(INDEXING_SAMPLES)
 
+def _sparse_samples() -> dict:
+    """The sparse COO records (operators/sparse.py), each checked through ``to_dense`` (gradcheck compares dense
+    outputs); the indices have a duplicate, the inputs no zeros (``to_sparse`` keeps the pattern)."""
+    idx = [[1, 0, 1, 0], [0, 2, 0, 1]]
+
+    def indices(d):
+        return openreg.tensor(idx, dtype=openreg.int64, device=d)
+    return {
+        "aten::_sparse_coo_tensor_with_dims_and_tensors": lambda d: (
+            lambda v: A._sparse_coo_tensor_with_dims_and_tensors(2, 0, [2, 3], indices(d), v).to_dense(), [r(d, 4)]),
+        "aten::_to_dense": lambda d: (
+            lambda v: A._to_dense(openreg.sparse_coo_tensor(indices(d), v, (2, 3))), [r(d, 4)]),
+        "aten::to_sparse": lambda d: (lambda x: A.to_sparse(x).to_dense(), [r(d, 2, 3)]),
+        "aten::to_sparse.sparse_dim": lambda d: (lambda x: A.to_sparse.sparse_dim(x, 1).to_dense(), [r(d, 2, 3)]),
+        "aten::sparse_mask": lambda d: (
+            lambda x: A.sparse_mask(x, openreg.sparse_coo_tensor(indices(d), openreg.ones(4, device=d), (2, 3))
+                                    ).to_dense(), [r(d, 2, 3)]),
+    }
+
+
+SAMPLES.update(_sparse_samples())
+# Sparse COO: no forward-mode formulas yet.
+_SPARSE_NO_FORWARD = set(_sparse_samples())
+
 for _op, _f in DERIVATIVES.items():
     if _f.bwd and not _f.nondiff and _op not in SAMPLES and all(
             fn.__module__.startswith("openreg.operators.") for fn in _f.bwd.values()):
@@ -290,7 +314,7 @@ for _op, _f in DERIVATIVES.items():
 NO_FORWARD = {"aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "aten::unsqueeze_", "aten::as_strided_",
               # as in PyTorch, the attention kernels have no forward-mode derivative
               "aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu",
-              "aten::_scaled_dot_product_fused_attention_overrideable"}
+              "aten::_scaled_dot_product_fused_attention_overrideable"} | _SPARSE_NO_FORWARD
 NO_SECOND_ORDER = {"aten::remainder.Tensor"}
 TESTED = sorted(op for op, f in DERIVATIVES.items() if not f.nondiff and f.bwd and all(
     fn.__module__ == "openreg.aten.derivatives" or fn.__module__.startswith("openreg.operators.")

@@ -267,3 +267,11 @@ def test_repr_matches_torch():
     t = torch.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [3, 4, 5], (2, 3))
     o = openreg.sparse_coo_tensor([[0, 1, 1], [2, 0, 2]], [3, 4, 5], (2, 3))
     assert repr(o).replace("openreg", "torch") == repr(t)
+
+
+def test_sparse_leaf_accumulates_sparse_gradients(devices):
+    s = openreg.sparse_coo_tensor(IDX, VAL, (2, 3), device=devices, requires_grad=True)
+    for _ in range(2):
+        (s.to_dense() * 2).sum().backward()
+    assert s.grad.is_sparse
+    np.testing.assert_array_equal(_np(s.grad), np.where(DENSE != 0, 4.0, 0.0))

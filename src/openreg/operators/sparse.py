@@ -341,9 +341,15 @@ def _add_into(out, sparse, alpha):
 
 
 def add_sparse_(self, other, *, alpha=1):
-    """``add_.Tensor``: a dense ``self`` accumulates a sparse ``other`` in place."""
+    """``add_.Tensor``: a dense ``self`` accumulates a sparse ``other`` in place; a sparse ``self`` takes the
+    indices and values of ``self + other`` (gradient accumulation of sparse gradients)."""
     if self.is_sparse:
-        raise NotImplementedError("openreg: in-place add into a sparse tensor is not implemented")
+        result = add_sparse(self, other, alpha=alpha)
+        if not can_cast(result._dtype, self._dtype):
+            raise RuntimeError(f"result type {result._dtype} can't be cast to the desired output type {self._dtype}")
+        self._coo_indices, self._coo_values = result._coo_indices, result._coo_values.to(self._dtype)
+        self._coo_coalesced = result._coo_coalesced
+        return self
     if tuple(self._size) != tuple(other._size):
         raise RuntimeError(f"add_: expected 'self' and 'other' to have same size, but self has size "
                            f"{list(self.shape)} while other has size {list(other.shape)} (FYI: dense-sparse "
