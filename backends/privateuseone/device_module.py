@@ -375,4 +375,7 @@ def __getattr__(name: str):
     if name == "amp" and privateuse1_name() == "cuda":  # openreg.cuda.amp: PyTorch's deprecated aliases
         from openreg import _cuda_amp
         return _cuda_amp
+    from openreg.legacy_tensor_types import DEVICE_TYPES
+    if name in DEVICE_TYPES:  # openreg.<device>.FloatTensor & co.: legacy constructors of device tensors
+        return DEVICE_TYPES[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -182,4 +182,7 @@ def __getattr__(name: str):
     if name == "amp":
         from . import _cuda_amp
         return _cuda_amp
+    from .legacy_tensor_types import CUDA_UNAVAILABLE_TYPES
+    if name in CUDA_UNAVAILABLE_TYPES:  # calling one raises PyTorch's CPU-build TypeError
+        return CUDA_UNAVAILABLE_TYPES[name]
     raise AttributeError(f"module 'openreg.cuda' has no attribute '{name}'")

@@ -63,6 +63,7 @@ DeviceMethods = mixin("DeviceMethods", {"cuda": tensor_cuda, "is_pinned": is_pin
 DeferredMethods = mixin("DeferredMethods", {
     "__dlpack__": deferred("openreg.dlpack:__dlpack__"),
     "__dlpack_device__": deferred("openreg.dlpack:__dlpack_device__"),
+    "new": deferred("openreg.legacy_tensor_types:new"),
 })
 
 __all__ = ["DeferredMethods", "DeviceMethods", "deferred", "mixin"]

@@ -300,11 +300,12 @@ class TensorBase:
             if dev == "meta":
                 return f"openreg.meta.{name}"
             return f"openreg.{privateuse1_name()}.{name}"
-        if isinstance(dtype, str):
-            for d, n in _LEGACY_NAMES.items():
-                if dtype.endswith("." + n):
-                    return self.to(d)
-            raise ValueError(f"invalid type: '{dtype}'")
+        if not isinstance(dtype, _dt.dtype):
+            from .legacy_tensor_types import type_conversion
+            out = type_conversion(self, dtype)
+            if out is None:
+                raise ValueError(f"invalid type: '{dtype}'")
+            return out
         return self.to(dtype)
 
     # -- autograd fields (engine in openreg.autograd) ----------------------------------------------
@@ -508,6 +509,11 @@ class Tensor(AutogradMethods, ViewMethods, DeviceMethods, DeferredMethods, Tenso
     """An n-dimensional strided view of typed data on a device."""
 
     __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        """PyTorch's legacy constructor: ``openreg.Tensor(2, 3)``, ``openreg.Tensor([1, 2])``."""
+        from .legacy_tensor_types import tensor_new
+        return tensor_new(cls, *args, **kwargs)
 
 
 def is_tensor(obj) -> bool:
