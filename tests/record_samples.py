@@ -88,6 +88,10 @@ SAMPLES = {
     "clamp": Sample(lambda m: (m(2, 3), -1.0, 1.0), np.clip),
     "clamp_min": Sample(lambda m: (m(2, 3), 0.5), np.maximum),
     "clamp_max": Sample(lambda m: (m(2, 3), 0.5), np.minimum),
+    # addc_lerp.py
+    "addcmul": Sample(lambda m: (m(2, 3), m(1, 3), m(2, 1)), lambda s, a, b: s + a * b),
+    "addcdiv": Sample(lambda m: (m(2, 3), m(1, 3), m(2, 1, **_POS)), lambda s, a, b: s + a / b),
+    "lerp": Sample(lambda m: (m(2, 3), m(1, 3), 0.3), lambda s, e, w: s + w * (e - s)),
     "where": Sample(lambda m: (m(2, 3) > 0, m(2, 3), m(1, 3)), np.where, variants=("overload", "function", "out")),
     # reductions
     "sum": _unary(np.sum), "mean": _unary(np.mean), "prod": Sample(lambda m: (m(2, 3),), np.prod, variants=("overload", "function", "method")), "amax": _unary(np.amax),

@@ -153,12 +153,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
 
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .variable import Variable
 
 __all__ = [
     "Function",
     "FunctionCtx",
     "GradcheckError",
     "Node",
+    "Variable",
     "backward",
     "enable_grad",
     "forward_ad",
