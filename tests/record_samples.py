@@ -88,6 +88,12 @@ SAMPLES = {
     "clamp": Sample(lambda m: (m(2, 3), -1.0, 1.0), np.clip),
     "clamp_min": Sample(lambda m: (m(2, 3), 0.5), np.maximum),
     "clamp_max": Sample(lambda m: (m(2, 3), 0.5), np.minimum),
+    # diag.py
+    "diag": Sample(lambda m: (m(3),), np.diag, variants=("overload", "function", "method")),
+    "diag_embed": Sample(lambda m: (m(2, 3),), lambda x: np.stack([np.diag(r) for r in x]),
+                         variants=("overload", "function", "method")),
+    "diagflat": Sample(lambda m: (m(2, 3),), np.diagflat, variants=("overload", "function", "method")),
+    "trace": Sample(lambda m: (m(3, 4),), np.trace, variants=("overload", "function", "method")),
     # addc_lerp.py
     "addcmul": Sample(lambda m: (m(2, 3), m(1, 3), m(2, 1)), lambda s, a, b: s + a * b),
     "addcdiv": Sample(lambda m: (m(2, 3), m(1, 3), m(2, 1, **_POS)), lambda s, a, b: s + a / b),
