@@ -50,6 +50,53 @@ def operand(x, spec, xp):
         return xp.asarray(np.asarray(x, dtype=np.int64).astype(spec.compute.numpy))
 
 
+# Below this many result elements ``select`` is NumPy's where (one call beats four).
+_SELECT_MIN = 2048
+_UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def select(xp, cond, a, b, any_layout: bool = False):
+    """``xp.where(cond, a, b)``, bit for bit, and several times faster for large NumPy arrays.
+
+    NumPy's where branches per element, so an unpredictable mask (a ReLU's, a max-pool's comparison) costs
+    about 20 multiplies per element. For C-contiguous arrays of one dtype of 1 to 8 bytes, the result is built
+    without branches instead: the mask widened to all-ones words, ``(a & mask) | (b & ~mask)`` over the
+    values' bits (which copies each chosen value exactly, NaN payloads and signed zeros included). The result is
+    row-major; ``any_layout`` takes that path for strided operands too (NumPy's where would keep their order).
+
+    >>> import numpy as np
+    >>> c = np.arange(4096) % 3 == 0
+    >>> a, b = np.full(4096, -0.0), np.arange(4096.0)
+    >>> bool((select(np, c, a, b) == np.where(c, a, b)).all()), str(select(np, c, a, b)[0])
+    (True, '-0.0')
+    """
+    if (xp is not np or cond.__class__ is not np.ndarray or a.__class__ is not np.ndarray
+            or b.__class__ is not np.ndarray or cond.dtype != np.bool_ or a.dtype != b.dtype
+            or a.dtype.kind not in "biufc" or max(cond.size, a.size, b.size) < _SELECT_MIN
+            or not (any_layout or cond.flags.c_contiguous and a.flags.c_contiguous and b.flags.c_contiguous)):
+        return xp.where(cond, a, b)
+    word = _UINTS.get(a.dtype.itemsize)
+    if word is None:
+        return xp.where(cond, a, b)
+    shape = cond.shape if cond.shape == a.shape == b.shape else np.broadcast_shapes(cond.shape, a.shape, b.shape)
+    mask = np.empty(shape, word)
+    np.negative(cond.view(np.uint8), out=mask, dtype=word)    # True -> all ones, False -> 0
+    out = np.bitwise_and(a.view(word), mask, out=np.empty(shape, word))
+    np.invert(mask, out=mask)
+    np.bitwise_and(b.view(word), mask, out=mask)
+    np.bitwise_or(out, mask, out=out)
+    return out.view(a.dtype)
+
+
+def pad_constant(xp, x, pads, value=0):
+    """``x`` with ``pads`` ``[(before, after), ...]`` elements of ``value`` around each dimension: NumPy's
+    ``pad(mode="constant")``, without its per-call Python overhead (about 3x a copy at a convolution's sizes)."""
+    shape = tuple(n + lo + hi for n, (lo, hi) in zip(x.shape, pads))
+    out = xp.zeros(shape, x.dtype) if value == 0 else xp.full(shape, value, x.dtype)
+    out[tuple(slice(lo, lo + n) for n, (lo, _) in zip(x.shape, pads))] = x
+    return out
+
+
 def pair(spec, a, b):
     """The array module and both operands in the compute dtype (fast when no conversion is needed)."""
     if isinstance(a, TensorBase) and isinstance(b, TensorBase) and not (a._ks ^ b._ks) & BACKEND_MASK:
@@ -65,4 +112,4 @@ def upcast(arr, xp):
     return arr.astype(xp.float32) if arr.dtype == _F16 else arr
 
 
-__all__ = ["as_compute", "operand", "pair", "quiet", "upcast", "xp_of"]
+__all__ = ["as_compute", "operand", "pad_constant", "pair", "quiet", "select", "upcast", "xp_of"]

@@ -16,7 +16,7 @@ from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, common_device, scalar_type_name
 from ..scalar_conversion import check_scalar_fits
 from ..tensor import TensorBase as Tensor
-from ._compute import operand, xp_of
+from ._compute import operand, select, xp_of
 from ._formulas import mask
 from ._pointwise import promote
 from ._record import NONDIFF, Deriv, Op, register
@@ -163,7 +163,7 @@ def _where(spec, condition, self, other):
     cond = to_compute(condition)
     if cond.dtype != np.bool_:
         cond = cond.astype(xp.bool_)
-    return xp.where(cond, operand(self, spec, xp), operand(other, spec, xp))
+    return select(xp, cond, operand(self, spec, xp), operand(other, spec, xp))
 
 
 _NOT_GIVEN = object()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from .._dispatch.ops import A, lookup
 from ..aten.meta_rules import fmt_shape
+from ._compute import pad_constant
 from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
 from ._record import Deriv, Op, register
 
@@ -115,7 +116,7 @@ def _im2col(xp, x, device, kernel, stride, padding, dilation, out):
     """``(N, C, *kernel, *out)`` window view of the zero-padded ``x``."""
     nd = len(kernel)
     if any(padding):
-        x = xp.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+        x = pad_constant(xp, x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
     x = xp.ascontiguousarray(x)
     strides = [1] * x.ndim
     for i in range(x.ndim - 2, -1, -1):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .. import dtypes as _dt
 from .._dispatch.ops import A
+from ._compute import pad_constant, select
 from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
 from ._record import Deriv, Op, register
 
@@ -77,7 +78,7 @@ def _windows(xp, x, device, k, s, p, d, out, fill):
         need = (out[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1
         pads.append((p[i], max(need - x.shape[1 + i] - p[i], 0)))
     if any(a or b for a, b in pads):
-        x = xp.pad(x, [(0, 0)] + pads, constant_values=fill)
+        x = pad_constant(xp, x, [(0, 0)] + pads, fill)
     x = xp.ascontiguousarray(x)
     b, hp, wp = x.shape
     return windows(x, device, (b, out[0], out[1], k[0], k[1]),
@@ -96,8 +97,8 @@ def _window_max(xp, win, floating: bool):
         better = v > best
         if floating:
             better |= xp.isnan(v) & ~xp.isnan(best)
-        best = xp.where(better, v, best)
-        arg = xp.where(better, offset, arg)
+        best = select(xp, better, v, best, any_layout=True)
+        arg = select(xp, better, xp.asarray(offset, dtype=arg.dtype), arg, any_layout=True)
     return best, arg
 
 
