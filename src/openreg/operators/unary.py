@@ -16,9 +16,9 @@ from .. import dtypes as _dt
 from .._array_bridge import to_compute
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
-from ._compute import as_compute, quiet, upcast, xp_of
+from ._compute import as_compute, pair, quiet, upcast, xp_of
 from ._formulas import sign
-from ._pointwise import is_integral
+from ._pointwise import float_spec, is_integral
 from ._record import Deriv, Op, register
 
 # The device runs bfloat16 abs/neg/relu and the float functions but reciprocal as a raw kernel widening per element
@@ -82,6 +82,76 @@ neg = Op("neg", _schemas("neg"), meta=_neg_meta, compute=_neg, elementwise=True,
          doc=_doc("neg", "[-1.5, 2.0]", "[1.5, -2.0]"))
 
 
+# -- sigmoid_backward, tanh_backward: the gradients of sigmoid and tanh in one pass ------------------------
+
+_SAME_ROUNDING = (_dt.float32, _dt.float64)
+
+
+def _sigmoid_grad_ops(g, y):
+    return g * y * (1 - y)
+
+
+def _tanh_grad_ops(g, y):
+    return g * (1 - y * y)
+
+
+def _fused_grad(fused, g, y, ops):
+    """The gradient of sigmoid/tanh from their result ``y``: the fused op (one kernel instead of three) where it
+    rounds exactly as the separate ops do (float32/float64, one dtype), the ops otherwise (half precision rounds
+    after each op; autocast mixes dtypes)."""
+    if g._dtype is y._dtype and y._dtype in _SAME_ROUNDING and g._size == y._size:
+        return fused(g, y)
+    return ops(g, y)
+
+
+def _sigmoid_backward_compute(spec, grad_output, output):
+    xp, g, y = pair(spec, grad_output, output)
+    with quiet():
+        return upcast(g, xp) * upcast(y, xp) * (1 - upcast(y, xp))
+
+
+def _tanh_backward_compute(spec, grad_output, output):
+    xp, g, y = pair(spec, grad_output, output)
+    y = upcast(y, xp)
+    with quiet():
+        return upcast(g, xp) * (1 - y * y)
+
+
+def _backward_op(name: str, compute, grads: dict, example: str) -> Op:
+    return Op(
+        name,
+        f"""
+        {name}.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)  [pointwise]
+        {name}(Tensor grad_output, Tensor output) -> Tensor  [pointwise]
+        """,
+        meta=lambda grad_output, output: float_spec(name, grad_output, output), compute=compute, elementwise=True,
+        derivatives={name: Deriv(save="grad_output output", pointwise=True, **grads)},
+        function=False, method=False,
+        doc=f"""The gradient of ``{name[:-9]}`` from its result ``output``: {example}""")
+
+
+sigmoid_backward = _backward_op(
+    "sigmoid_backward", _sigmoid_backward_compute,
+    {"grad_output": lambda gg, a: A.sigmoid_backward(gg, a.output),
+     "output": lambda gg, a: gg * a.grad_output * (1 - 2 * a.output)},
+    """``grad_output * output * (1 - output)``.
+
+    >>> import openreg
+    >>> openreg.ops.aten.sigmoid_backward(openreg.tensor([2.0]), openreg.tensor([0.25])).tolist()
+    [0.375]
+    """)
+tanh_backward = _backward_op(
+    "tanh_backward", _tanh_backward_compute,
+    {"grad_output": lambda gg, a: A.tanh_backward(gg, a.output),
+     "output": lambda gg, a: gg * a.grad_output * (-2 * a.output)},
+    """``grad_output * (1 - output**2)``.
+
+    >>> import openreg
+    >>> openreg.ops.aten.tanh_backward(openreg.tensor([2.0]), openreg.tensor([0.5])).tolist()
+    [1.5]
+    """)
+
+
 # -- float functions -------------------------------------------------------------------------------------
 
 def _float_meta(self) -> Spec:
@@ -115,10 +185,11 @@ rsqrt = _float_op("rsqrt", lambda xp, x: 1 / xp.sqrt(x), "result",
 sin = _float_op("sin", lambda xp, x: xp.sin(x), "self", lambda g, a: g * a.self.cos(), ("[0.0]", "[0.0]"), True)
 cos = _float_op("cos", lambda xp, x: xp.cos(x), "self", lambda g, a: -(g * a.self.sin()), ("[0.0]", "[1.0]"),
                 True)
-tanh = _float_op("tanh", lambda xp, x: xp.tanh(x), "result", lambda g, a: g * (1 - a.result * a.result),
-                 ("[0.0]", "[0.0]"), True)
+tanh = _float_op("tanh", lambda xp, x: xp.tanh(x), "result",
+                 lambda g, a: _fused_grad(A.tanh_backward, g, a.result, _tanh_grad_ops), ("[0.0]", "[0.0]"), True)
 sigmoid = _float_op("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), "result",
-                    lambda g, a: g * a.result * (1 - a.result), ("[0.0]", "[0.5]"), True)
+                    lambda g, a: _fused_grad(A.sigmoid_backward, g, a.result, _sigmoid_grad_ops),
+                    ("[0.0]", "[0.5]"), True)
 reciprocal = _float_op("reciprocal", lambda xp, x: 1 / x, "result", lambda g, a: -(g * a.result * a.result),
                        ("[4.0]", "[0.25]"))
 
@@ -173,4 +244,5 @@ logical_not = Op("logical_not", _schemas("logical_not"), compute=_logical_not, e
                  meta=lambda self: Spec(self._size, _dt.bool, self._storage.device, self._dtype),
                  doc=_doc("logical_not", "[0.0, 2.0]", "[True, False]"))
 
-register(abs, neg, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, reciprocal, relu, bitwise_not, logical_not)
+register(abs, neg, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, reciprocal, relu, bitwise_not, logical_not,
+         sigmoid_backward, tanh_backward)
