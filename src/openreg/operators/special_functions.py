@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..aten.meta_rules import Spec
-from ._compute import operand, quiet, upcast, xp_of
+from ._compute import operand, quiet, select, upcast, xp_of
 from ._record import Deriv, Op, register
 
 _TMAX = 0.8          # t at z = 0.5: the fit covers z >= 0.5
@@ -92,7 +92,7 @@ def _erf_f32(xp, x):
     poly *= x2
     xp.subtract(1.0, poly, out=poly)           # erf(|x|) for |x| >= 0.5 (NaN stays NaN)
     xp.copysign(poly, x, out=poly)
-    return xp.where(a < 0.5, acc, poly)
+    return select(xp, a < 0.5, acc, poly)        # a random mask: NumPy's where would branch per element
 
 
 def erf_array(xp, x):
@@ -104,7 +104,7 @@ def erf_array(xp, x):
     a = xp.abs(work)
     small = a < 0.5
     with quiet():
-        out = xp.where(small, _erf_series(xp, xp.where(small, work, 0.0)), xp.sign(work) * (1.0 - _erfc_tail(xp, a)))
+        out = select(xp, small, _erf_series(xp, xp.where(small, work, 0.0)), xp.sign(work) * (1.0 - _erfc_tail(xp, a)))
     return xp.where(xp.isnan(work), work, out).astype(x.dtype)
 
 
@@ -115,7 +115,7 @@ def erfc_array(xp, x):
     small = a < 0.5
     with quiet():
         tail = _erfc_tail(xp, a)
-        out = xp.where(small, 1.0 - _erf_series(xp, xp.where(small, work, 0.0)), xp.where(work < 0, 2.0 - tail, tail))
+        out = select(xp, small, 1.0 - _erf_series(xp, xp.where(small, work, 0.0)), select(xp, work < 0, 2.0 - tail, tail))
     return xp.where(xp.isnan(work), work, out).astype(x.dtype)
 
 
