@@ -10,7 +10,7 @@ import math
 
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, fmt_shape
-from ._compute import operand, quiet, upcast, xp_of
+from ._compute import operand, quiet, select, upcast, xp_of
 from ._record import Deriv, Op, register
 from .special_functions import erf_array
 
@@ -185,7 +185,7 @@ def _softplus_compute(spec, self, beta=1, threshold=20):
     xp, x = _x(spec, self)
     with quiet():
         bx = x * beta
-        return xp.where(bx > threshold, x, xp.log1p(xp.exp(xp.minimum(bx, threshold))) / beta)
+        return select(xp, bx > threshold, x, xp.log1p(xp.exp(xp.minimum(bx, threshold))) / beta)
 
 
 def _softplus_grad(g, a):
@@ -215,7 +215,7 @@ softplus = Op(
 
 def _leaky_relu_compute(spec, self, negative_slope=0.01):
     xp, x = _x(spec, self)
-    return xp.where(x > 0, x, x * negative_slope)
+    return select(xp, x > 0, x, x * negative_slope)
 
 
 
@@ -246,7 +246,7 @@ leaky_relu = Op(
 def _elu_compute(spec, self, alpha=1, scale=1, input_scale=1):
     xp, x = _x(spec, self)
     with quiet():
-        return xp.where(x > 0, x * scale, xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale))
+        return select(xp, x > 0, x * scale, xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale))
 
 
 def _elu_grad(g, a):
