@@ -152,6 +152,25 @@ def test_wrapped_result_matches_the_constructors():
     assert fast.__dict__ == slow.__dict__
 
 
+def test_repeated_ufunc_result_matches_the_first():
+    """A repeated CPU ufunc call wraps its result with the layout the signature's earlier call showed
+    (``wrap_known_cpu``): every field equals what ``wrap_array`` gives, broadcasting included."""
+    x, y, col = openreg.ones(4, 3), openreg.arange(3.0), openreg.ones(4, 1)
+    for a, b in ((x, y), (col, y), (x, x)):
+        results = [a * b for _ in range(3)]
+        first = results[0]
+        for r in results[1:]:
+            assert r.tolist() == first.tolist() and r.stride() == first.stride() and r.shape == first.shape
+            assert r.dtype is first.dtype and r._ks == first._ks and r.__dict__ == first.__dict__
+            assert r._vc is not first._vc and r._vc.value == 0 and r._storage.nbytes() == first._storage.nbytes()
+            for name in UntypedStorage.__slots__:
+                if name not in ("__weakref__", "_data"):
+                    assert getattr(r._storage, name) == getattr(first._storage, name), name
+            assert r._arr is r._storage._data and r._arr_src is r._arr
+        r.add_(1)          # results own their memory: writing one leaves the others
+        assert results[0].tolist() == first.tolist() and r._version == 1
+
+
 def test_version_counters_and_hooks_still_work():
     x = openreg.ones(3, requires_grad=True)
     y = openreg.ones(3)

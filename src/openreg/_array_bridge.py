@@ -239,6 +239,37 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
     return t
 
 
+def wrap_known_cpu(arr, dtype, device: Device, size, stride, nbytes: int):
+    """``wrap_array(arr, dtype, device)`` for a CPU array known to be a row-major NumPy array in ``dtype``'s
+    storage type, of shape ``size`` (an ``openreg.Size``, shared: it is immutable), with ``stride`` and
+    ``nbytes``: what a structured kernel's cached signature learnt from the same call before, so none of it is
+    read from the array again."""
+    storage = _new(UntypedStorage)      # UntypedStorage._init, written out as in wrap_array
+    storage._data = arr
+    storage._nbytes = nbytes
+    storage.device = device
+    storage._backend = _CPU_BACKEND
+    storage._base = storage._pinned_by = None
+    storage._base_offset = 0
+    storage._resizable = True
+    if _create_hooks:
+        hook = _create_hooks.get("cpu")
+        if hook is not None:
+            hook(nbytes, arr)
+    t = _new(_Tensor)                   # TensorBase._init_view, written out as in wrap_array
+    t._storage = storage
+    t._size = size
+    t._stride = stride
+    t._offset = 0
+    t._dtype = dtype
+    t._ks = _CPU_KEYSET
+    t._vc = _tensor_module.new_version()
+    t._base = t._grad_fn = None
+    t._arr = t._arr_src = arr
+    t._rg = False
+    return t
+
+
 def wrap_buffer(data, arr, dtype, device: Device):
     """A new tensor over ``data``, fresh row-major memory of ``device`` that ``arr`` (of ``dtype``'s storage type)
     views: what ``StorageBackend.new_buffer`` gave and a kernel wrote its result into."""

@@ -20,7 +20,14 @@ import numpy as np
 
 from .. import _threads
 from .. import dtypes as _dt
-from .._array_bridge import _contiguous_cache, _contiguous_strides, from_compute, wrap_array, wrap_buffer
+from .._array_bridge import (
+    _contiguous_cache,
+    _contiguous_strides,
+    from_compute,
+    wrap_array,
+    wrap_buffer,
+    wrap_known_cpu,
+)
 from .._quiet import enter_quiet, leave_quiet
 from ..devices import PRIVATEUSE1
 from ..devices import device as Device
@@ -246,11 +253,13 @@ class _Plan:
     ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays (writing into the device
     memory ``buffer(shape, np_dtype, device)`` gives, on a backend that has it)."""
 
-    __slots__ = ("buffer", "small", "spec", "strided", "ufunc")
+    __slots__ = ("buffer", "layout", "small", "spec", "strided", "ufunc")
 
     def __init__(self, spec, small, strided, ufunc):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
         self.buffer = None
+        # a CPU ufunc call's result layout, (Size, strides, nbytes), once a call showed it row-major
+        self.layout = None
         if ufunc is not None and spec.device._type != "cpu":
             backend = storage_backend(spec.device._type)
             if type(backend).new_buffer is not StorageBackend.new_buffer:
@@ -371,7 +380,15 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                     _out_of_memory(name, spec)
                 finally:
                     leave_quiet(token)
-                return wrap_array(arr, spec.dtype, spec.device)
+                layout = plan.layout
+                if layout is not None:
+                    return wrap_known_cpu(arr, spec.dtype, spec.device, *layout)
+                t = wrap_array(arr, spec.dtype, spec.device)
+                if spec.device._type == "cpu" and arr.__class__ is np.ndarray and arr.flags.c_contiguous \
+                        and t._storage._data is arr and t._stride == _contiguous_strides(tuple(t._size)):
+                    # the ufunc gives every later call of this signature the same layout
+                    plan.layout = (t._size, t._stride, arr.nbytes)
+                return t
             if plan.small:
                 token = enter_quiet()
                 try:
