@@ -50,8 +50,12 @@ _VIEW_CACHE: dict = {}  # (sizes, strides, requested) -> (sizes, strides) of suc
 def view(self: Tensor, size) -> Tensor:
     key = (self._size, self._stride, size if type(size) is tuple else tuple(size))
     hit = _VIEW_CACHE.get(key)
-    if hit is not None:
-        return make_view(self, hit[0], hit[1], self._offset)
+    if hit is not None:     # a Size and a tuple already: make_view's conversions skipped
+        base = self._base if self._base is not None else self
+        out = Tensor._make(self._storage, hit[0], hit[1], self._offset, self._dtype, self._vc, base)
+        if self._qparams is not None:
+            out._qparams = self._qparams
+        return out
     old = tuple(self._size)  # plain tuples: Size's Python __getitem__ is slow in loops
     numel = 1
     for s in old:
@@ -452,7 +456,12 @@ def _view_method(self, *size, dtype=None):
             return A.view__dtype(self, s)
         if isinstance(s, (tuple, list)):
             size = s
-    return A.view(self, size)
+    if not _VIEW_CALL:      # the overload's call function, bound on first use (the operators exist by then)
+        _VIEW_CALL.append(A.view._call)
+    return _VIEW_CALL[0](self, size)
+
+
+_VIEW_CALL: list = []
 
 
 def _reshape_method(self, *shape):
