@@ -6,4 +6,7 @@
 """
 from openreg.operators._loader import register_backend
 
+from .memory import configure_malloc
+
 register_backend("cpu", "CPU")  # the operator records' compute functions and CPU kernels (kernels.py)
+configure_malloc()              # temporaries reuse freed heap memory without page faults (memory.py)
