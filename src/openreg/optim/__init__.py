@@ -1,19 +1,25 @@
-"""``openreg.optim``: optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adadelta``, ``LBFGS``) with PyTorch's
-update rules, parameter groups and state dicts, and ``lr_scheduler``.
+"""``openreg.optim``: optimizers (``SGD``, ``Adam``, ``AdamW``, ``RMSprop``, ``Adagrad``, ``Adadelta``, ``LBFGS``,
+``RAdam``, ``NAdam``, ``Adamax``, ``ASGD``, ``Rprop``) with PyTorch's update rules, parameter groups and state dicts, and ``lr_scheduler``.
 
 >>> import openreg
 >>> opt = openreg.optim.Adam(openreg.nn.Linear(2, 1).parameters(), lr=1e-2)
 >>> len(opt.param_groups[0]["params"])
 2
 """
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
+from .adamax import Adamax
 from .adamw import AdamW
+from .asgd import ASGD
 from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+           "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]
