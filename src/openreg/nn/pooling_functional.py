@@ -13,7 +13,7 @@ from ..tensor import Tensor
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "max_pool1d",
-           "max_pool2d"]
+           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
 
 
 def _pair(v) -> list:
@@ -176,3 +176,21 @@ def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices:
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = False):
     """``adaptive_max_pool1d`` returning ``(values, indices)``."""
     return adaptive_max_pool1d(input, output_size, True)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    """``max_pool2d`` returning ``(output, indices)``.
+
+    >>> import openreg
+    >>> out, idx = max_pool2d_with_indices(openreg.arange(4.0).reshape(1, 2, 2), 2)
+    >>> idx.tolist()
+    [[[3]]]
+    """
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+                            return_indices: bool = True):
+    """``max_pool1d`` returning ``(output, indices)``."""
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)

@@ -9,6 +9,7 @@ True
 from . import (
     activation,
     batchnorm,
+    channelshuffle,
     container,
     conv,
     distance,
@@ -29,6 +30,7 @@ from . import (
 )
 from .activation import *
 from .batchnorm import *
+from .channelshuffle import *
 from .container import *
 from .conv import *
 from .distance import *
@@ -48,6 +50,7 @@ from .sparse import *
 from .transformer import *
 from .upsampling import *
 
-_FILES = (activation, batchnorm, container, conv, distance, dropout, flatten, fold, instancenorm, linear, loss,
+_FILES = (activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm,
+          linear, loss,
           normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 __all__ = ["Module"] + [name for m in _FILES for name in m.__all__]
