@@ -9,28 +9,13 @@ A strided tensor is a view of one storage; a sparse COO tensor holds ``indices``
 """
 from __future__ import annotations
 
+from ._named_constant import NamedConstant
 
-class layout:
+
+class layout(NamedConstant):
     """One layout; compares equal to its schema name (``"sparse_coo"``)."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"openreg.{self.name}"
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, layout):
-            return other.name == self.name
-        return isinstance(other, str) and other == self.name
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
-    def __reduce__(self):
-        return (_by_name, (self.name,))
+    __slots__ = ()
 
 
 strided = layout("strided")
@@ -45,9 +30,6 @@ jagged = layout("jagged")
 _BY_CODE = (strided, sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc, _mkldnn, jagged)
 _ALL = {x.name: x for x in _BY_CODE}
 
-
-def _by_name(name: str) -> layout:
-    return _ALL[name]
 
 
 def normalize(value) -> layout | None:

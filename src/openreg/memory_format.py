@@ -11,29 +11,13 @@ or their schema names (``"contiguous_format"`` ...).
 from __future__ import annotations
 
 from ._array_bridge import _contiguous_cache, _contiguous_strides
+from ._named_constant import NamedConstant
 
 
-class memory_format:
+class memory_format(NamedConstant):
     """One memory format; compares equal to its schema name."""
 
-    __slots__ = ("name",)
-
-    def __init__(self, name: str):
-        self.name = name
-
-    def __repr__(self) -> str:
-        return f"openreg.{self.name}"
-
-    def __eq__(self, other) -> bool:
-        if isinstance(other, memory_format):
-            return other.name == self.name
-        return isinstance(other, str) and other == self.name
-
-    def __hash__(self) -> int:
-        return hash(self.name)
-
-    def __reduce__(self):
-        return (_by_name, (self.name,))
+    __slots__ = ()
 
 
 contiguous_format = memory_format("contiguous_format")
@@ -41,12 +25,6 @@ preserve_format = memory_format("preserve_format")
 channels_last = memory_format("channels_last")
 channels_last_3d = memory_format("channels_last_3d")
 _ALL = {m.name: m for m in (contiguous_format, preserve_format, channels_last, channels_last_3d)}
-
-
-def _by_name(name: str) -> memory_format:
-    return _ALL[name]
-
-
 _BY_CODE = (contiguous_format, preserve_format, channels_last, channels_last_3d)  # c10::MemoryFormat's values
 
 
