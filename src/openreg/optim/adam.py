@@ -66,15 +66,7 @@ class Adam(Optimizer):
     @no_grad()
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns the closure's loss if one is given."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            by_device: dict = {}
-            for p in group["params"]:
-                if p.grad is not None:
-                    by_device.setdefault((p.device, p.dtype), []).append(p)
-            for params in by_device.values():
-                self._update(group, params)
-        return loss
+        return self._step_by_device(closure)
 
     def _update(self, group: dict, params: list) -> None:
         """PyTorch's single-tensor Adam arithmetic, with the steps that use one scalar for the whole group run as

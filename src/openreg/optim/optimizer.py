@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain
 from typing import Any
 
+from ..autograd.zero_grads import zero_grads
 from ..tensor import Tensor
 from ..utils.hooks import RemovableHandle
 
@@ -163,19 +164,7 @@ class Optimizer:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients of every parameter: to None by default, else to zeros (detached)."""
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p.grad
-                if g is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure: Callable | None = None) -> Any:
         """One optimisation step (implemented by each optimizer)."""
@@ -277,6 +266,19 @@ class Optimizer:
         from ..autograd.grad_mode import enable_grad
         with enable_grad():
             return closure()
+
+    def _step_by_device(self, closure: Callable | None) -> Any:
+        """``step`` of optimizers whose ``_update(group, params)`` takes the parameters with gradients of one
+        group that share a device and dtype (one batch of same-shaped scalars); returns the closure's loss."""
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            by_device: dict = {}
+            for p in group["params"]:
+                if p.grad is not None:
+                    by_device.setdefault((p.device, p.dtype), []).append(p)
+            for params in by_device.values():
+                self._update(group, params)
+        return loss
 
     def _state_step(self, p: Tensor) -> Tensor:
         """The parameter's step counter after this step: a float32 CPU scalar tensor in the state, as PyTorch's."""

@@ -46,15 +46,7 @@ class SGD(Optimizer):
     @no_grad()
     def step(self, closure=None):
         """One update of every parameter that has a gradient; returns the closure's loss if one is given."""
-        loss = self._run_closure(closure)
-        for group in self.param_groups:
-            by_device: dict = {}
-            for p in group["params"]:
-                if p.grad is not None:
-                    by_device.setdefault((p.device, p.dtype), []).append(p)
-            for params in by_device.values():
-                self._update(group, params)
-        return loss
+        return self._step_by_device(closure)
 
     def _update(self, group: dict, params: list) -> None:
         lr, mom, damp = group["lr"], group["momentum"], group["dampening"]
