@@ -719,6 +719,23 @@ def _bf16_result_dtypes(op: str, ins: Sequence[Operand]) -> tuple[np.dtype, ...]
     return (F32,) if any(i.dtype == F32 for i in ins) else BF16_DTYPES
 
 
+def _bf16_kernel_name(launcher: Launcher, op: str, supported) -> str:
+    """The name a bfloat16 kernel's messages use, once ``op`` is known to be one of ``supported``."""
+    name = f"{op} (bfloat16)"
+    if op not in supported:
+        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(supported)})")
+    return name
+
+
+def _bf16_out_and_input(launcher: Launcher, name: str, out: Any, inp: Any) -> tuple:
+    """The checked operands of a one-input bfloat16 kernel whose ``out`` is bfloat16 too."""
+    o = _operand(launcher, name, out, "out", writable=True)
+    i = _operand(launcher, name, inp, "input")
+    for x, what in ((o, "out"), (i, "input")):
+        _check_dtype(launcher, name, x, BF16_DTYPES, what)
+    return o, i
+
+
 def bf16_binary(launcher: Launcher, op: str, out: Any, a: Any, b: Any, alpha: float = 1.0) -> Any:
     """``out[...] = a <op> b`` for bfloat16 words (arrays of one shape; broadcast inputs first), widened and
     rounded per element inside the kernel; ``op`` is one of :data:`BF16_BINARY_OPS` (``add``/``sub`` scale ``b``
@@ -732,9 +749,7 @@ def bf16_binary(launcher: Launcher, op: str, out: Any, a: Any, b: Any, alpha: fl
     >>> bf16_binary(HostLauncher(), "le", np.empty(3, bool), x, x[::-1].copy()).tolist()
     [True, True, False]
     """
-    name = f"{op} (bfloat16)"
-    if op not in BF16_BINARY_OPS:
-        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_BINARY_OPS)})")
+    name = _bf16_kernel_name(launcher, op, BF16_BINARY_OPS)
     o = _operand(launcher, name, out, "out", writable=True)
     ins = [_operand(launcher, name, a, "a"), _operand(launcher, name, b, "b")]
     mixed = op in BF16_MIXED_OPS and any(i.dtype == F32 for i in ins) and any(i.dtype == BF16_WORDS for i in ins)
@@ -779,13 +794,8 @@ def bf16_unary(launcher: Launcher, op: str, out: Any, inp: Any) -> Any:
     >>> (out.astype(np.uint32) << 16).view(np.float32).tolist()
     [0.0, 0.0, 2.0]
     """
-    name = f"{op} (bfloat16)"
-    if op not in BF16_UNARY_OPS:
-        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_UNARY_OPS)})")
-    o = _operand(launcher, name, out, "out", writable=True)
-    i = _operand(launcher, name, inp, "input")
-    for x, what in ((o, "out"), (i, "input")):
-        _check_dtype(launcher, name, x, BF16_DTYPES, what)
+    name = _bf16_kernel_name(launcher, op, BF16_UNARY_OPS)
+    o, i = _bf16_out_and_input(launcher, name, out, inp)
     _check_bf16_elementwise(launcher, name, o, [i], ("input",))
     _launch(launcher, bf16_unary_launch(op, o, i), o)
     return out
@@ -908,9 +918,7 @@ def bf16_reduce(launcher: Launcher, op: str, out: Any, inp: Any, dims: Sequence[
     >>> bf16_reduce(HostLauncher(), "sum", np.empty(2, np.float32), x, (1,), divisor=3.0).tolist()
     [0.8333333134651184, 0.5833333134651184]
     """
-    name = f"{op} (bfloat16)"
-    if op not in BF16_REDUCE_OPS:
-        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_REDUCE_OPS)})")
+    name = _bf16_kernel_name(launcher, op, BF16_REDUCE_OPS)
     o = _operand(launcher, name, out, "out", writable=True)
     i = _operand(launcher, name, inp, "input")
     _check_dtype(launcher, name, i, BF16_DTYPES, "input")
@@ -940,13 +948,8 @@ def bf16_softmax(launcher: Launcher, op: str, out: Any, inp: Any, dim: int) -> A
     >>> (out.astype(np.uint32) << 16).view(np.float32).tolist()
     [[0.25, 0.25, 0.25, 0.25], [0.25, 0.25, 0.25, 0.25]]
     """
-    name = f"{op} (bfloat16)"
-    if op not in BF16_SOFTMAX_OPS:
-        raise _error(launcher, name, f"unknown op {op!r} (supported: {list(BF16_SOFTMAX_OPS)})")
-    o = _operand(launcher, name, out, "out", writable=True)
-    i = _operand(launcher, name, inp, "input")
-    for x, what in ((o, "out"), (i, "input")):
-        _check_dtype(launcher, name, x, BF16_DTYPES, what)
+    name = _bf16_kernel_name(launcher, op, BF16_SOFTMAX_OPS)
+    o, i = _bf16_out_and_input(launcher, name, out, inp)
     _check_same_shape(launcher, name, o, i)
     if i.shape and not 0 <= dim < len(i.shape):
         raise _error(launcher, name, f"dim {dim} out of range for input of shape {i.shape}")
