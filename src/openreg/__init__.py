@@ -73,6 +73,7 @@ from .amp.state import (  # noqa: F401,E402
 
 _cuda_name.install()  # openreg.cuda; OPENREG_DEVICE_NAME is read here, once
 from . import distributed, onnx  # noqa: F401,E402  (importable; report themselves unavailable)
+from . import jit  # noqa: F401,E402  (TorchScript-decorated code runs eagerly)
 from . import distributions  # noqa: F401,E402  (openreg.distributions, as torch.distributions)
 from . import testing  # noqa: F401,E402  (openreg.testing.assert_close)
 from .utils import checkpoint as _utils_checkpoint  # noqa: F401,E402  (openreg.utils.checkpoint)
