@@ -157,11 +157,38 @@ def _new_file_mode(path: str) -> int:
 
 
 # -- load --------------------------------------------------------------------------------------------------------
-def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool = True,
+_TRUE_VALUES = ("1", "y", "yes", "true")
+
+
+def _resolve_weights_only(weights_only: bool | None, pickle_module) -> bool:
+    """PyTorch's choice: ``TORCH_FORCE_WEIGHTS_ONLY_LOAD`` forces True, ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD``
+    turns an unspecified ``weights_only`` into False (with a warning); otherwise unspecified means True unless a
+    ``pickle_module`` was given."""
+    force = os.environ.get("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    force_no = os.environ.get("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        return True
+    if force_no and weights_only is None:
+        import warnings
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the`weights_only` "
+                      "argument was not explicitly passed to `openreg.load`, forcing weights_only=False.",
+                      stacklevel=3)
+        return False
+    if weights_only is None:
+        return pickle_module is None
+    return bool(weights_only)
+
+
+def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool | None = None,
          mmap: bool | None = None, **pickle_load_args) -> Any:
     """Load a checkpoint written by ``openreg.save`` or ``torch.save`` (zip or legacy format).
 
-    ``weights_only`` alone chooses the unpickler (``pickle_module`` may only be the standard ``pickle``).
+    ``weights_only`` alone chooses the unpickler (``pickle_module`` may only be the standard ``pickle``). Left
+    unspecified it is True, as in PyTorch, unless ``pickle_module`` is given or the environment sets
+    ``TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD=1``; ``TORCH_FORCE_WEIGHTS_ONLY_LOAD=1`` makes it always True.
 
     >>> import io, openreg
     >>> buf = io.BytesIO()
@@ -172,6 +199,7 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
     """
     if pickle_module not in (None, pickle):
         raise NotImplementedError("openreg.load: only the standard pickle module is supported")
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
     if map_location is not None and not (callable(map_location) or isinstance(map_location, (str, Device, dict))):
         raise ValueError(f"map_location should be a str, a device, a dict or a callable, got "
                          f"{type(map_location).__name__}")
