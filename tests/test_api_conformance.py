@@ -1302,7 +1302,11 @@ class TestSerialization:
         assert isinstance(r["c"], tuple) and r["c"][0].dtype is openreg.float16
 
     def test_load_signature(self):
-        _assert_kw(openreg.load, map_location=None, weights_only=True)
+        # weights_only=None as in PyTorch's signature: unspecified means True (unless TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD
+        # is set, tests/test_load_weights_only_env.py), which the contract's weights_only=True describes
+        _assert_kw(openreg.load, map_location=None, weights_only=None)
+        from openreg.serialization import _resolve_weights_only
+        assert _resolve_weights_only(None, None) is True
 
     @pytest.mark.parametrize("loc", ["cpu", openreg.device("cpu"), {"privateuseone:1": "cpu"},
                                      lambda storage, location: storage.cpu() if hasattr(storage, "cpu") else storage])
