@@ -58,7 +58,27 @@ def pin_memory(self, device=None):
     return privateuse1_hooks.get_hooks().pin_tensor(self, device)
 
 
-DeviceMethods = mixin("DeviceMethods", {"cuda": tensor_cuda, "is_pinned": is_pinned, "pin_memory": pin_memory})
+def share_memory_(self):
+    """Move this CPU tensor's storage to shared memory in place, so processes given the tensor share its memory
+    (see ``openreg.multiprocessing``); returns self.
+
+    >>> import openreg
+    >>> openreg.zeros(2).share_memory_().is_shared()
+    True
+    """
+    from .multiprocessing.reductions import share_storage
+    share_storage(self._storage)
+    return self
+
+
+def is_shared(self) -> bool:
+    """Whether this tensor's storage lives in shared memory (``share_memory_``)."""
+    from .multiprocessing.reductions import is_shared as storage_is_shared
+    return self._storage is not None and storage_is_shared(self._storage)
+
+
+DeviceMethods = mixin("DeviceMethods", {"cuda": tensor_cuda, "is_pinned": is_pinned, "pin_memory": pin_memory,
+                                        "share_memory_": share_memory_, "is_shared": is_shared})
 
 DeferredMethods = mixin("DeferredMethods", {
     "__dlpack__": deferred("openreg.dlpack:__dlpack__"),

@@ -278,6 +278,16 @@ class UntypedStorage:
         self._backend.copy_bytes(out._data, 0, self._data, self._base_offset, self._nbytes)
         return out
 
+    def share_memory_(self) -> UntypedStorage:
+        """Move this CPU storage's bytes to shared memory in place (see ``openreg.multiprocessing``)."""
+        from .multiprocessing.reductions import share_storage
+        return share_storage(self)
+
+    def is_shared(self) -> bool:
+        """Whether this storage lives in shared memory."""
+        from .multiprocessing.reductions import is_shared
+        return is_shared(self)
+
     def is_pinned(self, device=None) -> bool:
         """Whether this CPU storage is in page-locked memory registered with the device backend."""
         from . import privateuse1_hooks

@@ -513,6 +513,11 @@ class Module:
                 self._buffers[key] = fn(buf)
         return self
 
+    def share_memory(self) -> Module:
+        """Move every parameter and buffer (CPU) to shared memory, so processes given this module share them
+        (Hogwild training; see ``openreg.multiprocessing``). Returns self."""
+        return self._apply(lambda t: t.share_memory_())
+
     def apply(self, fn: Callable[[Module], None]) -> Module:
         """Call ``fn`` on every submodule (children first) and then on self; returns self.
 
