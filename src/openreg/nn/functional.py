@@ -12,7 +12,14 @@ from __future__ import annotations
 from .activation_functional import *
 from .alpha_dropout_functional import alpha_dropout, feature_alpha_dropout  # noqa: F401
 from .attention import scaled_dot_product_attention  # noqa: F401
-from .conv_functional import conv1d, conv2d, conv_transpose1d, conv_transpose2d  # noqa: F401
+from .conv_functional import (  # noqa: F401
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+)
 from .distance_functional import cosine_similarity, pairwise_distance, pdist  # noqa: F401
 from .dropout_functional import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
 from .embedding_bag_functional import embedding_bag  # noqa: F401

@@ -1,4 +1,4 @@
-"""Convolution: ``convolution`` and ``convolution_backward`` (1-d and 2-d, any stride, padding, dilation and
+"""Convolution: ``convolution`` and ``convolution_backward`` (1-d, 2-d and 3-d, any stride, padding, dilation and
 groups), and the composites ``conv1d`` / ``conv2d`` (also with ``padding="same"/"valid"``).
 
 Forward is im2col + GEMM: the zero-padded input viewed as ``(N, C, *kernel, *out)`` windows through a strided
@@ -48,8 +48,8 @@ def check_convolution(input, weight, bias, stride, padding, dilation, transposed
     ``transposed``: ``weight`` is ``(C_in, C_out/groups, *kernel)`` and the output size is
     ``(L - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1``."""
     nd = weight.dim() - 2
-    if nd not in (1, 2):
-        raise NotImplementedError(f"openreg: convolution supports 1-d and 2-d kernels, got a weight of size "
+    if nd not in (1, 2, 3):
+        raise NotImplementedError(f"openreg: convolution supports 1-d, 2-d and 3-d kernels, got a weight of size "
                                   f"{fmt_shape(weight._size)}")
     stride, padding, dilation = (_expand(n, v, nd) for n, v in (("stride", stride), ("padding", padding),
                                                                  ("dilation", dilation)))
@@ -410,6 +410,15 @@ conv2d = _convnd_op(2, """2-d convolution of ``(N, C, H, W)`` or ``(C, H, W)`` i
     >>> openreg.conv2d(openreg.ones(1, 2, 2), openreg.ones(1, 1, 3, 3), padding="same").tolist()
     [[[4.0, 4.0], [4.0, 4.0]]]
     """)
+conv3d = _convnd_op(3, """3-d convolution of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` inputs (video, volumes) with
+    ``weight`` ``(O, C/groups, kD, kH, kW)``; ``padding`` may be an int, a triple, ``"valid"`` or ``"same"``.
+
+    >>> import openreg
+    >>> openreg.conv3d(openreg.ones(1, 1, 3, 3, 3), openreg.ones(1, 1, 2, 2, 2)).shape
+    openreg.Size([1, 1, 2, 2, 2])
+    >>> openreg.conv3d(openreg.ones(1, 2, 2, 2), openreg.ones(1, 1, 3, 3, 3), padding="same")[0, 0].tolist()
+    [[8.0, 8.0], [8.0, 8.0]]
+    """)
 
 
 def _conv_transposend(nd: int):
@@ -471,5 +480,13 @@ conv_transpose2d = _conv_transposend_op(2, "conv_transpose2d.input", """2-d tran
     >>> openreg.conv_transpose2d(openreg.ones(1, 1, 1, 1), openreg.ones(1, 1, 2, 2), stride=2).shape
     openreg.Size([1, 1, 2, 2])
     """)
+conv_transpose3d = _conv_transposend_op(3, "conv_transpose3d.input", """3-d transposed convolution of
+    ``(N, C_in, D, H, W)`` or ``(C_in, D, H, W)`` inputs with ``weight`` ``(C_in, C_out/groups, kD, kH, kW)``.
 
-register(convolution, convolution_backward, conv1d, conv2d, conv_transpose1d, conv_transpose2d)
+    >>> import openreg
+    >>> openreg.conv_transpose3d(openreg.ones(1, 1, 2, 2, 2), openreg.ones(1, 1, 2, 2, 2), stride=2).shape
+    openreg.Size([1, 1, 4, 4, 4])
+    """)
+
+register(convolution, convolution_backward, conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d,
+         conv_transpose3d)

@@ -1,4 +1,4 @@
-"""Batch normalization modules: ``BatchNorm1d``, ``BatchNorm2d`` (running statistics, ``momentum`` or the
+"""Batch normalization modules: ``BatchNorm1d``, ``BatchNorm2d``, ``BatchNorm3d`` (running statistics, ``momentum`` or the
 cumulative average with ``momentum=None``, ``num_batches_tracked``, ``track_running_stats``, train/eval).
 
 >>> import openreg
@@ -15,7 +15,7 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _BatchNorm(Module):
@@ -88,6 +88,19 @@ class BatchNorm1d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (2, 3):
             raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization of ``(N, C, D, H, W)`` inputs.
+
+    >>> import openreg
+    >>> openreg.nn.BatchNorm3d(2)(openreg.randn(3, 2, 2, 2, 2)).shape
+    openreg.Size([3, 2, 2, 2, 2])
+    """
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
 class BatchNorm2d(_BatchNorm):

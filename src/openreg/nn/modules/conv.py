@@ -15,7 +15,7 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -85,7 +85,7 @@ class _ConvNd(Module):
                 self.bias.uniform_(-bound, bound)
 
     def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
-        conv = F.conv1d if self._nd == 1 else F.conv2d
+        conv = (F.conv1d, F.conv2d, F.conv3d)[self._nd - 1]
         if self.padding_mode != "zeros":
             mode = {"reflect": "reflect", "replicate": "replicate", "circular": "circular"}[self.padding_mode]
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=mode)
@@ -122,6 +122,17 @@ class Conv2d(_ConvNd):
     """2-d convolution over ``(N, C_in, H, W)`` inputs: weight ``(C_out, C_in/groups, kH, kW)``."""
 
     _nd = 2
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over ``(N, C_in, D, H, W)`` inputs: weight ``(C_out, C_in/groups, kD, kH, kW)``.
+
+    >>> import openreg
+    >>> openreg.nn.Conv3d(2, 4, 3, padding=1)(openreg.ones(1, 2, 4, 4, 4)).shape
+    openreg.Size([1, 4, 4, 4, 4])
+    """
+
+    _nd = 3
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -161,7 +172,7 @@ class _ConvTransposeNd(_ConvNd):
         nd = self._nd
         output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, nd,
                                               self.dilation)
-        conv = F.conv_transpose1d if nd == 1 else F.conv_transpose2d
+        conv = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[nd - 1]
         return conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
                     self.dilation)
 
@@ -188,3 +199,14 @@ class ConvTranspose2d(_ConvTransposeNd):
     """
 
     _nd = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution over ``(N, C_in, D, H, W)`` inputs: weight ``(C_in, C_out/groups, kD, kH, kW)``.
+
+    >>> import openreg
+    >>> openreg.nn.ConvTranspose3d(4, 2, 2, stride=2)(openreg.ones(1, 4, 2, 3, 3)).shape
+    openreg.Size([1, 2, 4, 6, 6])
+    """
+
+    _nd = 3

@@ -14,7 +14,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .batchnorm import _BatchNorm
 
-__all__ = ["InstanceNorm1d", "InstanceNorm2d"]
+__all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"]
 
 
 class _InstanceNorm(_BatchNorm):
@@ -58,3 +58,14 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalization of ``(N, C, H, W)`` or ``(C, H, W)`` inputs."""
 
     _no_batch_dim = 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalization of ``(N, C, D, H, W)`` or ``(C, D, H, W)`` inputs.
+
+    >>> import openreg
+    >>> openreg.nn.InstanceNorm3d(2)(openreg.randn(1, 2, 2, 2, 3)).shape
+    openreg.Size([1, 2, 2, 2, 3])
+    """
+
+    _no_batch_dim = 4
