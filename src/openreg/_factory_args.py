@@ -25,6 +25,16 @@ def size_args(size) -> tuple:
     return tuple(out)
 
 
+def sizes_or_keyword(name: str, sizes: tuple, size) -> tuple:
+    """The ``*size`` of a factory, which PyTorch also accepts as the keyword ``size=`` (``empty(size=(2, 3))``)."""
+    if size is None:
+        return size_args(sizes)
+    if sizes:
+        raise TypeError(f"{name}() received an invalid combination of arguments: size given both positionally "
+                        f"and as the keyword 'size'")
+    return size_args((size,) if isinstance(size, (int, np.integer)) else (tuple(size),))
+
+
 def finish(t, requires_grad: bool):
     """``t`` made a leaf that requires grad when asked (``requires_grad=True``)."""
     if requires_grad:

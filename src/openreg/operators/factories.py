@@ -25,7 +25,7 @@ from .. import dtypes as _dt
 from .._array_bridge import from_compute, wrap_array
 from .._dispatch.keys import AFTER_ADINPLACE_MASK
 from .._dispatch.ops import A
-from .._factory_args import finish, into, size_args
+from .._factory_args import finish, into, size_args, sizes_or_keyword
 from ..aten.factories import empty_memory_format as _empty
 from ..aten.factories import empty_strided as _empty_strided
 from ..aten.factories import resolve_device
@@ -364,7 +364,7 @@ def _size_of(size) -> tuple:
     return size_args((size,) if isinstance(size, (int, np.integer)) else tuple(size))
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+def empty(*sizes, size=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
           memory_format=None, out=None) -> Tensor:
     """An uninitialised tensor of ``size``.
 
@@ -372,7 +372,8 @@ def empty(*size, dtype=None, device=None, requires_grad=False, pin_memory=False,
     >>> openreg.empty(2, 3).shape, openreg.empty((2, 3), dtype=openreg.int64).dtype
     (openreg.Size([2, 3]), openreg.int64)
     """
-    t = A.empty__memory_format(size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None,
+    size = sizes_or_keyword('empty', sizes, size)
+    t = A.empty__memory_format(size, dtype=dtype, device=device, pin_memory=pin_memory or None,
                                memory_format=memory_format)
     return finish(into(t, out), requires_grad)
 
@@ -389,25 +390,27 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False,
     return finish(t, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
+def zeros(*sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
     """A tensor of zeros.
 
     >>> import openreg
     >>> openreg.zeros(2, 1).tolist()
     [[0.0], [0.0]]
     """
-    t = A.zeros(size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    size = sizes_or_keyword('zeros', sizes, size)
+    t = A.zeros(size, dtype=dtype, device=device, pin_memory=pin_memory or None)
     return finish(into(t, out), requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
+def ones(*sizes, size=None, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, out=None) -> Tensor:
     """A tensor of ones.
 
     >>> import openreg
     >>> openreg.ones(2, dtype=openreg.int64).tolist()
     [1, 1]
     """
-    t = A.ones(size_args(size), dtype=dtype, device=device, pin_memory=pin_memory or None)
+    size = sizes_or_keyword('ones', sizes, size)
+    t = A.ones(size, dtype=dtype, device=device, pin_memory=pin_memory or None)
     return finish(into(t, out), requires_grad)
 
 

@@ -39,7 +39,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, to_compute, wrap_array
 from .._dispatch.ops import A
-from .._factory_args import finish, into, size_args
+from .._factory_args import finish, into, size_args, sizes_or_keyword
 from ..aten.meta_rules import broadcast_shapes
 from ..aten.structured import resize_out
 from ..random import resolve_generator
@@ -640,7 +640,7 @@ def _dropout(input, p, train):
 
 
 # -- openreg.<fn> and Tensor methods (their Python signatures merge overloads: written by hand) -----------------
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+def rand(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
          out=None) :
     """Uniform values in [0, 1).
 
@@ -648,14 +648,15 @@ def rand(*size, generator=None, dtype=None, device=None, requires_grad=False, pi
     >>> x = openreg.rand(2, 3, generator=openreg.Generator().manual_seed(1)); x.shape, max(x.flatten().tolist()) < 1
     (openreg.Size([2, 3]), True)
     """
+    size = sizes_or_keyword('rand', sizes, size)
     if out is not None:  # the out= overload checks out's dtype before it resizes out
-        return finish(A.rand__generator_out(size_args(size), generator=generator, out=out), requires_grad)
-    t = A.rand__generator(size_args(size), generator=generator, dtype=dtype, device=device,
+        return finish(A.rand__generator_out(size, generator=generator, out=out), requires_grad)
+    t = A.rand__generator(size, generator=generator, dtype=dtype, device=device,
                           pin_memory=pin_memory or None)
     return finish(t, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
+def randn(*sizes, size=None, generator=None, dtype=None, device=None, requires_grad=False, pin_memory=False, layout=None,
           out=None) :
     """Standard normal values (Box-Muller on Philox words).
 
@@ -663,9 +664,10 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False, p
     >>> abs(float(openreg.randn(10000, generator=openreg.Generator().manual_seed(2)).mean())) < 0.05
     True
     """
+    size = sizes_or_keyword('randn', sizes, size)
     if out is not None:  # the out= overload checks out's dtype before it resizes out
-        return finish(A.randn__generator_out(size_args(size), generator=generator, out=out), requires_grad)
-    t = A.randn__generator(size_args(size), generator=generator, dtype=dtype, device=device,
+        return finish(A.randn__generator_out(size, generator=generator, out=out), requires_grad)
+    t = A.randn__generator(size, generator=generator, dtype=dtype, device=device,
                            pin_memory=pin_memory or None)
     return finish(t, requires_grad)
 
