@@ -258,6 +258,7 @@ def _samples(lib, dt):
         "reciprocal": lambda: lib.reciprocal(t(3, dtype="b")),
         "rsqrt": lambda: lib.rsqrt(t(3, dtype="b").abs()),
         "mean": lambda: lib.mean(t(3, dtype="b")),
+        "trace": lambda: lib.trace(t(3, 3, dtype="b")),
         "conv1d": lambda: lib.nn.functional.conv1d(t(1, 2, 5), t(3, 2, 2, dtype="b")),
         "conv1d.padding": lambda: lib.nn.functional.conv1d(t(1, 2, 5), t(3, 2, 2, dtype="b"), padding="same"),
         "conv2d": lambda: lib.nn.functional.conv2d(t(1, 2, 4, 4), t(3, 2, 2, 2, dtype="b")),
