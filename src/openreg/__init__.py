@@ -19,6 +19,10 @@ from .dtypes import (  # noqa: F401
     set_default_dtype, uint8,
 )
 from .devices import device  # noqa: F401
+from .type_info import finfo, iinfo  # noqa: F401,E402
+from math import e, inf, nan, pi  # noqa: F401,E402  (torch.e, torch.pi, ...)
+
+newaxis = None  # torch.newaxis: x[:, openreg.newaxis] adds a dimension
 from .storage import UntypedStorage  # noqa: F401
 from .tensor import Size, Tensor, is_tensor  # noqa: F401
 from ._dispatch.keys import DispatchKey  # noqa: F401
