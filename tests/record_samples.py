@@ -10,6 +10,7 @@ and zeros occur). ``reference`` takes the same arguments as NumPy arrays. ``vari
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -110,6 +111,65 @@ SAMPLES = {
     "addmm": Sample(lambda m: (m(2, 4), m(2, 3), m(3, 4)), lambda a, b, c: a + b @ c),
     "dot": Sample(lambda m: (m(3), m(3)), np.dot),
 }
+
+
+_EULER_GAMMA = 0.5772156649015329
+_TERMS = np.arange(2000.0)
+
+
+def _digamma_ref(x):
+    """psi(x) = -gamma + sum_k (1/(k+1) - 1/(k+x)), the tail past 2000 terms by Euler-Maclaurin."""
+    def one(v):
+        n = len(_TERMS)
+        head = np.sum(1.0 / (_TERMS + 1.0) - 1.0 / (_TERMS + v))
+        def tail(z):
+            return np.log(z) - 0.5 / z - 1.0 / (12.0 * z * z)
+        return -_EULER_GAMMA + head + tail(n + v) - tail(n + 1.0)
+    return np.vectorize(one, otypes=[float])(x.astype(np.float64)).astype(x.dtype)
+
+
+def _trigamma_ref(n, x):
+    """psi'(x) = sum_k 1/(k+x)**2, the tail past 2000 terms by Euler-Maclaurin (only n = 1 is sampled)."""
+    def one(v):
+        z = len(_TERMS) + v
+        return np.sum(1.0 / (_TERMS + v) ** 2) + 1.0 / z + 0.5 / z ** 2 + 1.0 / (6.0 * z ** 3)
+    return np.vectorize(one, otypes=[float])(x.astype(np.float64)).astype(x.dtype)
+
+
+def _erfinv_ref(y):
+    """Bisection on math.erf to full double precision."""
+    def one(v):
+        lo, hi = -6.0, 6.0
+        for _ in range(200):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if math.erf(mid) < v else (lo, mid)
+        return 0.5 * (lo + hi)
+    return np.vectorize(one, otypes=[float])(y.astype(np.float64)).astype(y.dtype)
+
+
+def _lgamma_ref(x):
+    return np.vectorize(math.lgamma, otypes=[float])(x.astype(np.float64)).astype(x.dtype)
+
+
+SAMPLES.update({
+    # pointwise_math.py
+    "tan": _unary(np.tan, low=-1.2, high=1.2), "atan2": _binary(np.arctan2), "copysign": _binary(np.copysign),
+    "fmod": Sample(lambda m: (m(2, 3), m(1, 3, **_POS)), np.fmod), "sgn": _unary(np.sign),
+    "logit": Sample(lambda m: (m(2, 3, low=0.05, high=0.95),), lambda x: np.log(x / (1 - x))),
+    "heaviside": Sample(lambda m: (m(2, 3, ints=True), m(1, 3)), np.heaviside),
+    "fmax": _binary(np.fmax), "fmin": _binary(np.fmin),
+    "isin": Sample(lambda m: (m(2, 3, ints=True), m(4, ints=True)), np.isin, variants=("overload", "function", "out")),
+    "isneginf": Sample(lambda m: (m(2, 3) / 0,), np.isneginf, variants=("overload", "function", "method", "out")),
+    "isposinf": Sample(lambda m: (m(2, 3) / 0,), np.isposinf, variants=("overload", "function", "method", "out")),
+    "addcmul": Sample(lambda m: (m(2, 3), m(1, 3), m(2, 1)), lambda a, b, c: a + b * c),
+    "addcdiv": Sample(lambda m: (m(2, 3), m(1, 3), m(2, 1, **_POS)), lambda a, b, c: a + b / c),
+    "lerp": Sample(lambda m: (m(2, 3), m(1, 3), m(2, 3, low=0.0, high=1.0)), lambda a, b, w: a + w * (b - a)),
+    # gamma_functions.py
+    "lgamma": _unary(_lgamma_ref, low=-2.5, high=4.0), "digamma": _unary(_digamma_ref, low=0.1, high=4.0),
+    "polygamma": Sample(lambda m: (1, m(2, 3, low=0.2, high=4.0)), _trigamma_ref,
+                        variants=("overload", "function", "out")),
+    "erfinv": _unary(_erfinv_ref, low=-0.95, high=0.95),
+})
 
 
 def _merge_family_samples() -> None:

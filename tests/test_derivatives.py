@@ -205,6 +205,12 @@ SAMPLES = {
     "aten::float_power.Tensor_Scalar": lambda d: (lambda x: A.float_power.Tensor_Scalar(x, 3), [r(d, 2, 3)]),
     "aten::float_power_.Scalar": lambda d: (lambda x: A.float_power_.Scalar(x * 1, 2.5), [pos(d, 2, 3)]),
     "aten::float_power.Scalar": lambda d: (lambda y: A.float_power.Scalar(2.0, y), [r(d, 3)]),
+    "aten::copysign.Scalar": lambda d: (lambda x: A.copysign.Scalar(x, -1.5), [r(d, 2, 3)]),
+    "aten::copysign_.Scalar": lambda d: (lambda x: A.copysign_.Scalar(x * 1, -1.5), [r(d, 2, 3)]),
+    "aten::fmod.Scalar": lambda d: (lambda x: A.fmod.Scalar(x, 1.5), [r(d, 3, lo=0.1, hi=0.9)]),
+    "aten::fmod_.Scalar": lambda d: (lambda x: A.fmod_.Scalar(x * 1, 1.5), [r(d, 3, lo=0.1, hi=0.9)]),
+    "aten::lerp.Scalar": lambda d: (lambda x, y: A.lerp.Scalar(x, y, 0.3), [r(d, 2, 3), r(d, 1, 3)]),
+    "aten::lerp_.Scalar": lambda d: (lambda x, y: A.lerp_.Scalar(x * 1, y, 0.7), [r(d, 2, 3), r(d, 1, 3)]),
     "aten::index_put": lambda d: (lambda x, v: A.index_put.default(x, [openreg.tensor([0, 2], device=d)], v),
                                   [r(d, 3, 2), r(d, 2)]),
     "aten::index_put_": lambda d: (lambda x, v: A.index_put_.default(

@@ -1,0 +1,515 @@
+"""More elementwise math: ``tan``, ``square``, ``atan2`` (``arctan2``), ``fmod``, ``copysign``, ``logit``, ``sgn``,
+``heaviside``, ``fmax``/``fmin``, ``isin``, ``isneginf``/``isposinf`` and the fused ``addcmul``, ``addcdiv``, ``lerp``
+(optimizers' update rules).
+
+Result dtypes follow PyTorch: ``tan``, ``atan2``, ``copysign`` and ``logit`` of integers give the default float
+dtype; ``square``, ``fmod``, ``fmax``/``fmin``, ``addcmul`` keep the promoted type; ``lerp`` wants every operand of
+one floating dtype. float16 and bfloat16 are computed in float32 and rounded once.
+
+>>> import openreg
+>>> x = openreg.tensor([1.0, -2.0])
+>>> openreg.addcmul(x, x, x, value=0.5).tolist(), openreg.lerp(x, openreg.zeros(2), 0.25).tolist()
+([1.5, 0.0], [0.75, -1.5])
+"""
+from __future__ import annotations
+
+import math
+
+from .. import dtypes as _dt
+from .._dispatch.ops import A
+from ..aten.meta_rules import Spec, broadcast_shapes, common_device, scalar_type_name
+from ..tensor import TensorBase
+from ._compute import operand, pair, quiet, upcast, xp_of
+from ._formulas import mask
+from ._pointwise import binary_spec, check_tensor, not_for_bool, not_for_complex_kernel, promote
+from ._record import Deriv, Op, register
+from .metadata import cpp_type_name
+from .rounding import _sign
+from .special_functions import float_unary_spec
+
+
+def _zeros_grad(g, a):
+    return A.zeros_like(g)
+
+
+def _floating(spec: Spec) -> Spec:
+    """Integer and bool results become the default float dtype (computed in it)."""
+    if spec.compute.is_floating_point or spec.compute.is_complex:
+        return spec
+    d = _dt.get_default_dtype()
+    return Spec(spec.size, d, spec.device, d)
+
+
+# -- tan, square, sgn --------------------------------------------------------------------------------------
+
+def _tan(spec, self):
+    xp = xp_of(self)
+    with quiet():
+        return xp.tan(upcast(operand(self, spec, xp), xp))
+
+
+tan = Op("tan", """
+    tan(Tensor self) -> Tensor  [core, pointwise]
+    tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    tan_(Tensor(a!) self) -> Tensor(a!)  [pointwise]
+    """, meta=float_unary_spec("tan"), compute=_tan, elementwise=True,
+    derivatives={"tan": Deriv(save="result", pointwise=True, self=lambda g, a: g * (a.result * a.result + 1))},
+    doc="""Elementwise tangent.
+
+    >>> import openreg
+    >>> openreg.tan(openreg.tensor([0.0])).tolist()
+    [0.0]
+    """)
+
+
+square = Op("square", """
+    square(Tensor self) -> Tensor  [pointwise]
+    square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    square_(Tensor(a!) self) -> Tensor(a!)  [pointwise]
+    """, kernels={"square": {"CompositeImplicitAutograd": lambda self: A.pow__Tensor_Scalar(self, 2)},
+                  "square.out": {"CompositeImplicitAutograd":
+                                 lambda self, *, out: A.pow__Tensor_Scalar_out(self, 2, out=out)},
+                  "square_": {"CompositeImplicitAutograd": lambda self: A.pow___Scalar(self, 2)}},
+    doc="""Elementwise ``input ** 2`` (integers and bool give int64 as ``pow`` does).
+
+    >>> import openreg
+    >>> openreg.square(openreg.tensor([3, -2])).tolist()
+    [9, 4]
+    """)
+
+
+def _sgn_meta(self) -> Spec:
+    return Spec(self._size, self._dtype, self._storage.device)
+
+
+def _sgn(spec, self):
+    xp = xp_of(self)
+    x = operand(self, spec, xp)
+    if x.dtype.kind == "c":
+        mag = xp.abs(x)
+        with quiet():
+            return xp.where(mag == 0, xp.zeros((), dtype=x.dtype), x / mag)
+    return _sign(xp, upcast(x, xp))
+
+
+sgn = Op("sgn", """
+    sgn(Tensor self) -> Tensor  [pointwise]
+    sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    sgn_(Tensor(a!) self) -> Tensor(a!)  [pointwise]
+    """, meta=_sgn_meta, compute=_sgn, elementwise=True,
+    derivatives={"sgn": Deriv(pointwise=True, self=_zeros_grad)},
+    doc="""``sign`` extended to complex numbers (``x / |x|``, 0 at 0).
+
+    >>> import openreg
+    >>> openreg.sgn(openreg.tensor([-2.0, 0.0, 3.0])).tolist()
+    [-1.0, 0.0, 1.0]
+    """)
+
+
+# -- atan2, copysign, fmod, logit --------------------------------------------------------------------------
+
+def _atan2_meta(self, other) -> Spec:
+    check_tensor("atan2", "other", other)
+    spec = binary_spec("atan2", self, other)
+    not_for_complex_kernel(spec, "atan2_cpu")
+    return _floating(spec)
+
+
+def _atan2(spec, self, other):
+    xp, a, b = pair(spec, self, other)
+    with quiet():
+        return xp.arctan2(upcast(a, xp), upcast(b, xp))
+
+
+def _atan2_grads():
+    def denom(a):
+        return a.self * a.self + a.other * a.other
+    return {"self": lambda g, a: g * a.other / denom(a), "other": lambda g, a: -(g * a.self) / denom(a)}
+
+
+atan2 = Op("atan2", """
+    atan2(Tensor self, Tensor other) -> Tensor  [core, pointwise]
+    atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [core, pointwise]
+    atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)  [pointwise]
+    """, meta=_atan2_meta, compute=_atan2, elementwise=True,
+    derivatives={"atan2": Deriv(save="self other", pointwise=True, **_atan2_grads())},
+    extra_functions={"arctan2": "atan2"}, extra_methods={"arctan2": "atan2", "arctan2_": "atan2_"},
+    doc="""Elementwise angle of the point ``(other, input)``: ``atan(input / other)`` in the right quadrant.
+
+    >>> import openreg
+    >>> openreg.atan2(openreg.tensor([1.0]), openreg.tensor([-1.0])).tolist()
+    [2.356194496154785]
+    """)
+
+
+def _copysign_meta(self, other) -> Spec:
+    spec = binary_spec("copysign", self, other)
+    not_for_complex_kernel(spec, "copysign_cpu")
+    return _floating(spec)
+
+
+def _copysign(spec, self, other):
+    xp, a, b = pair(spec, self, other)
+    return xp.copysign(upcast(a, xp), upcast(b, xp))
+
+
+def _copysign_self(g, a):
+    ratio = a.result / a.self
+    return g * A.masked_fill__Scalar(ratio, a.self == 0, 0)
+
+
+copysign = Op("copysign", """
+    copysign.Tensor(Tensor self, Tensor other) -> Tensor  [pointwise]
+    copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    copysign.Scalar(Tensor self, Scalar other) -> Tensor  [pointwise]
+    copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """, meta=_copysign_meta, compute=_copysign, elementwise=True,
+    derivatives={"copysign.Tensor": Deriv(save="self result", pointwise=True, self=_copysign_self,
+                                          other=lambda g, a: g * 0),
+                 "copysign.Scalar": Deriv(save="self result", pointwise=True, self=_copysign_self)},
+    doc="""The magnitude of ``input`` with the sign of ``other`` (signed zeros included).
+
+    >>> import openreg
+    >>> openreg.copysign(openreg.tensor([1.0, -2.0]), -0.0).tolist()
+    [-1.0, -2.0]
+    """)
+
+
+def _fmod_meta(self, other) -> Spec:
+    spec = binary_spec("fmod", self, other)
+    not_for_bool("fmod", spec, "fmod_cpu")
+    not_for_complex_kernel(spec, "fmod_cpu")
+    return spec
+
+
+def _fmod(spec, self, other):
+    xp, a, b = pair(spec, self, other)
+    if spec.compute.category <= _dt.INTEGRAL and bool(xp.any(b == 0)):
+        raise RuntimeError("ZeroDivisionError")
+    with quiet():
+        return xp.fmod(upcast(a, xp), upcast(b, xp))
+
+
+fmod = Op("fmod", """
+    fmod.Tensor(Tensor self, Tensor other) -> Tensor  [core, pointwise]
+    fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)  [pointwise]
+    fmod.Scalar(Tensor self, Scalar other) -> Tensor  [core, pointwise]
+    fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  [pointwise]
+    """, meta=_fmod_meta, compute=_fmod, elementwise=True,
+    derivatives={"fmod.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g,
+                                      other=lambda g, a: -(g * (a.self / a.other).trunc())),
+                 "fmod.Scalar": Deriv(pointwise=True, self=lambda g, a: g)},
+    doc="""C's ``fmod``: the remainder of ``input / other`` with the sign of the dividend.
+
+    >>> import openreg
+    >>> openreg.fmod(openreg.tensor([-3.0, 3.0]), 2).tolist()
+    [-1.0, 1.0]
+    """)
+
+
+def _logit(spec, self, eps=None):
+    xp = xp_of(self)
+    x = upcast(operand(self, spec, xp), xp)
+    if eps is not None:
+        x = xp.clip(x, eps, 1.0 - eps)
+    with quiet():
+        return xp.log(x / (1.0 - x))
+
+
+def _logit_grad(g, a):
+    x, eps = a.self, a.eps
+    d = g / (x * (1 - x))
+    if eps is None:
+        return A.masked_fill__Scalar(d, (x < 0) | (x > 1), math.nan)
+    return A.masked_fill__Scalar(d, (x < eps) | (x > 1 - eps), 0)
+
+
+logit = Op("logit", """
+    logit(Tensor self, float? eps=None) -> Tensor  [pointwise]
+    logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)  [pointwise]
+    """, meta=lambda self, eps=None: float_unary_spec("logit")(self), compute=_logit, elementwise=True,
+    derivatives={"logit": Deriv(save="self eps", pointwise=True, self=_logit_grad)},
+    doc="""Elementwise ``log(p / (1 - p))``; with ``eps``, ``p`` is clamped to ``[eps, 1 - eps]`` first.
+
+    >>> import openreg
+    >>> openreg.logit(openreg.tensor([0.5, 0.0]), eps=0.25).tolist()
+    [0.0, -1.0986123085021973]
+    """)
+
+
+# -- heaviside, fmax, fmin ------------------------------------------------------------------------------------
+
+def _heaviside_meta(self, values) -> Spec:
+    check_tensor("heaviside", "values", values)
+    if self._dtype.is_complex or values._dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if self._dtype is not values._dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return binary_spec("heaviside", self, values)
+
+
+def _heaviside(spec, self, values):
+    xp, x, v = pair(spec, self, values)
+    return xp.where(x == 0, v, (x > 0).astype(x.dtype))
+
+
+heaviside = Op("heaviside", """
+    heaviside(Tensor self, Tensor values) -> Tensor  [pointwise]
+    heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+    """, meta=_heaviside_meta, compute=_heaviside, elementwise=True,
+    doc="""The Heaviside step: 0 below zero, 1 above, ``values`` at zero.
+
+    >>> import openreg
+    >>> openreg.heaviside(openreg.tensor([-1.0, 0.0, 2.0]), openreg.tensor([0.5])).tolist()
+    [0.0, 0.5, 1.0]
+    """)
+
+
+def _fminmax_meta(name: str):
+    def meta(self, other) -> Spec:
+        check_tensor(name, "other", other)
+        spec = binary_spec(name, self, other)
+        if spec.compute.is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        return spec
+    return meta
+
+
+def _fminmax(name: str, greater: bool, example: str) -> Op:
+    def compute(spec, self, other):
+        xp, a, b = pair(spec, self, other)
+        return getattr(xp, name)(a, b)
+
+    def self_wins(a):
+        x, y = a.self, a.other
+        return ((x >= y) if greater else (x <= y)) | y.isnan()
+
+    return Op(name, f"""
+    {name}(Tensor self, Tensor other) -> Tensor  [pointwise]
+    {name}.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    """, meta=_fminmax_meta(name), compute=compute, elementwise=True,
+        derivatives={name: Deriv(save="self other", pointwise=True,
+                                 self=lambda g, a: g * mask(self_wins(a), g),
+                                 other=lambda g, a: g * mask(~self_wins(a), g))},
+        doc=f"""Elementwise {name[1:]}imum that ignores NaN (NaN only where both are NaN).
+
+    >>> import openreg
+    >>> openreg.{name}(openreg.tensor([1.0, float('nan')]), openreg.tensor([2.0, 3.0])).tolist()
+    {example}
+    """)
+
+
+fmax = _fminmax("fmax", True, "[2.0, 3.0]")
+fmin = _fminmax("fmin", False, "[1.0, 3.0]")
+
+
+# -- isin, isneginf, isposinf ----------------------------------------------------------------------------
+
+def _isin_meta(elements, test_elements, *, assume_unique=False, invert=False) -> Spec:
+    tensors = [t for t in (elements, test_elements) if isinstance(t, TensorBase)]
+    dtype = promote(elements, test_elements)
+    size = elements._size if isinstance(elements, TensorBase) else ()
+    return Spec(size, _dt.bool, tensors[0]._storage.device if len(tensors) == 1 else
+                common_device("isin", *tensors), dtype)
+
+
+def _isin(spec, elements, test_elements, *, assume_unique=False, invert=False):
+    xp = xp_of(elements) if isinstance(elements, TensorBase) else xp_of(test_elements)
+    e, t = operand(elements, spec, xp), operand(test_elements, spec, xp)
+    return xp.isin(e, t.ravel(), assume_unique=assume_unique, invert=invert).reshape(e.shape)
+
+
+def _isin_function(elements, test_elements, *, assume_unique: bool = False, invert: bool = False,
+                   out: TensorBase | None = None) -> TensorBase:
+    """``openreg.isin``: the overload by which arguments are tensors (PyTorch's Python signature)."""
+    kw = {"assume_unique": assume_unique, "invert": invert}
+    if isinstance(elements, TensorBase) and isinstance(test_elements, TensorBase):
+        return A.isin__Tensor_Tensor(elements, test_elements, **kw) if out is None else \
+            A.isin__Tensor_Tensor_out(elements, test_elements, **kw, out=out)
+    if isinstance(elements, TensorBase):
+        return A.isin__Tensor_Scalar(elements, test_elements, **kw) if out is None else \
+            A.isin__Tensor_Scalar_out(elements, test_elements, **kw, out=out)
+    if isinstance(test_elements, TensorBase):
+        return A.isin__Scalar_Tensor(elements, test_elements, **kw) if out is None else \
+            A.isin__Scalar_Tensor_out(elements, test_elements, **kw, out=out)
+    raise TypeError("isin() received an invalid combination of arguments: at least one of elements and "
+                    "test_elements must be a Tensor")
+
+
+isin = Op("isin", """
+    isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+    isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+    isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+    isin.Tensor_Scalar_out(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+    isin.Scalar_Tensor(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+    isin.Scalar_Tensor_out(Scalar element, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)
+    """, meta=_isin_meta, compute=_isin, function=_isin_function, method=False,
+    doc="""Whether each element of ``elements`` occurs in ``test_elements`` (``invert=True``: does not).
+
+    >>> import openreg
+    >>> openreg.isin(openreg.tensor([1, 2, 3]), openreg.tensor([2, 5])).tolist()
+    [False, True, False]
+    """)
+
+
+def _isinf_sign(name: str, negative: bool) -> Op:
+    def meta(self) -> Spec:
+        if self._dtype.is_complex:
+            raise RuntimeError(f"{name} does not support complex inputs.")
+        return Spec(self._size, _dt.bool, self._storage.device, self._dtype)
+
+    def compute(spec, self):
+        xp = xp_of(self)
+        x = operand(self, spec, xp)
+        if x.dtype.kind != "f" and not self._dtype.is_narrow_float:
+            return xp.zeros(x.shape, dtype=bool)
+        return x == (-xp.inf if negative else xp.inf)
+
+    return Op(name, f"""
+    {name}(Tensor self) -> Tensor  [pointwise]
+    {name}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    """, meta=meta, compute=compute, elementwise=True,
+        doc=f"""Whether each element is {'negative' if negative else 'positive'} infinity.
+
+    >>> import openreg
+    >>> openreg.{name}(openreg.tensor([float('-inf'), 0.0, float('inf')])).tolist()
+    {[True, False, False] if negative else [False, False, True]}
+    """)
+
+
+isneginf = _isinf_sign("isneginf", True)
+isposinf = _isinf_sign("isposinf", False)
+
+
+# -- addcmul, addcdiv, lerp --------------------------------------------------------------------------------
+
+def _ternary_spec(op: str, a, b, c) -> Spec:
+    for name, t in (("tensor1", b), ("tensor2", c)):
+        check_tensor(op, name, t)
+    size = broadcast_shapes(a._size, b._size, c._size)
+    dtype = promote(a, b, c)
+    return Spec(size, dtype, common_device(op, a, b, c), dtype)
+
+
+def _addcmul_meta(self, tensor1, tensor2, *, value=1) -> Spec:
+    spec = _ternary_spec("addcmul", self, tensor1, tensor2)
+    not_for_bool("addcmul", spec, "addcmul_cpu_out")
+    return spec
+
+
+def _addcdiv_meta(self, tensor1, tensor2, *, value=1) -> Spec:
+    if tensor1._dtype.category <= _dt.INTEGRAL and tensor2._dtype.category <= _dt.INTEGRAL:
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + "
+            "value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    return _ternary_spec("addcdiv", self, tensor1, tensor2)
+
+
+def _addc(divide: bool):
+    def compute(spec, self, tensor1, tensor2, *, value=1):
+        xp = xp_of(self)
+        s, t1, t2 = (upcast(operand(t, spec, xp), xp) for t in (self, tensor1, tensor2))
+        with quiet():
+            prod = t1 / t2 if divide else t1 * t2
+            if not (value.__class__ is int and value == 1):
+                prod = prod * xp.asarray(value, dtype=prod.dtype)
+            return s + prod
+    return compute
+
+
+addcmul = Op("addcmul", """
+    addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor  [pointwise]
+    addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)  [pointwise]
+    """, meta=_addcmul_meta, compute=_addc(False), elementwise=True,
+    derivatives={"addcmul": Deriv(save="tensor1 tensor2 value", pointwise=True, self=lambda g, a: g,
+                                  tensor1=lambda g, a: g * a.tensor2 * a.value,
+                                  tensor2=lambda g, a: g * a.tensor1 * a.value)},
+    doc="""``input + value * tensor1 * tensor2``, broadcast.
+
+    >>> import openreg
+    >>> openreg.addcmul(openreg.ones(2), openreg.tensor([1.0, 2.0]), openreg.tensor([3.0]), value=2).tolist()
+    [7.0, 13.0]
+    """)
+
+addcdiv = Op("addcdiv", """
+    addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor  [pointwise]
+    addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)  [pointwise]
+    """, meta=_addcdiv_meta, compute=_addc(True), elementwise=True,
+    derivatives={"addcdiv": Deriv(save="tensor1 tensor2 value", pointwise=True, self=lambda g, a: g,
+                                  tensor1=lambda g, a: g * a.value / a.tensor2,
+                                  tensor2=lambda g, a: -(g * a.value * a.tensor1) / (a.tensor2 * a.tensor2))},
+    doc="""``input + value * tensor1 / tensor2``, broadcast (integer ``tensor1``/``tensor2`` are refused).
+
+    >>> import openreg
+    >>> openreg.addcdiv(openreg.zeros(2), openreg.tensor([1.0, 2.0]), openreg.tensor([4.0]), value=-1).tolist()
+    [-0.25, -0.5]
+    """)
+
+
+def _lerp_check(self, end, weight=None) -> None:
+    check_tensor("lerp", "end", end)
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, TensorBase) and t._dtype is not self._dtype:
+            raise RuntimeError(f"expected dtype {cpp_type_name(self._dtype)} for `{name}` but got dtype "
+                               f"{cpp_type_name(t._dtype)}")
+
+
+def _lerp_scalar_meta(self, end, weight) -> Spec:
+    _lerp_check(self, end)
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for '{scalar_type_name(self._dtype)}'")
+    return binary_spec("lerp", self, end)
+
+
+def _lerp_tensor_meta(self, end, weight) -> Spec:
+    _lerp_check(self, end, weight)
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise NotImplementedError(f"\"lerp_kernel_tensor\" not implemented for '{scalar_type_name(self._dtype)}'")
+    d = self._dtype
+    return Spec(broadcast_shapes(self._size, end._size, weight._size), d, common_device("lerp", self, end, weight),
+                d)
+
+
+def _lerp(spec, self, end, weight):
+    xp = xp_of(self)
+    s, e = (upcast(operand(t, spec, xp), xp) for t in (self, end))
+    w = upcast(operand(weight, spec, xp), xp)
+    diff = e - s
+    # from the nearer end, so that weight 0 gives self and weight 1 gives end exactly
+    return xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
+
+
+lerp = Op("lerp", """
+    lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor  [pointwise]
+    lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)  [pointwise]
+    lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor  [pointwise]
+    lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)  [pointwise]
+    """, meta={"lerp.Scalar": _lerp_scalar_meta, "lerp.Tensor": _lerp_tensor_meta}, compute=_lerp,
+    elementwise=True,
+    derivatives={"lerp.Scalar": Deriv(save="weight", pointwise=True, self=lambda g, a: g * (1 - a.weight),
+                                      end=lambda g, a: g * a.weight),
+                 "lerp.Tensor": Deriv(save="self end weight", pointwise=True,
+                                      self=lambda g, a: g * (1 - a.weight), end=lambda g, a: g * a.weight,
+                                      weight=lambda g, a: g * (a.end - a.self))},
+    doc="""Linear interpolation ``input + weight * (end - input)`` (a number or a tensor weight).
+
+    >>> import openreg
+    >>> openreg.lerp(openreg.tensor([0.0, 10.0]), openreg.tensor([10.0, 20.0]), 0.5).tolist()
+    [5.0, 15.0]
+    """)
+
+register(tan, square, sgn, atan2, copysign, fmod, logit, heaviside, fmax, fmin, isin, isneginf, isposinf, addcmul,
+         addcdiv, lerp)
