@@ -300,7 +300,7 @@ def _fminmax(name: str, greater: bool, example: str) -> Op:
         doc=f"""Elementwise {name[1:]}imum that ignores NaN (NaN only where both are NaN).
 
     >>> import openreg
-    >>> openreg.{name}(openreg.tensor([1.0, float('nan')]), openreg.tensor([2.0, 3.0])).tolist()
+    >>> openreg.{name}(openreg.tensor([1.0, openreg.nan]), openreg.tensor([2.0, 3.0])).tolist()
     {example}
     """)
 
@@ -378,7 +378,7 @@ def _isinf_sign(name: str, negative: bool) -> Op:
         doc=f"""Whether each element is {'negative' if negative else 'positive'} infinity.
 
     >>> import openreg
-    >>> openreg.{name}(openreg.tensor([float('-inf'), 0.0, float('inf')])).tolist()
+    >>> openreg.{name}(openreg.tensor([-openreg.inf, 0.0, openreg.inf])).tolist()
     {[True, False, False] if negative else [False, False, True]}
     """)
 
