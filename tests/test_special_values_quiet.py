@@ -51,7 +51,11 @@ def test_records_compute_special_values_silently(name, devices):
                 except (RuntimeError, TypeError, ValueError, IndexError, NotImplementedError):
                     continue   # openreg refused the input or dtype (as PyTorch may); no warning escaped
                 if grad and isinstance(out, openreg.Tensor) and out.requires_grad:
-                    out.sum().backward()
+                    try:
+                        out.sum().backward()
+                    except RuntimeError as e:   # no derivative, as in PyTorch (heaviside): no warning either
+                        if "is not implemented" not in str(e):
+                            raise
 
 
 EVERYDAY = {
