@@ -171,6 +171,41 @@ SAMPLES.update({
     "erfinv": _unary(_erfinv_ref, low=-0.95, high=0.95),
 })
 
+# Kernel-only (composite or unstructured) records of the later families: no NumPy comparison here (their values
+# are compared with PyTorch in tests/test_selection_and_products_vs_torch.py and
+# tests/test_linalg_decompositions_vs_torch.py); the samples name each record's inputs.
+_KERNEL_ONLY = {
+    "square": lambda m: (m(2, 3),), "median": lambda m: (m(3, 4), 1), "nanmedian": lambda m: (m(3, 4), 1),
+    "kthvalue": lambda m: (m(3, 4), 2, 1), "mode": lambda m: (m(3, 4), 1), "cummax": lambda m: (m(3, 4), 1),
+    "cummin": lambda m: (m(3, 4), 1), "logcumsumexp": lambda m: (m(3, 4), 1),
+    "quantile": lambda m: (m(3, 4), 0.3, 1), "nanquantile": lambda m: (m(3, 4), 0.3, 1),
+    "masked_select": lambda m: (m(3, 4), m(3, 4) > 0), "take_along_dim": lambda m: (m(3, 4), m(3, 2, dtype="int64", low=0, high=3), 1),
+    "_unique2": lambda m: (m(3, 4, ints=True),), "unique_dim": lambda m: (m(3, 4, ints=True), 0),
+    "unique_consecutive": lambda m: (m(3, 4, ints=True),), "searchsorted": lambda m: (m(5).sort()[0], m(3)),
+    "bucketize": lambda m: (m(3), m(5).sort()[0]), "bincount": lambda m: (m(5, dtype="int64", low=0, high=4),),
+    "histc": lambda m: (m(6), 4), "mv": lambda m: (m(2, 3), m(3)), "addmv": lambda m: (m(2), m(2, 3), m(3)),
+    "addr": lambda m: (m(2, 3), m(2), m(3)), "addbmm": lambda m: (m(2, 4), m(3, 2, 5), m(3, 5, 4)),
+    "tensordot": lambda m: (m(2, 3), m(3, 4), [1], [0]), "inner": lambda m: (m(2, 3), m(4, 3)),
+    "kron": lambda m: (m(2, 3), m(2)), "linalg_cross": lambda m: (m(2, 3), m(2, 3)),
+    "cross": lambda m: (m(2, 3), m(2, 3), 1), "dist": lambda m: (m(2, 3), m(3)), "cdist": lambda m: (m(4, 3), m(5, 3)),
+    "trace": lambda m: (m(3, 3),), "diag": lambda m: (m(3),), "diag_embed": lambda m: (m(2, 3),),
+    "diagflat": lambda m: (m(2, 2),), "block_diag": lambda m: ([m(2, 3), m(1, 2)],),
+    "meshgrid": lambda m: ([m(2), m(3)],), "cartesian_prod": lambda m: ([m(2), m(3)],),
+    "combinations": lambda m: (m(4),), "rot90": lambda m: (m(2, 3),), "fliplr": lambda m: (m(2, 3),),
+    "flipud": lambda m: (m(2, 3),), "ravel": lambda m: (m(2, 3),), "numel": lambda m: (m(2, 3),),
+    "equal": lambda m: (m(2, 3), m(2, 3)), "is_nonzero": lambda m: (m(1),), "logspace": lambda m: (0, 2, 3),
+    "linalg_inv": lambda m: (m(3, 3),), "inverse": lambda m: (m(3, 3),), "linalg_det": lambda m: (m(3, 3),),
+    "det": lambda m: (m(3, 3),), "linalg_slogdet": lambda m: (m(3, 3),), "slogdet": lambda m: (m(3, 3),),
+    "logdet": lambda m: (m(3, 3),), "linalg_cholesky": lambda m: (m(3, 3),), "cholesky": lambda m: (m(3, 3),),
+    "linalg_qr": lambda m: (m(4, 3),), "qr": lambda m: (m(4, 3),), "linalg_svd": lambda m: (m(4, 3), False),
+    "svd": lambda m: (m(4, 3),), "linalg_svdvals": lambda m: (m(4, 3),), "linalg_eigh": lambda m: (m(3, 3),),
+    "linalg_eigvalsh": lambda m: (m(3, 3),), "linalg_solve": lambda m: (m(3, 3), m(3, 2)),
+    "linalg_pinv": lambda m: (m(4, 3),), "pinverse": lambda m: (m(4, 3),),
+    "linalg_matrix_power": lambda m: (m(3, 3), 2), "matrix_power": lambda m: (m(3, 3), 2),
+    "linalg_matrix_exp": lambda m: (m(3, 3),), "matrix_exp": lambda m: (m(3, 3),),
+}
+SAMPLES.update({name: Sample(inputs, None) for name, inputs in _KERNEL_ONLY.items()})
+
 
 def _merge_family_samples() -> None:
     from record_samples_nn import NN_SAMPLES

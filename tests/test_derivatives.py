@@ -45,6 +45,18 @@ def _compare_inplace(cmp: str, overload: str):
     return sample
 
 
+def _well_conditioned(dev, *shape):
+    n = shape[-1]
+    arr = RNG.uniform(-1, 1, size=shape) + 3 * np.eye(n)
+    return openreg.tensor(arr.tolist(), dtype=openreg.float64, device=dev, requires_grad=True)
+
+
+def _spd(x):
+    """A symmetric positive-definite matrix made of ``x`` (so the factorization's gradient is checked through
+    a symmetric input, as PyTorch's tests do)."""
+    return x @ x.mT + 3 * openreg.eye(x.shape[-1], dtype=x.dtype, device=x.device)
+
+
 def _nll_forward_sample(d):
     """Mean reduction with class weights and an ignored class (2)."""
     w = pos(d, 4).detach()
@@ -205,6 +217,24 @@ SAMPLES = {
     "aten::float_power.Tensor_Scalar": lambda d: (lambda x: A.float_power.Tensor_Scalar(x, 3), [r(d, 2, 3)]),
     "aten::float_power_.Scalar": lambda d: (lambda x: A.float_power_.Scalar(x * 1, 2.5), [pos(d, 2, 3)]),
     "aten::float_power.Scalar": lambda d: (lambda y: A.float_power.Scalar(2.0, y), [r(d, 3)]),
+    # selection.py: values picked along a dim (random inputs: no ties)
+    "aten::median": lambda d: (lambda x: A.median.default(x), [r(d, 3, 4)]),
+    "aten::median.dim": lambda d: (lambda x: A.median.dim(x, 1)[0], [r(d, 3, 4)]),
+    "aten::nanmedian": lambda d: (lambda x: A.nanmedian.default(x), [r(d, 3, 4)]),
+    "aten::nanmedian.dim": lambda d: (lambda x: A.nanmedian.dim(x, 0, True)[0], [r(d, 3, 4)]),
+    "aten::kthvalue": lambda d: (lambda x: A.kthvalue.default(x, 2, 1)[0], [r(d, 3, 4)]),
+    "aten::mode": lambda d: (lambda x: A.mode.default(x, 0)[0], [r(d, 3, 4)]),
+    "aten::cummax": lambda d: (lambda x: A.cummax.default(x, 1)[0], [r(d, 3, 4)]),
+    "aten::cummin": lambda d: (lambda x: A.cummin.default(x, 0)[0], [r(d, 3, 4)]),
+    "aten::logcumsumexp": lambda d: (lambda x: A.logcumsumexp.default(x, 1), [r(d, 3, 4)]),
+    # linalg_decompositions.py: well-conditioned (and symmetric positive-definite) matrices
+    "aten::linalg_inv": lambda d: (lambda x: A.linalg_inv.default(x), [_well_conditioned(d, 2, 3, 3)]),
+    "aten::linalg_det": lambda d: (lambda x: A.linalg_det.default(x), [_well_conditioned(d, 3, 3)]),
+    "aten::linalg_slogdet": lambda d: (lambda x: A.linalg_slogdet.default(x)[1], [_well_conditioned(d, 2, 3, 3)]),
+    "aten::linalg_cholesky": lambda d: (lambda x: A.linalg_cholesky.default(_spd(x)), [r(d, 3, 3)]),
+    "aten::linalg_qr": lambda d: (lambda x: A.linalg_qr.default(x), [r(d, 4, 3)]),
+    "aten::linalg_svd": lambda d: (lambda x: A.linalg_svd.default(x, False), [r(d, 4, 3)]),
+    "aten::linalg_eigh": lambda d: (lambda x: A.linalg_eigh.default(_spd(x)), [r(d, 3, 3)]),
     "aten::copysign.Scalar": lambda d: (lambda x: A.copysign.Scalar(x, -1.5), [r(d, 2, 3)]),
     "aten::copysign_.Scalar": lambda d: (lambda x: A.copysign_.Scalar(x * 1, -1.5), [r(d, 2, 3)]),
     "aten::fmod.Scalar": lambda d: (lambda x: A.fmod.Scalar(x, 1.5), [r(d, 3, lo=0.1, hi=0.9)]),
@@ -324,6 +354,7 @@ NO_FORWARD = {"aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "at
               # as in PyTorch, the attention kernels have no forward-mode derivative
               "aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu",
               "aten::_scaled_dot_product_fused_attention_overrideable"} | _SPARSE_NO_FORWARD
+NO_FORWARD |= {"aten::linalg_qr", "aten::linalg_svd", "aten::linalg_eigh"}   # reverse mode only (openreg)
 NO_SECOND_ORDER = {"aten::remainder.Tensor"}
 TESTED = sorted(op for op, f in DERIVATIVES.items() if not f.nondiff and f.bwd and all(
     fn.__module__ == "openreg.aten.derivatives" or fn.__module__.startswith("openreg.operators.")

@@ -6,10 +6,23 @@
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
+from . import dtypes as _dtypes
 from ._dispatch.ops import A
 from .tensor import Tensor
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = ["cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "matrix_exp", "matrix_norm",
+           "matrix_power", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]
+
+_A = A          # the overloads (``A`` is also PyTorch's name of the matrix argument below)
+_int32 = _dtypes.int32
+_InvEx = namedtuple("inv_ex", ["inverse", "info"])
+_CholeskyEx = namedtuple("cholesky_ex", ["L", "info"])
+_Slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
+_QR = namedtuple("qr", ["Q", "R"])
+_SVD = namedtuple("svd", ["U", "S", "Vh"])
+_Eigh = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,
@@ -55,3 +68,189 @@ def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, ou
     else:
         result = vector_norm(A, ord, dim, keepdim, dtype=dtype)
     return result if out is None else out.copy_(result)
+
+
+# -- decompositions and matrix functions (records in operators/linalg_decompositions.py) ----------------------
+
+def _no_out(name: str, out) -> None:
+    if out is not None:
+        raise NotImplementedError(f"openreg: linalg.{name}(..., out=) is not implemented")
+
+
+def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The inverse of square matrices.
+
+    >>> import openreg
+    >>> openreg.linalg.inv(openreg.tensor([[2.0]])).item()
+    0.5
+    """
+    _no_out("inv", out)
+    return _A.linalg_inv(A)
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
+    """``(inverse, info)``; a singular input raises (openreg reports failures as errors, info is 0).
+
+    >>> import openreg
+    >>> openreg.linalg.inv_ex(openreg.eye(2)).info.item()
+    0
+    """
+    _no_out("inv_ex", out)
+    result = _A.linalg_inv(A)
+    return _InvEx(result, _A.zeros(list(A.shape[:-2]), dtype=_int32, device=A.device))
+
+
+def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """The determinant of square matrices.
+
+    >>> import openreg
+    >>> openreg.linalg.det(openreg.eye(2) * 3).item()
+    9.0
+    """
+    _no_out("det", out)
+    return _A.linalg_det(A)
+
+
+def slogdet(A: Tensor, *, out=None):
+    """``(sign, logabsdet)`` of the determinant.
+
+    >>> import openreg
+    >>> openreg.linalg.slogdet(openreg.eye(2)).logabsdet.item()
+    0.0
+    """
+    _no_out("slogdet", out)
+    sign, logabsdet = _A.linalg_slogdet(A)
+    return _Slogdet(sign.detach(), logabsdet)    # the sign is not differentiable (PyTorch)
+
+
+def cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Tensor:
+    """The Cholesky factor of symmetric positive-definite matrices.
+
+    >>> import openreg
+    >>> openreg.linalg.cholesky(openreg.eye(2) * 4).tolist()
+    [[2.0, 0.0], [0.0, 2.0]]
+    """
+    _no_out("cholesky", out)
+    return _A.linalg_cholesky(A, upper=upper)
+
+
+def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
+    """``(L, info)``; a matrix that is not positive-definite raises (info is 0 otherwise).
+
+    >>> import openreg
+    >>> openreg.linalg.cholesky_ex(openreg.eye(2)).L.tolist()
+    [[1.0, 0.0], [0.0, 1.0]]
+    """
+    _no_out("cholesky_ex", out)
+    L = _A.linalg_cholesky(A, upper=upper)
+    return _CholeskyEx(L, _A.zeros(list(A.shape[:-2]), dtype=_int32, device=A.device))
+
+
+def qr(A: Tensor, mode: str = "reduced", *, out=None):
+    """``(Q, R)`` with ``A = Q R``.
+
+    >>> import openreg
+    >>> openreg.linalg.qr(openreg.eye(2)).Q.shape
+    openreg.Size([2, 2])
+    """
+    _no_out("qr", out)
+    return _QR(*_A.linalg_qr(A, mode))
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver=None, out=None):
+    """``(U, S, Vh)`` with ``A = U diag(S) Vh``.
+
+    >>> import openreg
+    >>> openreg.linalg.svd(openreg.eye(2) * 2).S.tolist()
+    [2.0, 2.0]
+    """
+    _no_out("svd", out)
+    return _SVD(*_A.linalg_svd(A, full_matrices, driver=driver))
+
+
+def svdvals(A: Tensor, *, driver=None, out: Tensor | None = None) -> Tensor:
+    """The singular values, descending.
+
+    >>> import openreg
+    >>> openreg.linalg.svdvals(openreg.eye(2)).tolist()
+    [1.0, 1.0]
+    """
+    _no_out("svdvals", out)
+    return _A.linalg_svdvals(A, driver=driver)
+
+
+def eigh(A: Tensor, UPLO: str = "L", *, out=None):
+    """``(eigenvalues, eigenvectors)`` of symmetric matrices, eigenvalues ascending.
+
+    >>> import openreg
+    >>> openreg.linalg.eigh(openreg.eye(2)).eigenvalues.tolist()
+    [1.0, 1.0]
+    """
+    _no_out("eigh", out)
+    return _Eigh(*_A.linalg_eigh(A, UPLO))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L", *, out: Tensor | None = None) -> Tensor:
+    """The eigenvalues of symmetric matrices, ascending.
+
+    >>> import openreg
+    >>> openreg.linalg.eigvalsh(openreg.eye(2) * 2).tolist()
+    [2.0, 2.0]
+    """
+    _no_out("eigvalsh", out)
+    return _A.linalg_eigvalsh(A, UPLO)
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True, out: Tensor | None = None) -> Tensor:
+    """The solution of ``A X = B`` (``left=False``: ``X A = B``).
+
+    >>> import openreg
+    >>> openreg.linalg.solve(openreg.eye(2) * 2, openreg.tensor([2.0, 4.0])).tolist()
+    [1.0, 2.0]
+    """
+    _no_out("solve", out)
+    return _A.linalg_solve(A, B, left=left)
+
+
+def pinv(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out: Tensor | None = None) -> Tensor:
+    """The Moore-Penrose pseudo-inverse.
+
+    >>> import openreg
+    >>> openreg.linalg.pinv(openreg.tensor([[0.0, 4.0]])).tolist()
+    [[0.0], [0.25]]
+    """
+    _no_out("pinv", out)
+    return _A.linalg_pinv__atol_rtol_float(A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def matrix_power(A: Tensor, n: int, *, out: Tensor | None = None) -> Tensor:
+    """``A ** n`` for square matrices (negative ``n``: powers of the inverse).
+
+    >>> import openreg
+    >>> openreg.linalg.matrix_power(openreg.eye(2) * 2, 2).tolist()
+    [[4.0, 0.0], [0.0, 4.0]]
+    """
+    _no_out("matrix_power", out)
+    return _A.linalg_matrix_power(A, n)
+
+
+def matrix_exp(A: Tensor) -> Tensor:
+    """The matrix exponential.
+
+    >>> import openreg
+    >>> openreg.linalg.matrix_exp(openreg.zeros(1, 1)).item()
+    1.0
+    """
+    return _A.linalg_matrix_exp(A)
+
+
+def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """The cross product of 3-vectors along ``dim``.
+
+    >>> import openreg
+    >>> openreg.linalg.cross(openreg.tensor([0.0, 1.0, 0.0]), openreg.tensor([0.0, 0.0, 1.0])).tolist()
+    [1.0, 0.0, 0.0]
+    """
+    if out is not None:
+        return _A.linalg_cross__out(input, other, dim=dim, out=out)
+    return _A.linalg_cross(input, other, dim=dim)
