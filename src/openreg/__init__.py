@@ -18,8 +18,9 @@ from .dtypes import (  # noqa: F401
     float16, float32, float64, get_default_dtype, int8, int16, int32, int64, promote_types, qint8, qint32, quint8,
     set_default_dtype, uint8,
 )
-from .devices import device  # noqa: F401
+from .devices import device, get_default_device, set_default_device  # noqa: F401
 from .type_info import finfo, iinfo  # noqa: F401,E402
+from ._tensor_str import set_printoptions  # noqa: F401,E402
 from math import e, inf, nan, pi  # noqa: F401,E402  (torch.e, torch.pi, ...)
 
 newaxis = None  # torch.newaxis: x[:, openreg.newaxis] adds a dimension

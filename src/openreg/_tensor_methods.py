@@ -84,6 +84,8 @@ DeferredMethods = mixin("DeferredMethods", {
     "__dlpack__": deferred("openreg.dlpack:__dlpack__"),
     "__dlpack_device__": deferred("openreg.dlpack:__dlpack_device__"),
     "new": deferred("openreg.legacy_tensor_types:new"),
+    "apply_": deferred("openreg._tensor_legacy:apply_"),
+    "map_": deferred("openreg._tensor_legacy:map_"),
 })
 
 __all__ = ["DeferredMethods", "DeviceMethods", "deferred", "mixin"]

@@ -151,3 +151,38 @@ def _parse(text: str) -> tuple[str, int | None]:
 
 CPU = device("cpu")
 META = device("meta")
+
+_default_device: device | None = None     # set_default_device: where factories put tensors without device=
+
+
+def set_default_device(dev) -> None:
+    """Make ``dev`` the device of tensors that factories (``zeros``, ``tensor``, ``arange`` ...) create without
+    ``device=``; ``None`` restores the CPU.
+
+    >>> import openreg
+    >>> openreg.set_default_device("meta")
+    >>> openreg.zeros(2).device, openreg.get_default_device()
+    (device(type='meta'), device(type='meta'))
+    >>> openreg.set_default_device(None)
+    >>> openreg.zeros(2).device
+    device(type='cpu')
+    """
+    global _default_device
+    _default_device = None if dev is None else device(dev)
+    if _default_device is not None and _default_device._type == "cpu":
+        _default_device = None
+
+
+def get_default_device() -> device:
+    """The device factories use without ``device=`` (``openreg.device("cpu")`` unless set)."""
+    if _default_device is None:
+        return CPU
+    if _default_device.index is None and _default_device._type not in ("cpu", "meta"):
+        from . import privateuse1_hooks
+        return device(_default_device._type, privateuse1_hooks.current_device_index())
+    return _default_device
+
+
+def default_device_or_none() -> device | None:
+    """The device set by ``set_default_device`` (None: the CPU, the factories' own default)."""
+    return _default_device

@@ -18,7 +18,7 @@ from . import dtypes as _dt
 from ._array_bridge import from_float32, wrap_array
 from ._factory_args import finish as _finish
 from ._quiet import quiet
-from .devices import CPU
+from .devices import CPU, default_device_or_none
 from .devices import device as Device
 from .tensor import Size, Tensor
 
@@ -129,7 +129,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         with quiet():    # 1e30 as float16 is inf, silently, as in PyTorch
             arr = np.array(arr, dtype=dtype.numpy, copy=True)
     t = wrap_array(arr if arr.flags.c_contiguous else arr.copy(order="C"), dtype, CPU)
-    dev = CPU if device is None else Device(device)
+    dev = (default_device_or_none() or CPU) if device is None else Device(device)
     if dev._type != "cpu":
         t = t.to(dev)
     elif pin_memory:
@@ -141,7 +141,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like ``tensor`` but shares memory with a NumPy array or tensor when no conversion is needed."""
     if isinstance(data, Tensor):
         return data.to(device=device, dtype=dtype) if (device is not None or dtype is not None) else data
-    if isinstance(data, np.ndarray) and dtype is None and device is None:
+    if isinstance(data, np.ndarray) and dtype is None and device is None and default_device_or_none() is None:
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 

@@ -6,7 +6,7 @@ device(type='meta')
 """
 from __future__ import annotations
 
-from ..devices import CPU, cuda_not_enabled
+from ..devices import CPU, cuda_not_enabled, default_device_or_none
 from ..devices import device as Device
 from . import dispatcher
 from .keys import DispatchKey
@@ -30,6 +30,10 @@ def needs_backend_select(schema) -> bool:
 
 def make_kernel(entry):
     def backend_select(ks, *args, **kwargs):
+        if kwargs.get("device") is None:
+            default = default_device_or_none()           # set_default_device
+            if default is not None:
+                kwargs["device"] = default
         key = key_for_device(kwargs.get("device"))
         return entry.overload.redispatch_fn(1 << key, *args, **kwargs)
     return backend_select

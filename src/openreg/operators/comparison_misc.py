@@ -79,6 +79,11 @@ def _finite_limits(dtype):
     return float(info.max), float(info.min)
 
 
+def _nan_to_num_out(result, out):
+    from .linalg import _copy_into
+    return _copy_into("nan_to_num", result, out)
+
+
 def _nan_to_num(self, nan=None, posinf=None, neginf=None):
     if is_float8(self._dtype):
         refuse_float8("nan_to_num", self._dtype)
@@ -94,8 +99,14 @@ nan_to_num = Op(
     "nan_to_num",
     """
     nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+    nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)
+    nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
     """,
-    kernels={"nan_to_num": {"CompositeImplicitAutograd": _nan_to_num}},
+    kernels={"nan_to_num": {"CompositeImplicitAutograd": _nan_to_num},
+             "nan_to_num.out": {"CompositeImplicitAutograd": lambda self, nan=None, posinf=None, neginf=None, *, out:
+                                _nan_to_num_out(_nan_to_num(self, nan, posinf, neginf), out)},
+             "nan_to_num_": {"CompositeImplicitAutograd": lambda self, nan=None, posinf=None, neginf=None:
+                             A.copy_(self, _nan_to_num(self, nan, posinf, neginf))}},
     doc="""NaN, +inf and -inf replaced by ``nan`` (0), ``posinf`` and ``neginf`` (the dtype's largest/lowest
     finite values by default).
 
