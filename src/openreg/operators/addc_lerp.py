@@ -46,8 +46,10 @@ def _addc_meta(name: str):
         dtype = promote(self, tensor1, tensor2)
         if dtype is _dt.bool:
             raise NotImplementedError(f"\"{name}_cpu_out\" not implemented for 'Bool'")
-        if name == "addcdiv" and not (dtype.is_floating_point or dtype.is_complex):
-            raise RuntimeError(_ADDCDIV_INT)
+        if name == "addcdiv" and (not (dtype.is_floating_point or dtype.is_complex) or
+                                  (tensor1._dtype.category <= _dt.INTEGRAL and
+                                   tensor2._dtype.category <= _dt.INTEGRAL)):
+            raise RuntimeError(_ADDCDIV_INT)     # PyTorch: integral tensor1 and tensor2, whatever input is
         return Spec(size, dtype, dev)
     return meta
 

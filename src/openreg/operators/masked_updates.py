@@ -64,7 +64,6 @@ masked_scatter = Op("masked_scatter", """
     """, kernels={"masked_scatter": {CIA: _masked_scatter}, "masked_scatter_": {CIA: _masked_scatter_},
                   "masked_scatter.out": {CIA: lambda self, mask, source, *, out: _copy_into(
                       "masked_scatter", _masked_scatter(self, mask, source), out)}},
-    function=False,
     doc="""Copies consecutive elements of ``source`` into the positions where ``mask`` is True (row-major).
 
     >>> import openreg
@@ -111,7 +110,6 @@ index_reduce = Op("index_reduce", """
                   "index_reduce.out": {CIA: lambda self, dim, index, source, reduce, *, include_self=True, out:
                                        _copy_into("index_reduce", _index_reduce(self, dim, index, source, reduce,
                                                                                 include_self=include_self), out)}},
-    function=False,
     doc="""Reduces (``prod``, ``mean``, ``amax``, ``amin``) the slices of ``source`` into the rows ``index`` names
     along ``dim`` (with ``self``'s values unless ``include_self=False``).
 

@@ -1,6 +1,6 @@
 """Products and diagonals built from other operators (CompositeImplicitAutograd, so gradients and the device come
 from those): ``mv``, ``addmv``, ``addr``, ``addbmm``, ``inner``, ``tensordot``, ``kron``, ``cross`` /
-``linalg_cross``, ``dist``, ``cdist``, ``trace``, ``diag``, ``diag_embed``, ``diagflat``, ``block_diag``.
+``linalg_cross``, ``dist``, ``cdist``, ``block_diag`` (``diag``, ``trace`` ... are in ``diag.py``).
 
 >>> import openreg
 >>> m = openreg.tensor([[1.0, 2.0], [3.0, 4.0]])
@@ -376,86 +376,7 @@ cdist_op = Op("cdist", """
     """)
 
 
-# -- trace, diag, diag_embed, diagflat, block_diag ----------------------------------------------------------
-
-def _trace(self):
-    if self.dim() != 2:
-        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {self.dim()}")
-    return A.sum(A.diagonal(self))
-
-
-trace = Op("trace", """
-    trace(Tensor self) -> Tensor
-    trace.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-    """, kernels=_variants("trace", _trace),
-    doc="""The sum of the main diagonal of a matrix (integers sum to int64).
-
-    >>> import openreg
-    >>> openreg.trace(openreg.tensor([[1, 2], [3, 4]])).item()
-    5
-    """)
-
-
-def _diag_embed(self, offset=0, dim1=-2, dim2=-1):
-    nd = self.dim() + 1
-    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
-    if d1 == d2:
-        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
-    n = self.shape[-1] if self.dim() else 1
-    m = n + abs(offset)
-    v = self if self.dim() else self.reshape(1)
-    col = A.constant_pad_nd(v, [offset, 0] if offset >= 0 else [0, -offset])    # value of column j
-    rows = A.arange(m, device=self.device)
-    mask = (rows.unsqueeze(0) - rows.unsqueeze(1)) == offset                     # [i, j]: j - i == offset
-    full = A.where__ScalarOther(mask, col.unsqueeze(-2), 0)                   # (..., m, m)
-    nb = nd - 2
-    perm, batch = [], iter(range(nb))
-    for d in range(nd):
-        perm.append(nb if d == d1 else nb + 1 if d == d2 else next(batch))
-    return full.permute(perm)
-
-
-diag_embed = Op("diag_embed", """
-    diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
-    diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)
-    """, kernels=_variants("diag_embed", _diag_embed),
-    doc="""Matrices (in dims ``dim1``, ``dim2``) whose ``offset`` diagonal holds the last dim of ``input``.
-
-    >>> import openreg
-    >>> openreg.diag_embed(openreg.tensor([1.0, 2.0]), 1).tolist()
-    [[0.0, 1.0, 0.0], [0.0, 0.0, 2.0], [0.0, 0.0, 0.0]]
-    """)
-
-
-def _diag(self, diagonal=0):
-    if self.dim() == 1:
-        return _diag_embed(self, diagonal, 0, 1)
-    if self.dim() == 2:
-        return A.clone(A.diagonal(self, diagonal))
-    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {self.dim()}D")
-
-
-diag = Op("diag", """
-    diag(Tensor self, int diagonal=0) -> Tensor
-    diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
-    """, kernels=_variants("diag", _diag),
-    doc="""A vector's diagonal matrix, or a matrix's ``diagonal`` (a copy).
-
-    >>> import openreg
-    >>> openreg.diag(openreg.tensor([1, 2])).tolist()
-    [[1, 0], [0, 2]]
-    """)
-
-diagflat = Op("diagflat", """
-    diagflat(Tensor self, int offset=0) -> Tensor
-    """, kernels={"diagflat": {CIA: lambda self, offset=0: _diag_embed(self.reshape(-1), offset, 0, 1)}},
-    doc="""The diagonal matrix of the flattened input.
-
-    >>> import openreg
-    >>> openreg.diagflat(openreg.tensor([[1, 2]])).tolist()
-    [[1, 0], [0, 2]]
-    """)
-
+# -- block_diag ------------------------------------------------------------------------------------------------
 
 def _block_diag(tensors):
     mats = []
@@ -501,5 +422,4 @@ block_diag_op = Op("block_diag", """
     [[1, 0], [0, 2]]
     """)
 
-register(mv, addmv, addr, addbmm, tensordot_op, inner, kron, linalg_cross, cross, dist, cdist_op, trace, diag_embed,
-         diag, diagflat, block_diag_op)
+register(mv, addmv, addr, addbmm, tensordot_op, inner, kron, linalg_cross, cross, dist, cdist_op, block_diag_op)

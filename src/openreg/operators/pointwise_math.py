@@ -1,6 +1,6 @@
 """More elementwise math: ``tan``, ``square``, ``atan2`` (``arctan2``), ``fmod``, ``copysign``, ``logit``, ``sgn``,
-``heaviside``, ``fmax``/``fmin``, ``isin``, ``isneginf``/``isposinf`` and the fused ``addcmul``, ``addcdiv``, ``lerp``
-(optimizers' update rules).
+``heaviside``, ``fmax``/``fmin``, ``isin``, ``isneginf``/``isposinf`` (``addcmul``, ``addcdiv``, ``lerp`` are in
+``addc_lerp.py``).
 
 Result dtypes follow PyTorch: ``tan``, ``atan2``, ``copysign`` and ``logit`` of integers give the default float
 dtype; ``square``, ``fmod``, ``fmax``/``fmin``, ``addcmul`` keep the promoted type; ``lerp`` wants every operand of
@@ -8,8 +8,8 @@ one floating dtype. float16 and bfloat16 are computed in float32 and rounded onc
 
 >>> import openreg
 >>> x = openreg.tensor([1.0, -2.0])
->>> openreg.addcmul(x, x, x, value=0.5).tolist(), openreg.lerp(x, openreg.zeros(2), 0.25).tolist()
-([1.5, 0.0], [0.75, -1.5])
+>>> openreg.fmod(x, 1.5).tolist(), openreg.atan2(x, openreg.ones(2)).tolist()
+([1.0, -0.5], [0.7853981256484985, -1.1071487665176392])
 """
 from __future__ import annotations
 
@@ -17,13 +17,12 @@ import math
 
 from .. import dtypes as _dt
 from .._dispatch.ops import A
-from ..aten.meta_rules import Spec, broadcast_shapes, common_device, scalar_type_name
+from ..aten.meta_rules import Spec, common_device
 from ..tensor import TensorBase
 from ._compute import operand, pair, quiet, upcast, xp_of
 from ._formulas import mask
 from ._pointwise import binary_spec, check_tensor, not_for_bool, not_for_complex_kernel, promote
 from ._record import Deriv, Op, register
-from .metadata import cpp_type_name
 from .rounding import _sign
 from .special_functions import float_unary_spec
 
@@ -387,129 +386,4 @@ isneginf = _isinf_sign("isneginf", True)
 isposinf = _isinf_sign("isposinf", False)
 
 
-# -- addcmul, addcdiv, lerp --------------------------------------------------------------------------------
-
-def _ternary_spec(op: str, a, b, c) -> Spec:
-    for name, t in (("tensor1", b), ("tensor2", c)):
-        check_tensor(op, name, t)
-    size = broadcast_shapes(a._size, b._size, c._size)
-    dtype = promote(a, b, c)
-    return Spec(size, dtype, common_device(op, a, b, c), dtype)
-
-
-def _addcmul_meta(self, tensor1, tensor2, *, value=1) -> Spec:
-    spec = _ternary_spec("addcmul", self, tensor1, tensor2)
-    not_for_bool("addcmul", spec, "addcmul_cpu_out")
-    return spec
-
-
-def _addcdiv_meta(self, tensor1, tensor2, *, value=1) -> Spec:
-    if tensor1._dtype.category <= _dt.INTEGRAL and tensor2._dtype.category <= _dt.INTEGRAL:
-        raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
-            "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
-            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as (input + "
-            "value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
-            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
-    return _ternary_spec("addcdiv", self, tensor1, tensor2)
-
-
-def _addc(divide: bool):
-    def compute(spec, self, tensor1, tensor2, *, value=1):
-        xp = xp_of(self)
-        s, t1, t2 = (upcast(operand(t, spec, xp), xp) for t in (self, tensor1, tensor2))
-        with quiet():
-            prod = t1 / t2 if divide else t1 * t2
-            if not (value.__class__ is int and value == 1):
-                prod = prod * xp.asarray(value, dtype=prod.dtype)
-            return s + prod
-    return compute
-
-
-addcmul = Op("addcmul", """
-    addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor  [pointwise]
-    addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)  [pointwise]
-    addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)  [pointwise]
-    """, meta=_addcmul_meta, compute=_addc(False), elementwise=True,
-    derivatives={"addcmul": Deriv(save="tensor1 tensor2 value", pointwise=True, self=lambda g, a: g,
-                                  tensor1=lambda g, a: g * a.tensor2 * a.value,
-                                  tensor2=lambda g, a: g * a.tensor1 * a.value)},
-    doc="""``input + value * tensor1 * tensor2``, broadcast.
-
-    >>> import openreg
-    >>> openreg.addcmul(openreg.ones(2), openreg.tensor([1.0, 2.0]), openreg.tensor([3.0]), value=2).tolist()
-    [7.0, 13.0]
-    """)
-
-addcdiv = Op("addcdiv", """
-    addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor  [pointwise]
-    addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)  [pointwise]
-    addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)  [pointwise]
-    """, meta=_addcdiv_meta, compute=_addc(True), elementwise=True,
-    derivatives={"addcdiv": Deriv(save="tensor1 tensor2 value", pointwise=True, self=lambda g, a: g,
-                                  tensor1=lambda g, a: g * a.value / a.tensor2,
-                                  tensor2=lambda g, a: -(g * a.value * a.tensor1) / (a.tensor2 * a.tensor2))},
-    doc="""``input + value * tensor1 / tensor2``, broadcast (integer ``tensor1``/``tensor2`` are refused).
-
-    >>> import openreg
-    >>> openreg.addcdiv(openreg.zeros(2), openreg.tensor([1.0, 2.0]), openreg.tensor([4.0]), value=-1).tolist()
-    [-0.25, -0.5]
-    """)
-
-
-def _lerp_check(self, end, weight=None) -> None:
-    check_tensor("lerp", "end", end)
-    for name, t in (("end", end), ("weight", weight)):
-        if isinstance(t, TensorBase) and t._dtype is not self._dtype:
-            raise RuntimeError(f"expected dtype {cpp_type_name(self._dtype)} for `{name}` but got dtype "
-                               f"{cpp_type_name(t._dtype)}")
-
-
-def _lerp_scalar_meta(self, end, weight) -> Spec:
-    _lerp_check(self, end)
-    if not (self._dtype.is_floating_point or self._dtype.is_complex):
-        raise NotImplementedError(f"\"lerp_kernel_scalar\" not implemented for '{scalar_type_name(self._dtype)}'")
-    return binary_spec("lerp", self, end)
-
-
-def _lerp_tensor_meta(self, end, weight) -> Spec:
-    _lerp_check(self, end, weight)
-    if not (self._dtype.is_floating_point or self._dtype.is_complex):
-        raise NotImplementedError(f"\"lerp_kernel_tensor\" not implemented for '{scalar_type_name(self._dtype)}'")
-    d = self._dtype
-    return Spec(broadcast_shapes(self._size, end._size, weight._size), d, common_device("lerp", self, end, weight),
-                d)
-
-
-def _lerp(spec, self, end, weight):
-    xp = xp_of(self)
-    s, e = (upcast(operand(t, spec, xp), xp) for t in (self, end))
-    w = upcast(operand(weight, spec, xp), xp)
-    diff = e - s
-    # from the nearer end, so that weight 0 gives self and weight 1 gives end exactly
-    return xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
-
-
-lerp = Op("lerp", """
-    lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor  [pointwise]
-    lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
-    lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)  [pointwise]
-    lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor  [pointwise]
-    lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
-    lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)  [pointwise]
-    """, meta={"lerp.Scalar": _lerp_scalar_meta, "lerp.Tensor": _lerp_tensor_meta}, compute=_lerp,
-    elementwise=True,
-    derivatives={"lerp.Scalar": Deriv(save="weight", pointwise=True, self=lambda g, a: g * (1 - a.weight),
-                                      end=lambda g, a: g * a.weight),
-                 "lerp.Tensor": Deriv(save="self end weight", pointwise=True,
-                                      self=lambda g, a: g * (1 - a.weight), end=lambda g, a: g * a.weight,
-                                      weight=lambda g, a: g * (a.end - a.self))},
-    doc="""Linear interpolation ``input + weight * (end - input)`` (a number or a tensor weight).
-
-    >>> import openreg
-    >>> openreg.lerp(openreg.tensor([0.0, 10.0]), openreg.tensor([10.0, 20.0]), 0.5).tolist()
-    [5.0, 15.0]
-    """)
-
-register(tan, square, sgn, atan2, copysign, fmod, logit, heaviside, fmax, fmin, isin, isneginf, isposinf, addcmul,
-         addcdiv, lerp)
+register(tan, square, sgn, atan2, copysign, fmod, logit, heaviside, fmax, fmin, isin, isneginf, isposinf)
