@@ -1,16 +1,14 @@
-"""Grids, arrangements and small queries made of other operators (CompositeImplicitAutograd): ``meshgrid``,
+"""Grids, arrangements and small queries made of other operators (CompositeImplicitAutograd):
 ``cartesian_prod``, ``combinations``, ``rot90``, ``fliplr``, ``flipud``, ``ravel``, ``numel``, ``equal``, ``is_nonzero``
 and the ``logspace`` factory.
 
 >>> import openreg
->>> xs, ys = openreg.meshgrid(openreg.tensor([1, 2]), openreg.tensor([3, 4, 5]), indexing="ij")
->>> xs.shape, openreg.cartesian_prod(openreg.tensor([1, 2]), openreg.tensor([3])).tolist()
-(openreg.Size([2, 3]), [[1, 3], [2, 3]])
+>>> openreg.cartesian_prod(openreg.tensor([1, 2]), openreg.tensor([3])).tolist()
+[[1, 3], [2, 3]]
 """
 from __future__ import annotations
 
 import itertools
-import warnings
 
 from .. import dtypes as _dt
 from .._dispatch.ops import A
@@ -20,7 +18,7 @@ from ._record import Op, register
 CIA = "CompositeImplicitAutograd"
 
 
-# -- meshgrid, cartesian_prod, combinations ----------------------------------------------------------------
+# -- cartesian_prod, combinations ----------------------------------------------------------------
 
 def _meshgrid_ij(tensors):
     if not tensors:
@@ -41,48 +39,6 @@ def _meshgrid_ij(tensors):
         shape[i] = sizes[i]
         out.append(t.reshape(shape).expand(sizes))
     return out
-
-
-def _meshgrid_indexing(tensors, *, indexing):
-    if indexing not in ("ij", "xy"):
-        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {indexing}")
-    tensors = list(tensors)
-    if indexing == "xy" and len(tensors) >= 2:
-        tensors[0], tensors[1] = tensors[1], tensors[0]
-        out = _meshgrid_ij(tensors)
-        out[0], out[1] = out[1], out[0]
-        return out
-    return _meshgrid_ij(tensors)
-
-
-def meshgrid(*tensors, indexing: str | None = None):
-    """Coordinate grids of 0-D/1-D tensors: ``indexing="ij"`` (matrix) or ``"xy"`` (Cartesian: the first two
-    dims swapped). Without ``indexing``, "ij" with PyTorch's warning.
-
-    >>> import openreg
-    >>> [t.shape for t in openreg.meshgrid(openreg.ones(2), openreg.ones(3), indexing="xy")]
-    [openreg.Size([3, 2]), openreg.Size([3, 2])]
-    """
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    if indexing is None:
-        warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-                      UserWarning, stacklevel=2)
-        return tuple(A.meshgrid(list(tensors)))
-    return tuple(A.meshgrid__indexing(list(tensors), indexing=indexing))
-
-
-meshgrid_op = Op("meshgrid", """
-    meshgrid(Tensor[] tensors) -> Tensor[]
-    meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
-    """, kernels={"meshgrid": {CIA: _meshgrid_ij}, "meshgrid.indexing": {CIA: _meshgrid_indexing}},
-    function=meshgrid, method=False,
-    doc="""Coordinate grids (expanded views of the inputs).
-
-    >>> import openreg
-    >>> openreg.ops.aten.meshgrid.indexing([openreg.tensor([1, 2]), openreg.tensor([3])], indexing="ij")[0].tolist()
-    [[1], [2]]
-    """)
 
 
 def _check_vector(t) -> None:
@@ -236,26 +192,6 @@ numel = Op("numel", """
     """)
 
 
-def _equal(self, other):
-    if self.device != other.device:
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                           f"{self.device} and {other.device}!")
-    if tuple(self.shape) != tuple(other.shape):
-        return False
-    return bool(A.all(A.eq__Tensor(self, other)).item())
-
-
-equal = Op("equal", """
-    equal(Tensor self, Tensor other) -> bool  [data_dependent_output, pointwise]
-    """, kernels={"equal": {CIA: _equal}},
-    doc="""Whether both tensors have the same size and elements (NaN is not equal to itself).
-
-    >>> import openreg
-    >>> openreg.equal(openreg.tensor([1, 2]), openreg.tensor([1.0, 2.0]))
-    True
-    """)
-
-
 def _is_nonzero(self):
     n = self.numel()
     if n == 0:
@@ -322,5 +258,4 @@ logspace_op = Op("logspace", """
     [1.0, 10.0]
     """)
 
-register(meshgrid_op, cartesian_prod_op, combinations, rot90, fliplr, flipud, ravel, numel, equal, is_nonzero,
-         logspace_op)
+register(cartesian_prod_op, combinations, rot90, fliplr, flipud, ravel, numel, is_nonzero, logspace_op)

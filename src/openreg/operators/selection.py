@@ -467,29 +467,7 @@ quantile = _quantile_op("quantile", False)
 nanquantile = _quantile_op("nanquantile", True)
 
 
-# -- masked_select, take_along_dim --------------------------------------------------------------------------
-
-def _masked_select(self, mask):
-    if mask._dtype is not _dt.bool:
-        raise RuntimeError("masked_select: expected BoolTensor for mask")
-    from ..aten.meta_rules import broadcast_shapes
-    size = list(broadcast_shapes(tuple(self.shape), tuple(mask.shape)))
-    return self.expand(size)[mask.expand(size)]
-
-
-masked_select = Op("masked_select", """
-    masked_select(Tensor self, Tensor mask) -> Tensor  [dynamic_output_shape]
-    masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)  [dynamic_output_shape]
-    """, kernels={"masked_select": {CIA: _masked_select},
-                  "masked_select.out": {CIA: lambda self, mask, *, out: _into(
-                      "masked_select", _masked_select(self, mask), out)}},
-    doc="""The elements where the (broadcast) boolean ``mask`` is True, as a 1-D tensor.
-
-    >>> import openreg
-    >>> openreg.masked_select(openreg.tensor([[1, 2], [3, 4]]), openreg.tensor([True, False])).tolist()
-    [1, 3]
-    """)
-
+# -- take_along_dim ------------------------------------------------------------------------------------------
 
 def _into(name, result, out):
     from .linalg import _copy_into
@@ -529,5 +507,4 @@ take_along_dim = Op("take_along_dim", """
     [[10, 20, 30]]
     """)
 
-register(median, nanmedian, kthvalue, mode, cummax, cummin, logcumsumexp, quantile, nanquantile, masked_select,
-         take_along_dim)
+register(median, nanmedian, kthvalue, mode, cummax, cummin, logcumsumexp, quantile, nanquantile, take_along_dim)
