@@ -226,6 +226,11 @@ def test_policy_lists_name_pytorchs_autocast_ops():
     assert set(policy.CUDA) == _autocast_ops("AutocastCUDA")
 
 
+def _spd(lib, a):
+    """A symmetric positive definite matrix of ``a``'s dtype (for the factorizations)."""
+    return a @ a.mT + 3 * lib.eye(a.shape[-1], dtype=a.dtype)
+
+
 def _samples(lib, dt):
     """(op name, callable(lib, tensors...)) with float32/bfloat16 inputs built by ``dt``."""
     r = np.random.default_rng(0)
@@ -259,6 +264,25 @@ def _samples(lib, dt):
         "rsqrt": lambda: lib.rsqrt(t(3, dtype="b").abs()),
         "mean": lambda: lib.mean(t(3, dtype="b")),
         "trace": lambda: lib.trace(t(3, 3, dtype="b")),
+        "addbmm": lambda: lib.addbmm(t(3, 5), t(2, 3, 4), t(2, 4, 5, dtype="b")),
+        "cdist": lambda: lib.cdist(t(3, 4, dtype="b"), t(2, 4, dtype="b")),
+        "cholesky": lambda: lib.cholesky(_spd(lib, t(3, 3, dtype="b"))),
+        "linalg_cholesky": lambda: lib.linalg.cholesky(_spd(lib, t(3, 3, dtype="b"))),
+        "inverse": lambda: lib.inverse(_spd(lib, t(3, 3, dtype="b"))),
+        "linalg_inv": lambda: lib.linalg.inv(_spd(lib, t(3, 3, dtype="b"))),
+        "linalg_solve": lambda: lib.linalg.solve(_spd(lib, t(3, 3, dtype="b")), t(3, 2, dtype="b")),
+        "linalg_eigh": lambda: lib.linalg.eigh(_spd(lib, t(3, 3, dtype="b")))[0],
+        "linalg_eigvalsh": lambda: lib.linalg.eigvalsh(_spd(lib, t(3, 3, dtype="b"))),
+        "qr": lambda: lib.qr(t(3, 3, dtype="b"))[0],
+        "linalg_qr": lambda: lib.linalg.qr(t(3, 3, dtype="b"))[0],
+        "svd": lambda: lib.svd(t(3, 3, dtype="b"))[1],
+        "linalg_svd": lambda: lib.linalg.svd(t(3, 3, dtype="b"))[1],
+        "linalg_svdvals": lambda: lib.linalg.svdvals(t(3, 3, dtype="b")),
+        "pinverse": lambda: lib.pinverse(t(3, 2, dtype="b")),
+        "quantile": lambda: lib.quantile(t(5, dtype="b"), t(2, dtype="b").sigmoid()),
+        "quantile.scalar": lambda: lib.quantile(t(5, dtype="b"), 0.5),
+        "nanquantile": lambda: lib.nanquantile(t(5, dtype="b"), t(2, dtype="b").sigmoid()),
+        "nanquantile.scalar": lambda: lib.nanquantile(t(5, dtype="b"), 0.5),
         "conv1d": lambda: lib.nn.functional.conv1d(t(1, 2, 5), t(3, 2, 2, dtype="b")),
         "conv1d.padding": lambda: lib.nn.functional.conv1d(t(1, 2, 5), t(3, 2, 2, dtype="b"), padding="same"),
         "conv2d": lambda: lib.nn.functional.conv2d(t(1, 2, 4, 4), t(3, 2, 2, 2, dtype="b")),
