@@ -1,5 +1,5 @@
 """Grids, arrangements and small queries made of other operators (CompositeImplicitAutograd):
-``cartesian_prod``, ``combinations``, ``rot90``, ``fliplr``, ``flipud``, ``ravel``, ``numel``, ``equal``, ``is_nonzero``
+``cartesian_prod``, ``combinations``, ``rot90``, ``fliplr``, ``flipud``, ``ravel``, ``numel``, ``is_nonzero``
 and the ``logspace`` factory.
 
 >>> import openreg
@@ -179,7 +179,7 @@ ravel = Op("ravel", """
     """)
 
 
-# -- numel, equal, is_nonzero ----------------------------------------------------------------------------
+# -- numel, is_nonzero -----------------------------------------------------------------------------------
 
 numel = Op("numel", """
     numel(Tensor self) -> int
