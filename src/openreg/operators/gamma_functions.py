@@ -76,16 +76,23 @@ def digamma_array(xp, x):
         return xp.where(x == xp.inf, xp.inf, out)
 
 
+_MAX_STEPS = 4096.0
+
+
 def polygamma_array(xp, n: int, x):
     """Elementwise n-th derivative of psi (n >= 1) of a float64 array: (-1)**(n+1) n! zeta(n + 1, x)."""
     if n == 0:
         return digamma_array(xp, x)
     with quiet():
         sign = 1.0 if n % 2 else -1.0
-        fact_n = math.factorial(n)
-        threshold = 10.0 + n
+        # n! overflows float64 beyond 170 (the result is then +-inf or NaN); a larger n must not cost more work.
+        fact_n = float(math.factorial(n)) if n <= 170 else math.inf
+        threshold = 10.0 + min(n, 200)
         pole = (x <= 0) & (xp.floor(x) == x)
-        y = xp.where(pole | ~xp.isfinite(x), threshold, x)
+        # The recurrence below steps each element up to the threshold one by one; elements further below than
+        # _MAX_STEPS (very negative x, where the result is dominated by rounding anyway) give NaN instead.
+        far = x < threshold - _MAX_STEPS
+        y = xp.where(pole | far | ~xp.isfinite(x), threshold, x)
         acc = xp.zeros_like(y)
         while True:                                  # zeta(s, y) = y**-s + zeta(s, y + 1) up to y >= threshold
             low = y < threshold
@@ -94,10 +101,12 @@ def polygamma_array(xp, n: int, x):
             acc = acc + xp.where(low, xp.where(low, y, 1.0) ** -(n + 1.0), 0.0)
             y = xp.where(low, y + 1.0, y)
         # asymptotic: (n-1)!/y**n + n!/(2 y**(n+1)) + sum_k B_2k (2k+n-1)!/((2k)! y**(2k+n)), divided by n!
-        tail = math.factorial(n - 1) / fact_n * y ** (-float(n)) + 0.5 * y ** -(n + 1.0)
-        for k, b in enumerate(_B2K, start=1):
-            tail = tail + b * math.factorial(2 * k + n - 1) / (math.factorial(2 * k) * fact_n) * y ** -(2.0 * k + n)
+        tail = y ** (-float(n)) / n + 0.5 * y ** -(n + 1.0)
+        for k, b in enumerate(_B2K, start=1):      # (2k+n-1)! / ((2k)! n!) through lgamma: no huge integers
+            coef = math.exp(math.lgamma(2 * k + n) - math.lgamma(2 * k + 1) - math.lgamma(n + 1))
+            tail = tail + b * coef * y ** -(2.0 * k + n)
         out = sign * fact_n * (acc + tail)
+        out = xp.where(far, xp.nan, out)
         out = xp.where(pole, sign * xp.inf, out)
         # PyTorch's values at infinity: trigamma is 0 at +inf and NaN at -inf; higher orders (computed through
         # zeta) are NaN at +inf and (-1)**(n+1) * inf at -inf
