@@ -12,21 +12,9 @@ from __future__ import annotations
 
 from .._dispatch.ops import A
 from ..autograd.grad_mode import no_grad
+from ._checks import check_betas_eps_wd, check_lr
 from ._pointwise import lerp_
 from .optimizer import Optimizer
-
-
-def _check_adam_args(lr: float, betas: tuple, eps: float, weight_decay: float) -> None:
-    if not 0.0 <= lr:
-        raise ValueError(f"Invalid learning rate: {lr}")
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 def _check_flags(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
@@ -49,7 +37,8 @@ class Adam(Optimizer):
                  weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
                  maximize: bool = False, capturable: bool = False, differentiable: bool = False,
                  fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
-        _check_adam_args(lr, betas, eps, weight_decay)
+        check_lr(lr)
+        check_betas_eps_wd(betas, eps, weight_decay)
         _check_flags(fused, foreach, differentiable)
         super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay,
                                   "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
