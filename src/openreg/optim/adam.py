@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .._dispatch.ops import A
 from ..autograd.grad_mode import no_grad
+from . import _adam_arrays
 from ._checks import check_betas_eps_wd, check_lr
 from ._pointwise import lerp_
 from .optimizer import Optimizer
@@ -62,6 +63,10 @@ class Adam(Optimizer):
         multi-tensor ``_foreach`` ops (the same arithmetic, fewer calls)."""
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay, amsgrad, decoupled = group["weight_decay"], group["amsgrad"], group["decoupled_weight_decay"]
+        if _adam_arrays.update(params, [self.state[p] for p in params], lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                               weight_decay=weight_decay, amsgrad=amsgrad, decoupled=decoupled,
+                               maximize=group["maximize"]):
+            return    # the same arithmetic on host arrays (_adam_arrays.py)
         grads = [-p.grad for p in params] if group["maximize"] else [p.grad for p in params]
         states = []
         for p in params:

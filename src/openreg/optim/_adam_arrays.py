@@ -1,0 +1,114 @@
+"""Adam's update run straight on host arrays: the arithmetic of ``Adam._update``'s operator calls, op for op in
+the same dtype and order (so results are bitwise the same), without a dispatcher call per operation.
+
+It applies when every parameter, gradient and state tensor is a contiguous float32/float64 tensor in host
+memory (the CPU backend, or the emulated device whose memory is host memory) and the step counters are float32
+CPU scalars; otherwise ``update`` returns False having written nothing, and the optimizer runs its operator
+calls. Every tensor written gets its version bumped, as the in-place operators would.
+
+>>> import numpy as np, openreg
+>>> from openreg.optim._adam_arrays import update
+>>> p = openreg.ones(2); p.grad = openreg.ones(2)
+>>> state = {"exp_avg": openreg.zeros(2), "exp_avg_sq": openreg.zeros(2), "step": openreg.zeros(())}
+>>> update([p], [state], lr=0.1, beta1=0.9, beta2=0.999, eps=1e-8, weight_decay=0.0, amsgrad=False,
+...        decoupled=False, maximize=False)
+True
+>>> [round(x, 4) for x in p.tolist()]
+[0.9, 0.9]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..tensor import TensorBase
+
+_HOST_DTYPES = (_dt.float32, _dt.float64)
+
+
+def _plain(t, like) -> bool:
+    """``t`` is a contiguous host tensor of ``like``'s dtype, size and device."""
+    return (isinstance(t, TensorBase) and t._dtype is like._dtype and t._size == like._size
+            and t._storage.device == like._storage.device and t.is_contiguous())
+
+
+def _applies(params: list, states: list, amsgrad: bool) -> bool:
+    for p, state in zip(params, states):
+        if not isinstance(p, TensorBase) or p._dtype not in _HOST_DTYPES or p._storage._backend.array_module \
+                is not np or not p.is_contiguous() or not _plain(p.grad, p):
+            return False
+        step = state.get("step")
+        if step is not None and not (isinstance(step, TensorBase) and step._dtype is _dt.float32 and not step._size
+                                     and step._storage.device._type == "cpu"):
+            return False
+        for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else ("exp_avg", "exp_avg_sq"):
+            if key in state and not _plain(state[key], p):
+                return False
+    return True
+
+
+def _next_step(state: dict) -> float:
+    """The parameter's step counter incremented in place (a float32 CPU scalar, created at 0 as PyTorch's)."""
+    step = state.get("step")
+    if step is None:
+        from ..operators.factories import zeros
+        step = state["step"] = zeros((), dtype=_dt.float32)
+    arr = step._array()
+    arr += np.float32(1)
+    step._vc.value += 1
+    return float(arr)
+
+
+def update(params: list, states: list, *, lr: float, beta1: float, beta2: float, eps: float, weight_decay: float,
+           amsgrad: bool, decoupled: bool, maximize: bool) -> bool:
+    """One Adam/AdamW step of ``params`` (whose ``states`` hold ``exp_avg``/``exp_avg_sq``/``step``, made here
+    when missing) on their arrays; False, with nothing written, when the arrays path does not apply."""
+    if not _applies(params, states, amsgrad):
+        return False
+    for p, state in zip(params, states):
+        x = p._array()
+        scalar = x.dtype.type
+        g = p.grad._array()
+        if maximize:
+            g = np.negative(g)
+        if "exp_avg" not in state:
+            state["exp_avg"] = p.detach().new_zeros(p.shape)
+            state["exp_avg_sq"] = p.detach().new_zeros(p.shape)
+            if amsgrad:
+                state["max_exp_avg_sq"] = p.detach().new_zeros(p.shape)
+        step = _next_step(state)
+        if weight_decay != 0:
+            if decoupled:
+                np.multiply(x, scalar(1 - lr * weight_decay), out=x)
+            else:
+                g = np.add(g, x * scalar(weight_decay))
+        m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
+        m, v = m_t._array(), v_t._array()
+        if 1 - beta1 < 0.5:        # lerp_(exp_avg, grad, 1 - beta1) from the start
+            d = np.subtract(g, m)
+            np.multiply(d, scalar(1 - beta1), out=d)
+            np.add(m, d, out=m)
+        else:                      # from the end
+            d = np.subtract(g, m)
+            np.multiply(d, scalar(1 - (1 - beta1)), out=d)
+            np.subtract(g, d, out=m)
+        np.multiply(v, scalar(beta2), out=v)
+        sq = np.multiply(g, scalar(1 - beta2))
+        np.multiply(sq, g, out=sq)
+        np.add(v, sq, out=v)
+        bias_correction1 = 1 - beta1 ** step
+        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+        if amsgrad:
+            mx_t = state["max_exp_avg_sq"]
+            mx = mx_t._array()
+            np.maximum(mx, v, out=mx)
+            mx_t._vc.value += 1
+            v = mx
+        denom = np.true_divide(np.sqrt(v), scalar(bias_correction2_sqrt))
+        np.add(denom, scalar(eps), out=denom)
+        upd = np.multiply(m, scalar(-(lr / bias_correction1)))
+        np.true_divide(upd, denom, out=upd)
+        np.add(x, upd, out=x)
+        for t in (p, m_t, v_t):
+            t._vc.value += 1
+    return True
