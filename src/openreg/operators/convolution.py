@@ -5,7 +5,8 @@ Forward is im2col + GEMM: the zero-padded input viewed as ``(N, C, *kernel, *out
 view (no copy), copied once into the ``(groups, C/groups * prod(kernel), N * prod(out))`` column matrix, and one
 GEMM per group over the whole batch. The input gradient is one GEMM per group with the transposed weight, folded
 back with one strided add per kernel offset (never a loop over pixels); the weight gradient is one GEMM per
-group with the columns (the batch sums inside the GEMM).
+group with the columns (the batch sums inside the GEMM). Stride-1 convolutions of host arrays (the common
+case) take ``_conv_flat.py``'s route instead: the same GEMMs over contiguous runs of the flattened padded image.
 
 >>> import openreg
 >>> x = openreg.arange(9.0).reshape(1, 1, 3, 3)
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from .._dispatch.ops import A, lookup
 from ..aten.meta_rules import fmt_shape
+from . import _conv_flat
 from ._compute import pad_constant
 from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
 from ._record import Deriv, Op, register
@@ -128,17 +130,18 @@ def _im2col(xp, x, device, kernel, stride, padding, dilation, out):
 
 
 def _col2im(xp, cols, size, kernel, stride, padding, dilation, out):
-    """Sum the ``(N, C, *kernel, *out)`` columns back into an ``(N, C, *size)`` image (the adjoint of
-    ``_im2col``): one strided add per kernel offset, never a loop over pixels."""
+    """Sum the ``(*kernel, C, N, *out)`` columns back into an ``(N, C, *size)`` image (the adjoint of
+    ``_im2col``): one strided add per kernel offset, never a loop over pixels. Each offset's block
+    ``(C, N, *out)`` is contiguous and the sums run in a ``(C, N, ...)`` image, so the adds stream through memory."""
     nd = len(kernel)
-    n, c = cols.shape[:2]
-    padded = xp.zeros((n, c) + tuple(size[i] + 2 * padding[i] for i in range(nd)), dtype=cols.dtype)
+    c, n = cols.shape[nd:nd + 2]
+    padded = xp.zeros((c, n) + tuple(size[i] + 2 * padding[i] for i in range(nd)), dtype=cols.dtype)
     for offset in _offsets(kernel):
         window = tuple(slice(offset[i] * dilation[i], offset[i] * dilation[i] + stride[i] * (out[i] - 1) + 1,
                              stride[i]) for i in range(nd))
-        padded[(slice(None), slice(None)) + window] += cols[(slice(None), slice(None)) + offset]
+        padded[(slice(None), slice(None)) + window] += cols[offset]
     inner = tuple(slice(padding[i], padding[i] + size[i]) for i in range(nd))
-    return padded[(slice(None), slice(None)) + inner]
+    return xp.ascontiguousarray(xp.swapaxes(padded[(slice(None), slice(None)) + inner], 0, 1))
 
 
 def _columns(xp, x, device, kernel, stride, padding, dilation, out, groups):
@@ -160,6 +163,8 @@ def _grad_matrix(xp, g, groups, out):
 def _conv_columns(xp, x, w, groups, stride, padding, dilation, out, device):
     """``conv(x, w)`` as arrays: one im2col copy and one GEMM per group (the batch inside the GEMM); ``w`` is
     ``(O, C/groups, *kernel)``."""
+    if _conv_flat.applies(xp, stride):
+        return _conv_flat.conv(xp, x, w, groups, padding, dilation, out)
     n, o = x.shape[0], w.shape[0]
     cols = _columns(xp, x, device, w.shape[2:], stride, padding, dilation, out, groups)
     y = xp.matmul(w.reshape(groups, o // groups, cols.shape[1]), cols)
@@ -168,19 +173,27 @@ def _conv_columns(xp, x, w, groups, stride, padding, dilation, out, device):
 
 
 def _conv_input_grad(xp, g, w, groups, size, stride, padding, dilation):
-    """The adjoint of ``_conv_columns`` in ``x``: one ``w``-transposed GEMM per group, then col2im onto ``size``."""
+    """The adjoint of ``_conv_columns`` in ``x``: one ``w``-transposed GEMM per group, its rows ordered
+    ``(*kernel, C/groups)`` so that col2im adds contiguous blocks, then col2im onto ``size``."""
+    if _conv_flat.applies(xp, stride, w):
+        return _conv_flat.input_grad(xp, g, w, groups, size, padding, dilation)
     n, o = g.shape[:2]
     out, kernel = tuple(g.shape[2:]), tuple(w.shape[2:])
-    c = w.shape[1] * groups
-    k = (c // groups) * _prod(kernel)
-    gcols = xp.matmul(xp.swapaxes(w.reshape(groups, o // groups, k), 1, 2), _grad_matrix(xp, g, groups, out))
-    gcols = xp.moveaxis(gcols.reshape((c,) + kernel + (n,) + out), 1 + len(kernel), 0)   # (N, C, *kernel, *out)
+    nd = len(kernel)
+    cg = w.shape[1]
+    wk = w.reshape((groups, o // groups, cg) + kernel)                            # (G, O/G, C/G, *kernel)
+    wt = xp.transpose(wk, (0,) + tuple(range(3, 3 + nd)) + (2, 1)).reshape(groups, _prod(kernel) * cg, o // groups)
+    gcols = xp.matmul(wt, _grad_matrix(xp, g, groups, out))                      # (G, kernel*C/G, N*out)
+    gcols = gcols.reshape((groups,) + kernel + (cg, n) + out)
+    gcols = xp.moveaxis(gcols, 0, nd).reshape(kernel + (groups * cg, n) + out)    # (*kernel, C, N, *out)
     return _col2im(xp, gcols, size, kernel, stride, padding, dilation, out)
 
 
 def _conv_weight_grad(xp, g, x, groups, kernel, stride, padding, dilation, device):
     """The adjoint of ``_conv_columns`` in ``w``: one GEMM per group of ``g`` with the columns of ``x``,
     ``(O, C/groups, *kernel)``."""
+    if _conv_flat.applies(xp, stride, x):
+        return _conv_flat.weight_grad(xp, g, x, groups, kernel, padding, dilation)
     c, o = x.shape[1], g.shape[1]
     out = tuple(g.shape[2:])
     cols = _columns(xp, x, device, kernel, stride, padding, dilation, out, groups)
