@@ -245,6 +245,9 @@ fused_lstm_cell_backward_impl = _with_raw_kernels("aten::_thnn_fused_lstm_cell_b
 fused_gru_cell = _with_raw_kernels("aten::_thnn_fused_gru_cell", "openreg.operators.recurrent", "fused_gru_cell")
 fused_gru_cell_backward = _with_raw_kernels("aten::_thnn_fused_gru_cell_backward", "openreg.operators.recurrent",
                                             "fused_gru_cell_backward")
+mkldnn_rnn_layer = _with_raw_kernels("aten::mkldnn_rnn_layer", "openreg.operators.rnn_layer", "mkldnn_rnn_layer")
+mkldnn_rnn_layer_backward = _with_raw_kernels("aten::mkldnn_rnn_layer_backward", "openreg.operators.rnn_layer",
+                                              "mkldnn_rnn_layer_backward")
 
 
 # -- bfloat16 elementwise ops: the raw kernel on the 16-bit words, widening per element ----------------------

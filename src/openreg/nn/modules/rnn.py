@@ -21,7 +21,7 @@ import math
 import numbers
 import warnings
 
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import is_grad_enabled, no_grad
 from ...tensor import Tensor
 from .. import functional as F
 from ..parameter import Parameter
@@ -207,44 +207,43 @@ class RNNBase(Module):
         return (input.transpose(0, 1) if self.batch_first else input), hx, is_batched
 
     def _run_direction(self, x: Tensor, state, names: list[str], reverse: bool):
-        """One layer in one direction over ``x`` (T, B, F); returns ``(outputs (T, B, H), final state)``."""
+        """One layer in one direction over ``x`` (T, B, F); returns ``(outputs (T, B, H), final state)``.
+        LSTM and GRU in float32/float64 run as one ``mkldnn_rnn_layer`` op (the time loop inside one kernel,
+        one autograd node); other dtypes and the Elman RNN run step by step."""
         w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
         b_ih, b_hh = (getattr(self, names[2]), getattr(self, names[3])) if self.bias else (None, None)
+        from ..._dispatch.ops import A
+        from ...operators.rnn_layer import GRU_MODE, LSTM_MODE, rnn_layer_steps
+        mode = {"LSTM": LSTM_MODE, "GRU": GRU_MODE}.get(self.mode)
+        if mode is not None:
+            h0, c0 = state if mode == LSTM_MODE else (state, state)
+            if x._dtype.name in ("float32", "float64"):
+                out, h, c, _ = A.mkldnn_rnn_layer(
+                    x, w_ih, w_hh, w_ih if b_ih is None else b_ih, w_hh if b_hh is None else b_hh, h0, c0, reverse,
+                    [], mode, self.hidden_size, self.num_layers, self.bias, self.bidirectional, False,
+                    is_grad_enabled())
+            else:
+                out, h, c = rnn_layer_steps(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0 if mode == LSTM_MODE else None,
+                                            reverse)
+            return out, ((h, c) if mode == LSTM_MODE else h)
         steps, batch = x.size(0), x.size(1)
-        gru = self.mode == "GRU"
-        if not gru and b_ih is not None:
-            # b_hh only adds to the pre-activation: it rides on the one input GEMM with b_ih (GRU's b_hn cannot:
-            # it sits inside the reset gate's product)
-            b_ih, b_hh = b_ih + b_hh, None
+        if b_ih is not None:
+            b_ih = b_ih + b_hh       # b_hh only adds to the pre-activation: it rides on the one input GEMM
         gi_all = F.linear(x.reshape(steps * batch, x.size(2)), w_ih, b_ih)   # all steps in one GEMM
         gi_steps = gi_all.reshape(steps, batch, gi_all.size(1)).unbind(0)
         outputs: list[Tensor | None] = [None] * steps
         order = range(steps - 1, -1, -1) if reverse else range(steps)
-        from ..._dispatch.ops import A
         w_hh_t = w_hh.t()
-        if gru:
-            for t in order:
-                hg = A.mm(state, w_hh_t) if b_hh is None else A.addmm(b_hh, state, w_hh_t)
-                state = A._thnn_fused_gru_cell(gi_steps[t], hg, state)[0]
-                outputs[t] = state
-        elif self.mode == "LSTM":
-            h, c = state
-            for t in order:
-                h, c, _ = A._thnn_fused_lstm_cell(gi_steps[t], A.mm(h, w_hh_t), c)
-                outputs[t] = h
-            state = (h, c)
-        else:
-            h = state
-            for t in order:
-                pre = A.addmm(gi_steps[t], h, w_hh_t)      # gi_t + h @ W_hh^T in one op
-                h = pre.tanh() if self.mode == "RNN_TANH" else pre.relu()
-                outputs[t] = h
-            state = h
+        h = state
+        for t in order:
+            pre = A.addmm(gi_steps[t], h, w_hh_t)      # gi_t + h @ W_hh^T in one op
+            h = pre.tanh() if self.mode == "RNN_TANH" else pre.relu()
+            outputs[t] = h
         if steps == 0:
             from ...operators.factories import empty
-            return empty(0, batch, self.hidden_size, dtype=x.dtype, device=x.device), state
+            return empty(0, batch, self.hidden_size, dtype=x.dtype, device=x.device), h
         from ... import stack
-        return stack(outputs, 0), state
+        return stack(outputs, 0), h
 
     def _run(self, input: Tensor, hx):
         from ... import cat, stack

@@ -1,0 +1,185 @@
+"""The whole-layer recurrent op ``mkldnn_rnn_layer`` (LSTM and GRU) and its backward: values and gradients
+against the per-step path of fused cells (``rnn_layer_steps``) and PyTorch, gradchecks in reverse and forward
+mode, second order, the modules running on it, and its argument checks."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from device_params import DEVICES
+
+import openreg
+from openreg.autograd import gradcheck, gradgradcheck
+from openreg.operators.rnn_layer import GRU_MODE, LSTM_MODE, rnn_layer_steps
+
+aten = openreg.ops.aten
+GATES = {LSTM_MODE: 4, GRU_MODE: 3}
+
+
+def _args(seed, mode, dev, dtype=openreg.float64, steps=4, batch=3, inp=5, hidden=3, batch_first=False, grad=True):
+    rng = np.random.default_rng(seed)
+    g = GATES[mode] * hidden
+    shapes = [(batch, steps, inp) if batch_first else (steps, batch, inp), (g, inp), (g, hidden), (g,), (g,),
+              (batch, hidden), (batch, hidden)]
+    return [openreg.tensor(rng.uniform(-1, 1, s), dtype=dtype, device=dev, requires_grad=grad) for s in shapes]
+
+
+def _layer(mode, bias, reverse, batch_first, train):
+    def f(x, w0, w1, b0, b1, h0, c0):
+        out = aten.mkldnn_rnn_layer(x, w0, w1, b0 if bias else w0, b1 if bias else w1, h0, c0, reverse, [], mode,
+                                    w1.shape[1], 1, bias, False, batch_first, train)
+        return out[:3] if mode == LSTM_MODE else out[:2]
+    return f
+
+
+def _steps(mode, bias, reverse, batch_first):
+    def f(x, w0, w1, b0, b1, h0, c0):
+        if batch_first:
+            x = x.transpose(0, 1)
+        out, h, c = rnn_layer_steps(mode, x, w0, w1, b0 if bias else None, b1 if bias else None, h0,
+                                    c0 if mode == LSTM_MODE else None, reverse)
+        if batch_first:
+            out = out.transpose(0, 1)
+        return (out, h, c) if mode == LSTM_MODE else (out, h)
+    return f
+
+
+def _grads(outs, inputs):
+    loss = sum((o * (k + 1.5)).sin().sum() for k, o in enumerate(outs))
+    return openreg.autograd.grad(loss, inputs, allow_unused=True)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", [LSTM_MODE, GRU_MODE])
+@pytest.mark.parametrize(("bias", "reverse", "batch_first", "train"),
+                         [(True, False, False, True), (False, True, False, True), (True, True, True, False),
+                          (False, False, True, False)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_matches_the_per_step_path(dev, mode, bias, reverse, batch_first, train, dtype):
+    dt = getattr(openreg, dtype)
+    args = _args(1, mode, dev, dt, batch_first=batch_first)
+    got = _layer(mode, bias, reverse, batch_first, train)(*args)
+    ref = _steps(mode, bias, reverse, batch_first)(*args)
+    for a, b in zip(got, ref):
+        assert a.device == openreg.device(dev) and a.dtype == dt
+        # the same array operations as the per-step ops: equal values
+        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
+    used = args if bias else args[:3] + args[5:]
+    if mode == GRU_MODE:
+        used = [t for t in used if t is not args[6]]
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for a, b in zip(_grads(got, used), _grads(ref, used)):
+        np.testing.assert_allclose(a.cpu().numpy(), b.cpu().numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", [LSTM_MODE, GRU_MODE])
+@pytest.mark.parametrize(("bias", "reverse", "batch_first", "train"),
+                         [(True, False, False, True), (False, True, True, True), (True, True, False, False)])
+def test_layer_gradcheck(dev, mode, bias, reverse, batch_first, train):
+    args = _args(2, mode, dev, steps=3, batch=2, inp=2, hidden=2, batch_first=batch_first)
+    f = _layer(mode, bias, reverse, batch_first, train)
+    assert gradcheck(f, args, check_forward_ad=True)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", [LSTM_MODE, GRU_MODE])
+def test_layer_gradgradcheck(dev, mode):
+    args = _args(3, mode, dev, steps=3, batch=2, inp=2, hidden=2)
+    assert gradgradcheck(_layer(mode, True, True, False, True), args)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
+def test_modules_run_on_the_layer_op_and_differentiate_twice(dev, name):
+    m = getattr(openreg.nn, name)(2, 2, num_layers=2, bidirectional=True, dtype=openreg.float64).to(dev)
+    x = _args(4, LSTM_MODE, dev, steps=3, batch=2, inp=2)[0]
+    out = m(x)[0]
+    names, stack, seen = set(), [out.grad_fn], set()
+    while stack:
+        n = stack.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        names.add(n.name())
+        stack.extend(f for f, _ in n.next_functions)
+    assert "MkldnnRnnLayerBackward0" in names
+    assert not names & {"ThnnFusedLstmCellBackward0", "ThnnFusedGruCellBackward0"}
+    assert gradgradcheck(lambda x: m(x)[0], (x,))
+
+
+def test_half_precision_modules_keep_the_per_step_path():
+    m = openreg.nn.LSTM(3, 4).to(openreg.bfloat16)
+    out, _ = m(openreg.randn(5, 2, 3, dtype=openreg.bfloat16, requires_grad=True))
+    assert out.dtype == openreg.bfloat16
+    assert out.grad_fn.name() != "MkldnnRnnLayerBackward0"
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+def test_lstm_layer_matches_pytorch_mkldnn_rnn_layer(dev):
+    torch = pytest.importorskip("torch", reason="compares with PyTorch")
+    args = _args(5, LSTM_MODE, dev, openreg.float32)      # PyTorch's oneDNN layer has no float64
+    targs = [torch.tensor(a.detach().cpu().numpy(), requires_grad=True) for a in args]
+    tail = (False, [], LSTM_MODE, 3, 1, True, False, False, True)
+    got = aten.mkldnn_rnn_layer(*args, *tail)
+    ref = torch.ops.aten.mkldnn_rnn_layer(*targs, *tail)
+    for a, b in zip(got[:3], ref[:3]):
+        np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-6)
+    for a, b in zip(_grads(got[:3], args), _grads_torch(torch, ref[:3], targs)):
+        np.testing.assert_allclose(a.cpu().numpy(), b.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def _grads_torch(torch, outs, inputs):
+    loss = sum((o * (k + 1.5)).sin().sum() for k, o in enumerate(outs))
+    return torch.autograd.grad(loss, inputs)
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
+def test_modules_match_pytorch_batch_first_without_bias(name):
+    torch = pytest.importorskip("torch", reason="compares with PyTorch")
+    t_rnn = getattr(torch.nn, name)(3, 4, num_layers=2, bias=False, batch_first=True).double()
+    o_rnn = getattr(openreg.nn, name)(3, 4, num_layers=2, bias=False, batch_first=True, dtype=openreg.float64)
+    o_rnn.load_state_dict({k: openreg.tensor(v.detach().numpy()) for k, v in t_rnn.state_dict().items()})
+    x = np.random.default_rng(6).standard_normal((2, 5, 3))
+    tx, ox = torch.tensor(x, requires_grad=True), openreg.tensor(x, requires_grad=True)
+    (t_out, t_h), (o_out, o_h) = t_rnn(tx), o_rnn(ox)
+    t_h, o_h = (t_h if name == "GRU" else t_h[1]), (o_h if name == "GRU" else o_h[1])
+    ((t_out ** 2).sum() + t_h.sum()).backward()
+    ((o_out ** 2).sum() + o_h.sum()).backward()
+    np.testing.assert_allclose(o_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ox.grad.numpy(), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    for (pname, tp), op in zip(t_rnn.named_parameters(), o_rnn.parameters()):
+        np.testing.assert_allclose(op.grad.numpy(), tp.grad.numpy(), rtol=1e-10, atol=1e-12, err_msg=pname)
+
+
+def test_backward_op_and_meta_shapes():
+    x, w0, w1, b0, b1, h0, c0 = _args(7, LSTM_MODE, "cpu", grad=False)
+    tail = (False, [], LSTM_MODE, 3, 1, True, False, False, True)
+    out, hy, cy, ws = aten.mkldnn_rnn_layer(x, w0, w1, b0, b1, h0, c0, *tail)
+    assert tuple(ws.shape) == (4, 3, 15)
+    grads = aten.mkldnn_rnn_layer_backward(x, w0, w1, b0, b1, h0, c0, out, hy, cy, openreg.ones_like(out), None,
+                                           None, False, LSTM_MODE, 3, 1, True, True, False, [], False, ws)
+    assert [tuple(g.shape) for g in grads] == [(4, 3, 5), (12, 5), (12, 3), (12,), (12,), (3, 3), (3, 3)]
+    meta = [openreg.empty(t.shape, device="meta") for t in (x, w0, w1, b0, b1, h0, c0)]
+    shapes = [tuple(t.shape) for t in aten.mkldnn_rnn_layer(*meta, *tail)]
+    assert shapes == [(4, 3, 3), (3, 3), (3, 3), (4, 3, 15)]
+    _, _, cy, ws = aten.mkldnn_rnn_layer(x, w0[:9], w1[:9], b0[:9], b1[:9], h0, c0, False, [], GRU_MODE, 3, 1, True,
+                                         False, False, False)
+    assert tuple(cy.shape) == (0,) and tuple(ws.shape) == (0,)
+
+
+def test_bad_arguments_raise():
+    x, w0, w1, b0, b1, h0, c0 = _args(8, LSTM_MODE, "cpu", grad=False)
+    with pytest.raises(NotImplementedError, match="RNN_TANH"):
+        aten.mkldnn_rnn_layer(x, w0, w1, b0, b1, h0, c0, False, [], 1, 3, 1, True, False, False, True)
+    with pytest.raises(NotImplementedError, match="packed"):
+        aten.mkldnn_rnn_layer(x, w0, w1, b0, b1, h0, c0, False, [3, 3], 2, 3, 1, True, False, False, True)
+    with pytest.raises(RuntimeError, match="weight1"):
+        aten.mkldnn_rnn_layer(x, w0, w1[:, :2], b0, b1, h0, c0, False, [], 2, 3, 1, True, False, False, True)
+    with pytest.raises(RuntimeError, match="cx_"):
+        aten.mkldnn_rnn_layer(x, w0, w1, b0, b1, h0, c0[:2], False, [], 2, 3, 1, True, False, False, True)
+    with pytest.raises(RuntimeError, match="dtype"):
+        aten.mkldnn_rnn_layer(x, w0.float(), w1, b0, b1, h0, c0, False, [], 2, 3, 1, True, False, False, True)
+    out, hy, cy, ws = aten.mkldnn_rnn_layer(x, w0, w1, b0, b1, h0, c0, False, [], 2, 3, 1, True, False, False, False)
+    with pytest.raises(RuntimeError, match="workspace"):
+        aten.mkldnn_rnn_layer_backward(x, w0, w1, b0, b1, h0, c0, out, hy, cy, out, None, None, False, 2, 3, 1, True,
+                                       False, False, [], False, ws)
