@@ -1,9 +1,10 @@
 """Recurrent layers: ``RNN``, ``LSTM``, ``GRU`` and their single-step ``RNNCell``, ``LSTMCell``, ``GRUCell``.
 
-Per layer and direction, the input projection of all time steps is one GEMM (``linear`` over the
-``(T*B, input)`` matrix); each LSTM/GRU step is then one GEMM for the hidden projection and one fused cell op
-(``_thnn_fused_lstm_cell`` / ``_thnn_fused_gru_cell``: all gate math, with a fused backward), as are
-``LSTMCell`` and ``GRUCell``. Parameter names, shapes, gate order (LSTM: i, f, g, o;
+Per layer and direction, an LSTM/GRU in float32/float64 is one ``mkldnn_rnn_layer`` op (as PyTorch's CPU
+LSTM): its kernel does the input projection of all time steps as one GEMM and per step one GEMM for the hidden
+projection and the fused cells' gate math, with one autograd node for the layer. Half dtypes and the Elman RNN
+run step by step (the input projection as one GEMM, then per step ``mm`` + ``_thnn_fused_lstm_cell`` /
+``_thnn_fused_gru_cell`` or ``addmm`` + the activation); ``LSTMCell`` and ``GRUCell`` are one step of that. Parameter names, shapes, gate order (LSTM: i, f, g, o;
 GRU: r, z, n) and initialisation (uniform in ``±1/sqrt(hidden_size)``) are PyTorch's, so state dicts move
 between the two unchanged.
 
