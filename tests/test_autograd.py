@@ -503,3 +503,47 @@ def test_views_of_special_views_inherit_their_kind(devices):
     with openreg.no_grad():
         v.view(3).mul_(2)    # view and in-place both under no_grad: allowed
     np.testing.assert_allclose(npy(y), [[2.0, 4.0, 6.0], [4.0, 5.0, 6.0]])
+
+
+def test_saved_output_alias_matches_the_constructor(devices):
+    """``saved._alias`` builds the saved output's tensor field by field; it must agree with ``Tensor._make``
+    (a field added there must be added here)."""
+    from openreg.autograd.saved import _alias
+    from openreg.tensor import TensorBase
+    x = t([[1.0, 2.0], [3.0, 4.0]], devices, True)
+    for src in (x * 2, (x * 2)[1], (x * 2).t()):
+        fast = _alias(src)
+        slow = openreg.Tensor._make(src._storage, src._size, src._stride, src._offset, src._dtype, src._vc,
+                                    src._base)
+        for name in TensorBase.__slots__:
+            if name not in ("__dict__", "__weakref__", "_arr", "_arr_src"):
+                assert getattr(fast, name) is getattr(slow, name) or getattr(fast, name) == getattr(slow, name), name
+        assert fast.__dict__ == slow.__dict__ and type(fast) is type(slow)
+        assert fast._vc is src._vc and fast._grad_fn is None and fast.tolist() == src.tolist()
+
+
+def test_implicit_scalar_gradient(devices):
+    # the ones of a scalar output's implicit gradient: its dtype and device, every time, and seen by a dispatch
+    # mode as PyTorch's ones_like call
+    from openreg.utils.dispatch_mode import DispatchMode
+    for dtype in (openreg.float32, openreg.float64, openreg.float16, openreg.bfloat16):
+        x = t([1.0, 2.0], devices, True, dtype)
+        for _ in range(3):
+            (x * 3).sum().backward()
+        assert x.grad.dtype is dtype and x.grad.device == x.device and npy(x.grad.float()).tolist() == [9.0, 9.0]
+    x = t([1.0, 2.0], devices, True)
+    loss = (x * 2).sum()
+    (g,) = grad(loss, x, retain_graph=True)
+    assert npy(g).tolist() == [2.0, 2.0]
+
+    class Names(DispatchMode):
+        def __init__(self):
+            self.names = []
+
+        def __torch_dispatch__(self, func, types, args, kwargs=None):
+            self.names.append(str(func))
+            return func(*args, **(kwargs or {}))
+    with Names() as mode:
+        loss.backward()
+    assert any("ones_like" in n for n in mode.names), mode.names
+    assert npy(x.grad).tolist() == [2.0, 2.0]

@@ -249,7 +249,9 @@ def _signature(args, kwargs):
 
 
 class _Plan:
-    """What a cached signature resolved to: the meta rule's ``Spec``, the NumPy-layout check's answer, and
+    """What a cached signature resolved to: the meta rule's ``Spec``, the NumPy-layout check's answer (False, or
+    the result's strides when an operand is not row-major: TensorIterator's layout depends on the operands'
+    sizes and strides alone, which the signature holds), and
     ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays (writing into the device
     memory ``buffer(shape, np_dtype, device)`` gives, on a backend that has it)."""
 
@@ -343,6 +345,8 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 if len(signatures) >= _SIGNATURE_LIMIT:
                     signatures.clear()
                 small = _numel(spec.size) < _SMALL
+                if strided and len(spec.size) > 1:   # the result's layout depends on the signature alone
+                    strided = iterator_strides(spec.size, tensor_operands(args, kwargs))
                 signatures[key] = _Plan(spec, small, strided,
                                         _direct_ufunc(ufunc, defaults, spec, args, kwargs) if small else None)
         else:
@@ -404,7 +408,8 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
         if arr.dtype is not dtype.numpy:
             arr = from_compute(arr, dtype)
         if strided and arr.ndim > 1:
-            arr = relayout(arr, iterator_strides(arr.shape, tensor_operands(args, kwargs)))
+            arr = relayout(arr, strided if strided.__class__ is tuple else
+                           iterator_strides(arr.shape, tensor_operands(args, kwargs)))
         return wrap_array(arr, dtype, spec.device)
 
     def out_variant(*args, out, **kwargs):

@@ -9,7 +9,12 @@
 """
 from __future__ import annotations
 
+import numpy as np
+
+from .._array_bridge import wrap_array
+from .._dispatch.keys import with_autograd
 from .._dispatch.ops import A
+from .._dispatch.tls import state as _tls
 from ..memory_format import contiguous_format
 from ..tensor import TensorBase
 from . import forward_ad
@@ -43,7 +48,7 @@ def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -
                 if not (o.dtype.is_floating_point or o.dtype.is_complex):
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{o.dtype}")
-                g = A.ones_like(o, memory_format=contiguous_format)
+                g = _implicit_grad(o)
             out.append(g)
             continue
         if not isinstance(g, TensorBase):
@@ -61,6 +66,36 @@ def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -
             g = g.to(o.dtype)
         out.append(g)
     return out
+
+
+_ONES_LIKE = None         # the CPU kernel of aten::ones_like, once looked up
+_PLAIN_CPU_KS = None      # the key set of a call on a CPU tensor that requires grad, default thread-local state
+
+
+def _implicit_grad(o):
+    """``ones_like(o, memory_format=contiguous_format)``, the gradient of a scalar output nobody gave. On the CPU,
+    when that call would reach openreg's own ``ones_like`` kernel (no dispatch mode, autocast, library override),
+    the ones are made here: the call costs more than the rest of a small backward's bookkeeping."""
+    global _ONES_LIKE, _PLAIN_CPU_KS
+    dt = o._dtype
+    device = o._storage.device
+    if device._type == "cpu" and not dt.is_narrow_float:
+        if _PLAIN_CPU_KS is None:
+            from .._dispatch.keys import AFTER_AUTOGRAD_MASK
+            from ..operators.factories import _ones_like
+            from ..tensor import _KEYSETS
+            _ONES_LIKE = (_ones_like, A.ones_like._entry.cache)
+            default = _tls.__class__
+            _PLAIN_CPU_KS = (((with_autograd(_KEYSETS["cpu"]) | default.include) & ~default.exclude),
+                             ((with_autograd(_KEYSETS["cpu"]) | default.include) & ~default.exclude)
+                             & AFTER_AUTOGRAD_MASK)
+        full, below = _PLAIN_CPU_KS
+        if (o._ks | _tls.include) & ~_tls.exclude == full:
+            fn, cache = _ONES_LIKE
+            hit = cache.get(below)
+            if hit is not None and hit[0] is fn:
+                return wrap_array(np.ones(tuple(o._size), dt.numpy), dt, device)
+    return A.ones_like(o, memory_format=contiguous_format)
 
 
 def _check_roots(tensors: list) -> None:

@@ -19,16 +19,20 @@ import threading
 from .._dispatch.ops import A
 from . import grad_mode
 from ._ops import clone_like
-from .graph import UINT64_MAX, Node, tensor_meta
+from .graph import _NO_HOOKS, _NO_MAP, UINT64_MAX, Node
 
 
 class AccumulateGrad(Node):
     """Sink of the graph for one leaf tensor."""
 
     def __init__(self, variable) -> None:
-        super().__init__([], sequence_nr=UINT64_MAX)
+        # Node.__init__ written out: a leaf's accumulator is made again on every step
+        self.next_edges = []
+        self._sequence_nr = UINT64_MAX
+        self._pre_hooks = self._post_hooks = _NO_HOOKS
+        self._tensor_pre_hooks = self._retains = _NO_MAP
         self.variable = variable
-        self.input_meta = [tensor_meta(variable)]
+        self.input_meta = [(variable._size, variable._dtype, variable._storage.device)]   # tensor_meta
         self.lock = threading.Lock()
 
     def name(self) -> str:

@@ -13,22 +13,27 @@ leaves existing ``.grad`` values unchanged.
 """
 from __future__ import annotations
 
-import heapq
 import itertools
+from heapq import heappop, heappush
 
 from .._dispatch.ops import A
 from .._quiet import quiet
 from . import grad_mode
 from ._ops import expandable_to, sum_to
 from .accumulate_grad import AccumulateGrad
-from .graph import UINT64_MAX, Node, grad_accumulator, gradient_edge
+from .graph import _NO_HOOKS, _NO_MAP, UINT64_MAX, Node, grad_accumulator, gradient_edge
 
 
 class GraphRoot(Node):
     """Feeds the given root gradients into the graph."""
 
     def __init__(self, edges: list, grads: list) -> None:
-        super().__init__(edges, sequence_nr=UINT64_MAX)
+        # Node.__init__ written out (one per backward call)
+        self.next_edges = edges
+        self._sequence_nr = UINT64_MAX
+        self._pre_hooks = self._post_hooks = _NO_HOOKS
+        self._tensor_pre_hooks = self._retains = _NO_MAP
+        self.input_meta = []
         self.grads = grads
 
     def name(self) -> str:
@@ -106,7 +111,22 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
     # targets: edges whose gradient is captured (grad) or accumulated (backward(inputs=...))
     targets: dict = {}
     input_edges = []
-    if inputs is not None:
+    deps: dict = {}
+    needed = None       # every node runs (no inputs): no membership tests
+    if inputs is None:
+        # discover the graph and count the dependencies on the way (deps doubles as the visited set)
+        stack = [root]
+        while stack:
+            for e in stack.pop().next_edges:
+                if e is not None:
+                    nxt = e[0]
+                    d = deps.get(nxt)
+                    if d is None:
+                        deps[nxt] = 1
+                        stack.append(nxt)
+                    else:
+                        deps[nxt] = d + 1
+    else:
         for k, t in enumerate(inputs):
             e = gradient_edge(t)
             if e is None:
@@ -115,65 +135,21 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
                 e = (grad_accumulator(t), 0)
             input_edges.append(e)
             targets.setdefault((e[0], e[1]), []).append(k)
-    # discover the graph (without inputs every node runs: count the dependencies on the way)
-    nodes = {root}
-    order = [root]
-    stack = [root]
-    deps: dict = {}
-    count = inputs is None
-    while stack:
-        node = stack.pop()
-        for e in node.next_edges:
-            if e is not None:
-                nxt = e[0]
-                if count:
-                    deps[nxt] = deps.get(nxt, 0) + 1
-                if nxt not in nodes:
-                    nodes.add(nxt)
-                    order.append(nxt)
-                    stack.append(nxt)
-    # which nodes must run
-    if inputs is None:
-        needed = nodes
-    else:
-        needed = set()
-        target_nodes = {e[0] for e in input_edges}
-        changed = True
-        # post-order fixed point (graphs are DAGs; iterate in reverse discovery order until stable)
-        while changed:
-            changed = False
-            for node in reversed(order):
-                if node in needed:
-                    continue
-                if isinstance(node, AccumulateGrad):
-                    ok = accumulate and node in target_nodes
-                else:
-                    ok = any(e is not None and (e[0] in needed or (e[0], e[1]) in targets) for e in node.next_edges)
-                    ok = ok or (node is root and any(e is not None and (e[0], e[1]) in targets for e in root_edges))
-                if ok:
-                    needed.add(node)
-                    changed = True
-        needed.add(root)
-        for node in nodes:
-            if node not in needed:
-                continue
-            for e in node.next_edges:
-                if e is not None and (e[0] in needed or (e[0], e[1]) in targets):
-                    deps[e[0]] = deps.get(e[0], 0) + 1
+        needed = _needed_nodes(root, root_edges, input_edges, targets, accumulate, deps)
     captured = [None] * (len(inputs) if inputs is not None else 0)
     buffers: dict = {}
     counter = itertools.count()
-    heap = [(-root._sequence_nr, next(counter), root)]
+    heap = [(-UINT64_MAX, next(counter), root)]
     acc_updates = []
     retains = []
     prev_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
         while heap:
-            _, _, node = heapq.heappop(heap)
+            node = heappop(heap)[2]
             grads = buffers.pop(node, None)
             if grads is None:
-                grads = [None] * max(1, len(node.input_meta))
+                grads = [None] * (len(node.input_meta) or 1)
             # tensor pre-hooks (and retain_grad) for each input of the node
             is_acc = isinstance(node, AccumulateGrad)
             if is_acc:
@@ -196,7 +172,7 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
                     if ks:
                         for k in ks:
                             captured[k] = grads[nr]
-            if not count and node not in needed:
+            if needed is not None and node not in needed:
                 continue
             if node._pre_hooks:
                 for _hid, hook in list(node._pre_hooks):
@@ -208,14 +184,15 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
                     continue
                 acc_updates.append((node, grads))
                 continue
+            edges = node.next_edges
             if node is not root and not node._post_hooks and (
                     grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
-                outputs = [None] * len(node.next_edges)
+                outputs = [None] * len(edges)
             else:
                 outputs = node.apply(grads)
-                if len(outputs) != len(node.next_edges):
+                if len(outputs) != len(edges):
                     raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                                       f"(expected {len(node.next_edges)}, got {len(outputs)})")
+                                       f"(expected {len(edges)}, got {len(outputs)})")
             if node._post_hooks:
                 for _hid, hook in list(node._post_hooks):
                     r = hook(tuple(outputs), tuple(grads))
@@ -224,11 +201,13 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
             if not keep_graph:
                 node.release()
             del grads
-            for i, e in enumerate(node.next_edges):
+            i = -1
+            for e in edges:
+                i += 1
                 if e is None:
                     continue
                 nxt, nr = e
-                if not count and nxt not in needed and (nxt, nr) not in targets:
+                if needed is not None and nxt not in needed and (nxt, nr) not in targets:
                     continue
                 g = outputs[i]
                 im = nxt.input_meta
@@ -239,13 +218,17 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
                         g = validate(node, i, g, m)
                 buf = buffers.get(nxt)
                 if buf is None:
-                    buf = buffers[nxt] = [None] * max(1, len(im))
-                if g is not None:
+                    if nr == 0 and len(im) <= 1:     # a single input: its buffer is complete (no sum)
+                        buffers[nxt] = [g]
+                    else:
+                        buf = buffers[nxt] = [None] * len(im)
+                        buf[nr] = g
+                elif g is not None:
                     buf[nr] = g if buf[nr] is None else buf[nr] + g
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    heapq.heappush(heap, (-nxt._sequence_nr, next(counter), nxt))
+                    heappush(heap, (-nxt._sequence_nr, next(counter), nxt))
         outputs = g = buf = None
         for t, g in retains:
             _retain(t, g)
@@ -262,3 +245,44 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
             if t._grad_fn is not None and captured[k] is not None:
                 _retain(t, captured[k])
     return None
+
+
+def _needed_nodes(root, root_edges: list, input_edges: list, targets: dict, accumulate: bool, deps: dict) -> set:
+    """The nodes on a path from the roots to ``inputs`` (they run); count their dependencies into ``deps``."""
+    nodes = {root}
+    order = [root]
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        for e in node.next_edges:
+            if e is not None:
+                nxt = e[0]
+                if nxt not in nodes:
+                    nodes.add(nxt)
+                    order.append(nxt)
+                    stack.append(nxt)
+    needed = set()
+    target_nodes = {e[0] for e in input_edges}
+    changed = True
+    # post-order fixed point (graphs are DAGs; iterate in reverse discovery order until stable)
+    while changed:
+        changed = False
+        for node in reversed(order):
+            if node in needed:
+                continue
+            if isinstance(node, AccumulateGrad):
+                ok = accumulate and node in target_nodes
+            else:
+                ok = any(e is not None and (e[0] in needed or (e[0], e[1]) in targets) for e in node.next_edges)
+                ok = ok or (node is root and any(e is not None and (e[0], e[1]) in targets for e in root_edges))
+            if ok:
+                needed.add(node)
+                changed = True
+    needed.add(root)
+    for node in nodes:
+        if node not in needed:
+            continue
+        for e in node.next_edges:
+            if e is not None and (e[0] in needed or (e[0], e[1]) in targets):
+                deps[e[0]] = deps.get(e[0], 0) + 1
+    return needed

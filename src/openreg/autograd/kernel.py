@@ -16,11 +16,20 @@ from __future__ import annotations
 import weakref
 
 from .._dispatch import tls
-from .._dispatch.keys import AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK
+from .._dispatch.keys import AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK, with_autograd
 from ..tensor import Tensor
 from . import forward_grad as _fg
 from . import grad_mode
-from .graph import Node, NotImplementedNode, gradient_edge, requires_grad_of, tensor_meta
+from .graph import (
+    _NO_HOOKS,
+    _NO_MAP,
+    Node,
+    NotImplementedNode,
+    _sequence,
+    gradient_edge,
+    requires_grad_of,
+    tensor_meta,
+)
 from .meta import get_meta
 from .saved import SavedTensor
 
@@ -134,7 +143,12 @@ class FormulaNode(Node):
     __slots__ = ("_released", "args", "info", "slots")
 
     def __init__(self, info: OpInfo, next_edges: list, slots: list) -> None:
-        super().__init__(next_edges)
+        # Node.__init__ written out: one node per recorded op call
+        self.next_edges = next_edges
+        self._sequence_nr = next(_sequence)
+        self._pre_hooks = self._post_hooks = _NO_HOOKS
+        self._tensor_pre_hooks = self._retains = _NO_MAP
+        self.input_meta = []
         self.info = info
         self.slots = slots          # per next edge: (arg name, index in a list argument or None)
         self.args = None
@@ -252,11 +266,10 @@ def make_kernel(info: OpInfo, redispatch):
     """The Autograd kernel of one operator (called with its key set)."""
 
     def autograd_kernel(ks, *args, **kwargs):
-        if _gm.enabled:
-            need = _any_requires(info, args, kwargs)
-        else:
-            need = False
         fw = _level[0] >= 0 and not _fwtls.disabled and _any_tangent(info, args, kwargs, _level[0])
+        if lean and not fw and _gm.enabled:     # _lean sees itself whether an input requires grad
+            return _lean(info, redispatch, ks, args, kwargs)
+        need = _gm.enabled and _any_requires(info, args, kwargs)
         if not need and not fw:
             out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
             if info.is_view and not _gm.enabled and _any_requires(info, args, kwargs):
@@ -264,8 +277,6 @@ def make_kernel(info: OpInfo, redispatch):
                     if isinstance(o, Tensor):
                         get_meta(o).no_grad_view = True
             return out
-        if lean and not fw:
-            return _lean(info, redispatch, ks, args, kwargs)
         if nondiff and not fw:      # what _slow comes to for it: run below autograd, record nothing
             return _run(redispatch, ks, args, kwargs)
         return _slow(info, redispatch, ks, args, kwargs, need, fw)
@@ -416,13 +427,16 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
 
 
 def _lean(info: OpInfo, redispatch, ks, args, kwargs):
-    """``_slow`` for a functional op (or single-output view) without tensor lists and without forward AD: the
-    minimum PyTorch records (input edges, saved inputs with their versions, the node, the output's history)."""
+    """``_slow`` for a functional op (or single-output view) without tensor lists and without forward AD, with
+    grad mode on: the minimum PyTorch records (input edges, saved inputs with their versions, the node, the
+    output's history). When no input requires grad (a view of a plain tensor carries the autograd key) the op
+    runs below autograd and nothing is recorded."""
     n = len(args)
     values = {}
     meta = {}
     edges = []
-    need = False
+    need = False        # a differentiable input requires grad: record
+    touched = False     # an input requires grad, or is a view of one that does (_any_requires)
     for name, p, _l in info.tensor_args:
         t = args[p] if p is not None and p < n else kwargs.get(name)
         values[name] = t
@@ -431,17 +445,38 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
             meta[name] = None
             continue
         if type(t) is not Tensor and not isinstance(t, Tensor):
+            if t._rg or (t._base is not None and t._base._rg):
+                touched = True
             edges.append(None)
             meta[name] = _tmeta(t)
             continue
         dt = t._dtype
-        if (dt.is_floating_point or dt.is_complex) and (t._requires_grad or (
-                t._base is not None and requires_grad_of(t))):
-            edges.append(gradient_edge(t))
-            need = True
+        base = t._base
+        if t._rg:
+            touched = True
+            if dt.is_floating_point or dt.is_complex:
+                edges.append((t._grad_fn, t._output_nr) if t._grad_fn is not None and base is None
+                             else gradient_edge(t))
+                need = True
+            else:
+                edges.append(None)
+        elif base is not None:
+            if base._rg or base._grad_fn is not None:
+                if base._rg:
+                    touched = True
+                rg = requires_grad_of(t)
+            else:       # requires_grad_of(t) for a view of a plain tensor
+                rg = t._grad_fn is not None
+            if rg and (dt.is_floating_point or dt.is_complex):
+                edges.append(gradient_edge(t))
+                need = True
+            else:
+                edges.append(None)
         else:
             edges.append(None)
         meta[name] = (t._size, dt, t._storage.device, t._stride, t._offset)   # immutable: no copies
+    if not touched:     # the autograd kernel's path for calls where nothing requires grad
+        return redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
     old = _tls.exclude
     _tls.exclude = old | AUTOGRAD_MASK
     try:
@@ -461,7 +496,7 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
             if om[i] is not None and not any(v is o for v in inputs):
                 o._grad_fn, o._output_nr, o._requires_grad = node, i, True
     else:
-        if not _is_diff(out):
+        if not isinstance(out, Tensor) or not (out._dtype.is_floating_point or out._dtype.is_complex):
             return out
         node = FormulaNode(info, edges, info.slots)
         om = [(out._size, out._dtype, out._storage.device)]
@@ -470,7 +505,11 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
             if v is out:     # a kernel returning an input keeps its history
                 break
         else:
-            out._grad_fn, out._output_nr, out._requires_grad = node, 0, True
+            out._grad_fn = node
+            out._output_nr = 0
+            out._rg = True      # the _requires_grad setter, written out
+            ks = out._ks
+            out._ks = _WITH_AUTOGRAD.get(ks) or _with_autograd(ks)
             if info.is_view and out._base is not None:
                 m = get_meta(out)
                 m.view_version = out._vc.value
@@ -492,6 +531,14 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
     saved["out_meta"] = om
     node.args = Args(saved, meta, node)
     return out
+
+
+_WITH_AUTOGRAD: dict = {}    # key set -> with_autograd(key set), memoised (a dict lookup costs less than the call)
+
+
+def _with_autograd(ks: int) -> int:
+    r = _WITH_AUTOGRAD[ks] = with_autograd(ks)
+    return r
 
 
 def _outputs(out) -> tuple:

@@ -25,10 +25,27 @@ FREED_MSG = ("Trying to backward through the graph a second time (or directly ac
 
 
 def _alias(t):
-    out = _tensor_class()._make(t._storage, t._size, t._stride, t._offset, t._dtype, t._vc, t._base)
-    out._qparams = t._qparams
+    """A plain ``Tensor`` over ``t``'s elements, sharing its version counter and base (Tensor._make written out:
+    one per saved output and per unpacking of it)."""
+    out = _new(_Tensor or _tensor_class())
+    storage = out._storage = t._storage
+    out._size = t._size
+    out._stride = t._stride
+    out._offset = t._offset
+    out._dtype = t._dtype
+    base = out._base = t._base
+    out._ks = (_KEYSETS if base is None else _VIEW_KEYSETS)[storage.device._type]
+    out._vc = t._vc
+    out._rg = False
+    out._grad_fn = None
+    if t._qparams is not None:      # a class attribute otherwise: no instance __dict__
+        out._qparams = t._qparams
     out._arr, out._arr_src = t._arr, t._arr_src   # same geometry: the cached array view stays valid
     return out
+
+
+_new = object.__new__
+_KEYSETS = _VIEW_KEYSETS = None
 
 
 _Tensor = None
@@ -37,9 +54,9 @@ _Tensor = None
 def _tensor_class():
     """``openreg.Tensor``, imported on first use (tensor.py imports this module) and then held: a function-level
     import costs about a microsecond on every call."""
-    global _Tensor
+    global _Tensor, _KEYSETS, _VIEW_KEYSETS
     if _Tensor is None:
-        from ..tensor import Tensor
+        from ..tensor import _KEYSETS, _VIEW_KEYSETS, Tensor
         _Tensor = Tensor
     return _Tensor
 
