@@ -108,6 +108,28 @@ def _planes(self):
     return x.reshape((-1,) + tuple(self._size[-2:])), tuple(self._size[:-2])
 
 
+def _window_max_indices(xp, win, width, s, p, d, out):
+    """``(max, flat input index of the max)`` over the ``(kH, kW)`` windows of ``win`` for NaN-free input: each
+    kernel offset's plane copied once to contiguous memory, the maxima by ``maximum`` over the planes, and the
+    first offset holding the maximum counted in bytes (``nf`` stays set while no plane so far equals it). About
+    2.5x fewer passes than comparing and selecting per offset; the maxima equal those (up to the sign of a zero
+    tie)."""
+    kh, kw = win.shape[-2:]
+    planes = [xp.ascontiguousarray(win[..., i, j]) for i in range(kh) for j in range(kw)]
+    best = planes[0]
+    for v in planes[1:]:
+        best = xp.maximum(best, v)
+    nf = planes[0] != best
+    first = nf.astype(xp.uint8)
+    for v in planes[1:-1]:
+        nf &= v != best
+        first += nf
+    offsets = xp.asarray([i * d[0] * width + j * d[1] for i in range(kh) for j in range(kw)], dtype=xp.int64)
+    corner = (xp.arange(out[0]).reshape(-1, 1) * s[0] - p[0]) * width + xp.arange(out[1]).reshape(1, -1) * s[1] \
+        - p[1]
+    return best, offsets.take(first) + corner
+
+
 # -- max pooling ---------------------------------------------------------------------------------------------
 
 def _max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
@@ -118,10 +140,13 @@ def _max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilatio
     x, lead = _planes(self)
     fill = float("-inf") if x.dtype.kind == "f" else int(xp.iinfo(x.dtype).min)
     win = _windows(xp, x, self.device, k, s, p, d, out, fill)
-    vals, arg = _window_max(xp, win, x.dtype.kind == "f")
-    rows = xp.arange(out[0]).reshape(-1, 1) * s[0] - p[0] + (arg // k[1]) * d[0]
-    cols = xp.arange(out[1]).reshape(1, -1) * s[1] - p[1] + (arg % k[1]) * d[1]
-    idx = (rows * self._size[-1] + cols).astype(xp.int64)
+    if k[0] * k[1] <= 255 and not (x.dtype.kind == "f" and bool(xp.isnan(x).any())):
+        vals, idx = _window_max_indices(xp, win, self._size[-1], s, p, d, out)
+    else:   # NaN wins over numbers (the first NaN), as in PyTorch
+        vals, arg = _window_max(xp, win, x.dtype.kind == "f")
+        rows = xp.arange(out[0]).reshape(-1, 1) * s[0] - p[0] + (arg // k[1]) * d[0]
+        cols = xp.arange(out[1]).reshape(1, -1) * s[1] - p[1] + (arg % k[1]) * d[1]
+        idx = (rows * self._size[-1] + cols).astype(xp.int64)
     return (store(vals.reshape(lead + out), self._dtype, self.device),
             store(idx.reshape(lead + out), _dt.int64, self.device))
 
@@ -144,10 +169,11 @@ def _max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilati
     hw = self._size[-1] * self._size[-2]
     gi = xp.zeros((planes, hw), dtype=g.dtype)
     idx = values(indices, self).reshape(planes, -1)
-    key = (xp.arange(planes).reshape(-1, 1), idx)
     if all(s[i] >= d[i] * (k[i] - 1) + 1 for i in range(2)):
-        gi[key] = g.reshape(planes, -1)        # windows do not overlap: every index is written once
+        # windows do not overlap: every index is written once (one flat index array: a 2-d key costs ~1.7x)
+        gi.reshape(-1)[(idx + (xp.arange(planes) * hw).reshape(-1, 1)).reshape(-1)] = g.reshape(-1)
     else:
+        key = (xp.arange(planes).reshape(-1, 1), idx)
         accumulate_at(xp, gi, key, g.reshape(planes, -1), _dt.from_numpy(gi.dtype))
     return store(gi.reshape(tuple(self._size)), self._dtype, self.device)
 
