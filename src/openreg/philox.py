@@ -32,6 +32,38 @@ _MASK32 = np.uint64(0xFFFFFFFF)
 _SHIFT32 = np.uint64(32)
 
 
+def _rounds(x0, x1, x2, x3, k0, k1):
+    """The ten rounds on uint64 arrays holding 32-bit words; returns ``(L, R)`` with ``L = [x0, x2]`` and
+    ``R = [x1, x3]`` of the output (``R``'s words carry garbage above bit 31: callers truncate to uint32).
+
+    Lanes 0 and 2 are multiplied together as one ``(2, ...)`` array, so a round is five array operations
+    instead of ten: ``x0' = hi(M1 x2) ^ x1 ^ k0``, ``x1' = lo(M1 x2)``, ``x2' = hi(M0 x0) ^ x3 ^ k1``,
+    ``x3' = lo(M0 x0)``.
+    """
+    shape = np.broadcast_shapes(np.shape(x0), np.shape(x1), np.shape(x2), np.shape(x3), np.shape(k0),
+                                np.shape(k1))
+    lanes = np.empty((2,) + shape, dtype=np.uint64)
+    lanes[0], lanes[1] = x0, x2
+    other = np.empty((2,) + shape, dtype=np.uint64)
+    other[0], other[1] = x1, x3
+    tail = (1,) * len(shape)
+    mult = np.array([M0, M1], dtype=np.uint64).reshape((2,) + tail)
+    bump = np.array([W0, W1], dtype=np.uint64).reshape((2,) + tail)
+    key = np.empty((2,) + np.broadcast_shapes(np.shape(k0), np.shape(k1)), dtype=np.uint64)
+    key[0], key[1] = k0, k1
+    key = key.reshape((2,) + (1,) * (len(shape) - key.ndim + 1) + key.shape[1:])
+    for r in range(ROUNDS):
+        if r:
+            key = (key + bump) & _MASK32
+        prod = lanes * mult                       # [M0 x0, M1 x2]
+        high = prod >> _SHIFT32
+        lanes = high[::-1] ^ other                # [hi(M1 x2) ^ x1, hi(M0 x0) ^ x3]
+        lanes ^= key
+        lanes &= _MASK32                          # other's words may carry high garbage
+        other = prod[::-1]                        # [lo(M1 x2), lo(M0 x0)] before truncation
+    return lanes, other
+
+
 def philox4x32_10(counter, key) -> np.ndarray:
     """Philox4x32-10 of ``counter`` (shape ``(4, ...)`` uint32) under ``key`` (shape ``(2, ...)``).
 
@@ -44,16 +76,10 @@ def philox4x32_10(counter, key) -> np.ndarray:
     """
     ctr = np.asarray(counter, dtype=np.uint64)
     k = np.asarray(key, dtype=np.uint64)
-    x0, x1, x2, x3 = ctr[0], ctr[1], ctr[2], ctr[3]
-    k0, k1 = k[0], k[1]
-    for r in range(ROUNDS):
-        if r:
-            k0 = (k0 + np.uint64(W0)) & _MASK32
-            k1 = (k1 + np.uint64(W1)) & _MASK32
-        p0 = M0 * x0
-        p1 = M1 * x2
-        x0, x1, x2, x3 = ((p1 >> _SHIFT32) ^ x1 ^ k0, p1 & _MASK32, (p0 >> _SHIFT32) ^ x3 ^ k1, p0 & _MASK32)
-    return np.stack(np.broadcast_arrays(x0, x1, x2, x3)).astype(np.uint32)
+    lanes, other = _rounds(ctr[0], ctr[1], ctr[2], ctr[3], k[0], k[1])
+    out = np.empty((4,) + lanes.shape[1:], dtype=np.uint32)
+    out[0], out[1], out[2], out[3] = lanes[0], other[0], lanes[1], other[1]    # truncating to 32 bits
+    return out
 
 
 def split_seed(seed: int) -> tuple[int, int]:
@@ -77,9 +103,11 @@ def uint32_stream(seed: int, offset: int, n: int) -> np.ndarray:
     first, last = offset // 4, (offset + n - 1) // 4
     blocks = np.arange(first, last + 1, dtype=np.uint64)
     zeros = np.zeros_like(blocks)
-    counter = np.stack([blocks & _MASK32, blocks >> _SHIFT32, zeros, zeros])
     k0, k1 = split_seed(seed)
-    words = philox4x32_10(counter, np.array([k0, k1], dtype=np.uint64)).T.reshape(-1)
+    lanes, other = _rounds(blocks & _MASK32, blocks >> _SHIFT32, zeros, zeros, np.uint64(k0), np.uint64(k1))
+    words = np.empty((len(blocks), 4), dtype=np.uint32)      # stream order: block by block
+    words[:, 0], words[:, 1], words[:, 2], words[:, 3] = lanes[0], other[0], lanes[1], other[1]
+    words = words.reshape(-1)
     start = offset - 4 * first
     return words[start:start + n]
 
