@@ -658,3 +658,28 @@ def test_device_ops_go_through_the_launcher_only_when_enabled(monkeypatch):
     openreg.ops.inductor._mm_plus_mm(a, b, a, b, mm_out)
     ref = 2 * (x_np[0].astype(np.float64) @ x_np[1].T.astype(np.float64))
     np.testing.assert_allclose(mm_out.cpu().numpy(), ref, rtol=1e-5, atol=1e-4)
+
+
+def test_abs_of_a_cached_signature_follows_the_raw_kernel_switch(monkeypatch):
+    """A contiguous float32 ``abs`` repeated on the device takes the structured kernel's ufunc shortcut while raw
+    kernels are off; switching ``OPENREG_EMULATE_KERNELS`` on afterwards sends the same (cached) signature
+    through the raw kernel again, and off again back to the ufunc, with the same values."""
+    import openreg
+
+    if openreg.privateuseone.driver() != "emulated":
+        pytest.skip("the OPENREG_EMULATE_KERNELS switch is for the emulated driver")
+    lnch = kl.launcher()
+    x_np = values((5, 7), np.float32, specials=False)
+    x = openreg.tensor(x_np, device="privateuseone:0")
+
+    def launched() -> int:
+        before = sum(lnch.launch_counts.values())
+        np.testing.assert_array_equal(x.abs().cpu().numpy(), np.abs(x_np))
+        return sum(lnch.launch_counts.values()) - before
+
+    monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "0")
+    assert [launched() for _ in range(3)] == [0, 0, 0]
+    monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "1")
+    assert all(n >= 1 for n in (launched(), launched()))
+    monkeypatch.setenv("OPENREG_EMULATE_KERNELS", "0")
+    assert launched() == 0

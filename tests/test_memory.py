@@ -228,3 +228,38 @@ def test_accumulated_totals_count_every_allocation_and_free():
     a.free(b3)
     a.empty_cache(0)
     assert totals("segment") == (0, 1, 3) and totals("reserved_bytes") == (0, 1024, 512 + 1024 + (2 << 20))
+
+
+def test_released_blocks_are_accounted_as_freed_at_the_next_malloc_or_read():
+    """A finalizer's ``release`` only queues the block: the next malloc reuses it (a block of the same size class
+    directly, with the requested bytes' peak moving only when they grow) and every statistic reads as if it had
+    been freed at once -- the same figures ``free`` gives."""
+    def run(give_back):
+        a = CachingAllocator(EmulatedDriver(devices=2, memory=1 << 20))
+        b1 = a.malloc(1, 100)
+        seg = b1.segment
+        give_back(a, b1)
+        b2 = a.malloc(1, 400)                       # same class: the released segment serves it
+        early = a.stats(1)["requested_bytes.all.peak"], a.stats(1)["requested_bytes.small_pool.peak"]
+        b3 = a.malloc(0, 100)
+        give_back(a, b3)                            # another device: freed as it is
+        b4 = a.malloc(1, 2000)                      # another class: a new segment
+        give_back(a, b4)
+        give_back(a, b2)
+        stats = a.stats(1)
+        return b2.segment is seg, early, {k: stats[k] for k in (
+            "allocated_bytes.all.current", "allocated_bytes.all.peak", "allocated_bytes.all.allocated",
+            "allocated_bytes.all.freed", "requested_bytes.all.current", "requested_bytes.all.peak",
+            "requested_bytes.small_pool.peak", "allocation.all.current", "allocation.all.peak",
+            "allocation.all.freed", "reserved_bytes.all.current")}, a.stats(0)["allocation.all.freed"], \
+            a.cached_bytes(1)
+
+    freed = run(lambda a, b: a.free(b))
+    released = run(lambda a, b: a.release(b))
+    assert released == freed
+    assert freed == (True, (400, 400), {"allocated_bytes.all.current": 0, "allocated_bytes.all.peak": 512 + 2048,
+                            "allocated_bytes.all.allocated": 512 * 2 + 2048, "allocated_bytes.all.freed": 512 * 2 + 2048,
+                            "requested_bytes.all.current": 0, "requested_bytes.all.peak": 2400,
+                            "requested_bytes.small_pool.peak": 2400, "allocation.all.current": 0,
+                            "allocation.all.peak": 2, "allocation.all.freed": 3,
+                            "reserved_bytes.all.current": 512 + 2048}, 1, 512 + 2048)

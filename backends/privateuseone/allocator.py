@@ -4,6 +4,8 @@ exact statistics and a per-process memory limit (PyTorch's ``CUDACachingAllocato
 Requests are rounded to size classes (multiples of 512 bytes up to 1 MiB, "small pool"; above, four
 classes per power of two, "large pool"). A freed block goes to its device's cache and serves the next
 request of the same class without a driver call; ``empty_cache`` gives cached blocks back to the driver.
+A block released by its owner's finalizer (``release``) is queued without a lock and accounted at the next
+allocation or reading of the statistics, which see it freed.
 When a new segment would exceed the limit (``set_per_process_memory_fraction``) or the device is full, the
 cache is emptied and the allocation retried once; if that fails too an ``OutOfMemoryError`` (a
 ``RuntimeError``) says how many bytes were requested, are in use and are allowed.
@@ -179,6 +181,11 @@ class CachingAllocator:
         self.driver = driver
         self._lock = threading.RLock()
         self._devices = [_DeviceState() for _ in range(driver.device_count())]
+        # Blocks given back by their owners' finalizers (``release``), not yet accounted: the next allocation or
+        # reading of the statistics takes them under the lock. Appending needs no lock (one atomic list
+        # operation), so a finalizer never waits, nor deadlocks when the garbage collector runs it inside a
+        # locked section of this thread; and a device op's free costs no lock of its own.
+        self.released: list[Block] = []
 
     def _state(self, index: int) -> _DeviceState:
         return self._devices[index]
@@ -190,6 +197,34 @@ class CachingAllocator:
         allocation for the storage backend, whose allocations are their own blocks)."""
         size = round_size(nbytes) if nbytes > MIN_BLOCK else MIN_BLOCK
         with self._lock:
+            released = self.released
+            if released:
+                freed = released.pop()
+                if released:
+                    self._take_released()
+                if freed.size == size and freed.device == index:
+                    # A device op frees the previous result of its size: its segment serves this request.
+                    # free + malloc of one size class leave the allocated bytes and the count as they were
+                    # (so no peak moves but the requested bytes'); only the totals change.
+                    st = self._devices[index]
+                    p = st.small if size <= SMALL_LIMIT else st.large
+                    p.alloc_out += size
+                    p.count_out += 1
+                    requested = freed.requested
+                    p.req_out += requested
+                    p.req = req = p.req + (nbytes - requested)
+                    if nbytes > requested:
+                        if req > p.req_peak:  # noqa: PLR1730 - no call
+                            p.req_peak = req
+                        peaks = st.all_peaks
+                        total = st.small.req + st.large.req
+                        if total > peaks["req"]:  # noqa: PLR1730 - no call
+                            peaks["req"] = total
+                    if block is None:
+                        block = _new(Block)
+                    block.segment, block.size, block.requested, block.device = freed.segment, size, nbytes, index
+                    return block
+                self._free(freed)
             st = self._devices[index]
             cached = st.cache.get(size)
             if cached:
@@ -227,16 +262,31 @@ class CachingAllocator:
     def free(self, block: Block) -> None:
         """Return a block to its device's cache (the memory stays reserved until ``empty_cache``)."""
         with self._lock:
-            st = self._devices[block.device]
-            size, requested = block.size, block.requested
-            p = st.small if size <= SMALL_LIMIT else st.large
-            p.alloc -= size
-            p.alloc_out += size
-            p.req -= requested
-            p.req_out += requested
-            p.count -= 1
-            p.count_out += 1
-            st.cache[size].append(block.segment)
+            self._take_released()
+            self._free(block)
+
+    def release(self, block: Block) -> None:
+        """``free(block)`` from a finalizer: the block is accounted and cached at the next allocation or reading
+        of the statistics (all of which see it freed), without taking the lock now."""
+        self.released.append(block)
+
+    def _take_released(self) -> None:
+        """Free the released blocks (under the lock)."""
+        released = self.released
+        while released:
+            self._free(released.pop())
+
+    def _free(self, block: Block) -> None:
+        st = self._devices[block.device]
+        size, requested = block.size, block.requested
+        p = st.small if size <= SMALL_LIMIT else st.large
+        p.alloc -= size
+        p.alloc_out += size
+        p.req -= requested
+        p.req_out += requested
+        p.count -= 1
+        p.count_out += 1
+        st.cache[size].append(block.segment)
 
     def limit(self, index: int) -> int | None:
         """The per-process limit of device ``index`` in bytes, or None when unlimited."""
@@ -299,7 +349,9 @@ class CachingAllocator:
         for size, segments in st.cache.items():
             p = st.pool(size)
             while segments:
-                self.driver.raw_free(segments.pop())
+                segment = segments.pop()
+                segment.view = None
+                self.driver.raw_free(segment)
                 p.res -= size
                 p.res_out += size
                 p.seg -= 1
@@ -311,6 +363,7 @@ class CachingAllocator:
     def empty_cache(self, index: int | None = None) -> None:
         """Give every cached (unused) block of one device, or all devices, back to the driver."""
         with self._lock:
+            self._take_released()
             for i in (range(len(self._devices)) if index is None else (index,)):
                 self._release_cache(i)
 
@@ -320,12 +373,14 @@ class CachingAllocator:
 
     def cached_bytes(self, index: int) -> int:
         with self._lock:
+            self._take_released()
             return sum(size * len(segs) for size, segs in self._state(index).cache.items())
 
     # -- statistics ------------------------------------------------------------------------------------
     def stats(self, index: int) -> dict:
         """PyTorch-style flat statistics: ``"allocated_bytes.all.current"``, ``"num_ooms"`` ..."""
         with self._lock:
+            self._take_released()
             st = self._state(index)
             out: dict = {}
             for name in BYTE_STATS + COUNT_STATS:
@@ -338,10 +393,12 @@ class CachingAllocator:
 
     def reset_peak(self, index: int) -> None:
         with self._lock:
+            self._take_released()
             self._state(index).reset_peaks()
 
     def reset_accumulated(self, index: int) -> None:
         with self._lock:
+            self._take_released()
             st = self._state(index)
             st.reset_totals()
             for key in st.counters:

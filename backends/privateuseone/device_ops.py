@@ -42,7 +42,7 @@ from openreg.scalar_conversion import check_scalar_fits
 from openreg.tensor import Tensor
 
 from . import kernels, storage_backend
-from .driver_select import get_driver
+from .driver_select import get_driver, on_driver_switch
 from .storage_backend import pool_empty
 from .streams import current_stream
 
@@ -110,10 +110,25 @@ def on_device(fn, op: str, *, check: bool = True):
             return fn(*args, **kwargs)
     kernel.__name__ = f"{getattr(fn, '__name__', 'kernel')}_privateuseone"
     kernel.__wrapped__ = fn
+    if not check:      # nothing to do on a host driver: the dispatcher may call fn itself (see _passthrough)
+        kernel._openreg_passthrough = _passthrough
     for attr in ("_openreg_boxed",):
         if hasattr(fn, attr):
             setattr(kernel, attr, getattr(fn, attr))
     return kernel
+
+
+def _passthrough() -> bool:
+    """Whether the driver in use has no device or stream to enter (the emulated one): a wrapper of
+    ``on_device(check=False)`` then only calls the kernel, and the dispatcher resolves it to the kernel itself.
+    A driver switch drops the resolved kernels (``use_driver``: the cuda driver needs the wrappers)."""
+    try:
+        return (storage_backend._ctx or storage_backend.context()).host
+    except Exception:  # noqa: BLE001 - no driver can be created: the wrapper raises its error when called
+        return False
+
+
+on_driver_switch(dispatcher.invalidate_all)
 
 
 # -- kernels of their own ---------------------------------------------------------------------------------
@@ -128,6 +143,11 @@ def abs_compute(spec, self):
     out = pool_empty(tuple(self._size), inp.real.dtype if inp.dtype.kind == "c" else inp.dtype, spec.device)
     kernels.abs_into(out, inp)
     return out
+
+
+# While raw kernels do not run, abs of a tensor in its own dtype is the array module's ``abs`` (what
+# ``kernels.abs_into`` runs then): the structured kernel may call that ufunc directly (asking on each call).
+abs_compute.ufunc_unless = kernels.enabled
 
 
 _BLAS_DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))

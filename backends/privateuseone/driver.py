@@ -42,13 +42,16 @@ class Segment:
     512
     """
 
-    __slots__ = ("device", "mem", "nbytes", "ptr")
+    __slots__ = ("device", "mem", "nbytes", "ptr", "view")
 
     def __init__(self, device: int, nbytes: int, ptr: int, mem: Any):
         self.device = device
         self.nbytes = nbytes
         self.ptr = ptr
         self.mem = mem
+        # (shape, dtype, array): the last array a storage backend made over ``mem`` from its start, kept for
+        # the next allocation of the same shape and dtype from this segment (dropped when it goes back)
+        self.view = None
 
     def __repr__(self) -> str:
         return f"Segment(device={self.device}, nbytes={self.nbytes}, ptr=0x{self.ptr:x})"

@@ -1205,9 +1205,23 @@ _lock = threading.Lock()
 _launchers: dict[str, object] = {}
 
 
+# ``os.environ``'s own mapping, read with the encoded key: ``os.environ.get`` costs a chain of Python calls,
+# and this is asked on every call of a device op that may run a raw kernel. ``os.environ``'s writes
+# (``os.environ[...] = ``, ``monkeypatch.setenv``) update this mapping, so a change is seen at the next call.
+_environ_data = getattr(os.environ, "_data", None)
+try:
+    _EMULATE_KEY, _EMULATE_ON = os.environ.encodekey("OPENREG_EMULATE_KERNELS"), os.environ.encodevalue("1")
+except (AttributeError, TypeError):      # not CPython's os.environ: ask it the ordinary way
+    _environ_data = None
+
+
 def enabled() -> bool:
     """Whether raw kernels run (cuda driver: always; emulated: ``OPENREG_EMULATE_KERNELS=1``)."""
-    return get_driver().name == "cuda" or os.environ.get("OPENREG_EMULATE_KERNELS", "") == "1"
+    if get_driver().name == "cuda":
+        return True
+    if _environ_data is not None:
+        return _environ_data.get(_EMULATE_KEY) == _EMULATE_ON
+    return os.environ.get("OPENREG_EMULATE_KERNELS", "") == "1"
 
 
 def launcher():

@@ -307,6 +307,49 @@ def wrap_buffer(data, arr, dtype, device: Device):
     return t
 
 
+def buffer_layout(t) -> tuple:
+    """What ``wrap_known_buffer`` needs to wrap the next result like ``t`` (a ``wrap_buffer`` result of the same
+    shape, dtype and device): its Size (shared: it is immutable), strides, key set, nbytes and storage backend."""
+    backend = t._storage._backend
+    return (t._size, t._stride, t._ks, t._storage._nbytes, backend,
+            type(backend).on_create is not _BASE_ON_CREATE)
+
+
+def wrap_known_buffer(data, arr, dtype, device: Device, layout: tuple):
+    """``wrap_buffer(data, arr, dtype, device)`` for a result whose ``layout`` (``buffer_layout``) a structured
+    kernel's cached signature learnt from the same call before: nothing is read from the array again."""
+    size, stride, ks, nbytes, backend, on_create = layout
+    storage = _new(UntypedStorage)      # UntypedStorage._init, written out as in wrap_array
+    storage._data = data
+    storage._nbytes = nbytes
+    storage.device = device
+    storage._backend = backend
+    storage._base = storage._pinned_by = None
+    storage._base_offset = 0
+    storage._resizable = True
+    if on_create:
+        backend.on_create(storage)
+    if _create_hooks:
+        hook = _create_hooks.get(device._type)
+        if hook is not None:
+            hook(nbytes, data)
+    t = _new(_Tensor)                   # TensorBase._init_view, written out as in wrap_array
+    t._storage = storage
+    t._size = size
+    t._stride = stride
+    t._offset = 0
+    t._dtype = dtype
+    t._ks = ks
+    t._vc = _tensor_module.new_version()
+    t._base = t._grad_fn = None
+    if arr.__class__ is np.ndarray:     # a NumPy-backed device: keep the view, as _array would make it
+        t._arr, t._arr_src = arr, data
+    else:
+        t._arr = t._arr_src = None
+    t._rg = False
+    return t
+
+
 def _wrap_dense_layout(arr: np.ndarray, dtype, device: Device):
     """Wrap a non-C-contiguous result, keeping its layout when it is a permutation of a dense block.
 

@@ -323,7 +323,7 @@ def resolve(entry: OperatorEntry, ks: int):
                 if kernel.boxed:
                     result = (_boxed_adapter(entry, kernel), True, key)
                 else:
-                    result = (kernel.fn, kernel.with_keyset, key)
+                    result = (_unwrapped(kernel.fn), kernel.with_keyset, key)
                 if lean and result[1]:   # a kernel taking the key set sees the one PyTorch would pass
                     result = (_with_keyset(result[0], walk), True, key)
                 entry.cache[ks] = result
@@ -332,6 +332,21 @@ def resolve(entry: OperatorEntry, ks: int):
                 raise_missing(entry, key)
             remaining &= ~(1 << key)
         raise_missing(entry, None)
+
+
+def _unwrapped(fn):
+    """The kernel a call resolves to: a backend's wrapper that says it passes every call straight through for
+    now (``fn._openreg_passthrough()`` true: e.g. the device's wrapper on a driver with no device or stream to
+    enter) resolves to the kernel it wraps, ``fn.__wrapped__``. Whoever changes that answer clears the resolved
+    kernels (``invalidate_all``)."""
+    passthrough = getattr(fn, "_openreg_passthrough", None)
+    return fn.__wrapped__ if passthrough is not None and passthrough() else fn
+
+
+def invalidate_all() -> None:
+    """Drop every operator's resolved kernels (they are resolved again at their next call)."""
+    with _lock:
+        _invalidate()
 
 
 def walk_past_when_lean(key: DispatchKey, kernel: KernelEntry) -> bool:

@@ -23,9 +23,11 @@ from .. import dtypes as _dt
 from .._array_bridge import (
     _contiguous_cache,
     _contiguous_strides,
+    buffer_layout,
     from_compute,
     wrap_array,
     wrap_buffer,
+    wrap_known_buffer,
     wrap_known_cpu,
 )
 from .._quiet import enter_quiet, leave_quiet
@@ -260,7 +262,8 @@ class _Plan:
     def __init__(self, spec, small, strided, ufunc):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
         self.buffer = None
-        # a CPU ufunc call's result layout, (Size, strides, nbytes), once a call showed it row-major
+        # a CPU ufunc call's result layout, (Size, strides, nbytes), once a call showed it row-major; a device
+        # ufunc call's, ``buffer_layout``'s tuple
         self.layout = None
         if ufunc is not None and spec.device._type != "cpu":
             backend = storage_backend(spec.device._type)
@@ -289,13 +292,14 @@ def _direct_ufunc(ufunc_name, defaults, spec: Spec, args, kwargs):
 
 
 def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False,
-               ufunc: str | None = None, defaults: dict | None = None):
+               ufunc: str | None = None, defaults: dict | None = None, ufunc_unless=None):
     """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
 
     ``device_type`` "meta" builds kernels that compute no data. ``elementwise`` results take TensorIterator's
     layout (iterator_layout.py; 0-d and 1-d ones are contiguous). ``ufunc`` names the array-module ufunc that
     ``compute`` amounts to when every operand is a tensor already in the result dtype and the keyword
-    arguments have their ``defaults`` (``{"alpha": 1}``).
+    arguments have their ``defaults`` (``{"alpha": 1}``); ``ufunc_unless()``, if given, is true while it is not
+    (a backend's raw kernel runs instead), asked on every call that would take the ufunc.
 
     The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
     call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
@@ -352,7 +356,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
         else:
             spec = plan.spec
             direct = plan.ufunc
-            if direct is not None:
+            if direct is not None and (ufunc_unless is None or not ufunc_unless()):
                 buffer = plan.buffer
                 # TensorBase._array's cached view, read in place
                 a = args[0]
@@ -371,7 +375,12 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                             if y is None or b._arr_src is not b._storage._data:
                                 y = b._array()
                             direct(x, y, out=out)
-                        return wrap_buffer(data, out, spec.dtype, spec.device)
+                        layout = plan.layout
+                        if layout is not None:
+                            return wrap_known_buffer(data, out, spec.dtype, spec.device, layout)
+                        t = wrap_buffer(data, out, spec.dtype, spec.device)
+                        plan.layout = buffer_layout(t)     # every later call's result is laid out alike
+                        return t
                     if len(args) == 1:
                         arr = direct(x)
                     else:
@@ -440,7 +449,8 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
             spec = plan.spec
             token = enter_quiet()
             try:
-                if plan.ufunc is not None:    # the ufunc writes into self (NumPy buffers overlapping operands)
+                if plan.ufunc is not None and (ufunc_unless is None or not ufunc_unless()):
+                    # the ufunc writes into self (NumPy buffers overlapping operands)
                     x = self._array()
                     plan.ufunc(x, *(a._array() for a in args), out=x)
                     return self

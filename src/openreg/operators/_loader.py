@@ -122,7 +122,9 @@ def _structured_kernels(record: Op, group: Group, device_type: str, compute):
     from ..aten.structured import structured
     # A backend's override (a raw kernel) runs instead of the ufunc, unless it says that it is the record's
     # compute for every dtype but the narrow floats (which the ufunc shortcut never takes).
-    ufunc = record.ufunc_for(group) if compute is record.compute_for(group) or \
+    # ``ufunc_unless`` (a function) says when it is not: e.g. while the device's raw kernels run.
+    unless = getattr(compute, "ufunc_unless", None)
+    ufunc = record.ufunc_for(group) if compute is record.compute_for(group) or unless is not None or \
         getattr(compute, "record_compute_unless_narrow", False) else None
     defaults = {}
     if ufunc is not None:
@@ -130,7 +132,8 @@ def _structured_kernels(record: Op, group: Group, device_type: str, compute):
         defaults = {a.name: _default_value(a) for a in record.schema(group.functional).arguments
                     if a.kwarg_only and a.has_default}
     return structured(group.functional, record.meta_for(group), compute, device_type=device_type,
-                      elementwise=record.elementwise, ufunc=ufunc, defaults=defaults)
+                      elementwise=record.elementwise, ufunc=ufunc, defaults=defaults,
+                      ufunc_unless=unless if ufunc is not None else None)
 
 
 def _impl_group(lib: Library, group: Group, kernels: dict, key: str, wrap=None) -> None:
