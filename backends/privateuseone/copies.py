@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from openreg._array_bridge import from_compute, from_float32, host_array, to_compute
+from openreg._array_bridge import _contiguous_strides, from_compute, from_float32, host_array, to_compute
 from openreg.devices import PRIVATEUSE1
 from openreg.dtypes import bfloat16
 from openreg.operators.copy import check_copy
@@ -40,8 +40,13 @@ def _segment(t):
 
 def _raw_copyable(self, src) -> bool:
     """Whether the copy is one contiguous run of bytes on both sides."""
-    return (self._dtype is src._dtype and tuple(self._size) == tuple(src._size) and self.is_contiguous()
-            and src.is_contiguous())
+    return (self._dtype is src._dtype and tuple(self._size) == tuple(src._size) and _contiguous(self)
+            and _contiguous(src))
+
+
+def _contiguous(t) -> bool:
+    """``t.is_contiguous()``, answered without a call when the strides are the row-major ones."""
+    return t._stride == _contiguous_strides(tuple(t._size)) or t.is_contiguous()
 
 
 def _real_if_needed(value, src, dst):

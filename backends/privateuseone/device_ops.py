@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from openreg._array_bridge import from_compute, to_compute
+from openreg._array_bridge import from_compute, to_compute, wrap_array
 from openreg._dispatch import dispatcher
 from openreg._dispatch.device_support import declares_device_support
 from openreg._dispatch.keys import DispatchKey
@@ -135,7 +135,7 @@ on_driver_switch(dispatcher.invalidate_all)
 def abs_compute(spec, self):
     """``abs`` on the device: the raw kernel where it applies, the array module otherwise (into a pool
     output, which the result tensor adopts without a copy); bfloat16 runs ``bf16.cu`` on the words."""
-    if _bf16_operands(spec, self):
+    if spec.dtype is bfloat16 and _bf16_operands(spec, self):
         out = _bf16_result(spec)
         kernels.bf16_unary_into("abs", _words(out), _words(self._array()))
         return out
@@ -211,11 +211,34 @@ def fill_(self, value):
     """``aten::fill_.Scalar`` on the device."""
     check_scalar_fits(value, self._dtype)
     scalar = from_compute(np.asarray(value), self._dtype)[()]
-    drv = get_driver()
+    ctx = storage_backend._ctx or storage_backend.context()
+    if ctx.host:        # the emulated driver: no device or stream to enter
+        kernels.fill_into(self._array(), scalar)
+        return self
+    drv = ctx.driver
     index = self._storage.device.index
     with drv.using_device(index), drv.using_stream(current_stream(index)._handle):
         kernels.fill_into(self._array(), scalar)
     return self
+
+
+def cat(tensors, dim: int = 0):
+    """``aten::cat`` on the device: on the emulated driver one NumPy concatenate (converting to the promoted
+    dtype on the fly, as the CPU's kernel) into fresh device memory; elsewhere a copy_ per input (each on the
+    tensors' device and stream)."""
+    from openreg.operators.shape import cat as cat_composite
+    from openreg.operators.shape import cat_meta
+    ctx = storage_backend._ctx or storage_backend.context()
+    if not ctx.host:
+        return cat_composite(tensors, dim)
+    size, dtype, dev, parts, d = cat_meta(tensors, dim)
+    if dev._type != PRIVATEUSE1:
+        raise RuntimeError(f"cat: the {PRIVATEUSE1} kernel got tensors on {dev}")
+    if not parts or dtype.is_narrow_float:
+        return cat_composite(tensors, dim)
+    out = pool_empty(size, dtype.numpy, dev)
+    np.concatenate([to_compute(t) for _, t in parts], axis=d, out=out, casting="unsafe")
+    return wrap_array(out, dtype, dev)
 
 
 def zero_(self):
@@ -370,9 +393,16 @@ def _bf16_binary(op: str, record: str | None = None, reflected: bool = False):
     rounding; no float32 copy of an operand; the scalar in float32, scaled by ``alpha`` in float32 as the
     reference does); every other case is the record's compute."""
     record = record or op
+    mixed = op in kernels.BF16_MIXED_OPS and not reflected
 
     def compute(spec, self, other, *args, **kwargs):
-        if kwargs.get("rounding_mode") is None:
+        # Only a bfloat16 result or compute dtype, or (the mixed ops) a float32 result of a bfloat16 tensor,
+        # can be the kernel's case: every other call goes straight to the record's compute.
+        dtype = spec.dtype
+        if (dtype is bfloat16 or spec.compute_dtype is bfloat16 or (
+                mixed and dtype is float32 and (getattr(self, "_dtype", None) is bfloat16
+                                                or getattr(other, "_dtype", None) is bfloat16))) \
+                and kwargs.get("rounding_mode") is None:
             out = _run_bf16_binary(op, spec, self, other, kwargs.get("alpha", args[0] if args else 1), reflected)
             if out is not None:
                 return out
@@ -387,8 +417,8 @@ def _bf16_unary(op: str, record: str | None = None):
     record = record or op
 
     def compute(spec, self, **kwargs):
-        kernel = op if kwargs.get("approximate", "none") == "none" else f"{op}_{kwargs['approximate']}"
-        if _bf16_operands(spec, self):
+        if spec.dtype is bfloat16 and _bf16_operands(spec, self):
+            kernel = op if kwargs.get("approximate", "none") == "none" else f"{op}_{kwargs['approximate']}"
             out = _bf16_result(spec)
             kernels.bf16_unary_into(kernel, _words(out), _words(self._array()))
             return out
@@ -412,7 +442,7 @@ gelu_compute = _bf16_unary("gelu")
 def gelu_backward_compute(spec, grad_output, self, *, approximate: str = "none"):
     """``gelu_backward`` on the device: bfloat16 gradient and input run ``bf16.cu`` (the reference's formula in
     float32 registers, one rounding)."""
-    if _bf16_operands(spec, grad_output, self) and approximate in ("none", "tanh"):
+    if spec.dtype is bfloat16 and _bf16_operands(spec, grad_output, self) and approximate in ("none", "tanh"):
         out = _bf16_result(spec)
         op = "gelu_backward" if approximate == "none" else "gelu_tanh_backward"
         kernels.bf16_binary_into(op, _words(out), _words(grad_output._array()), _words(self._array()))
@@ -493,7 +523,7 @@ amax_compute, amin_compute = _bf16_extremum("amax"), _bf16_extremum("amin")
 
 def _bf16_softmax(op: str):
     def compute(spec, self, dim, half_to_float):
-        if _bf16_operands(spec, self):
+        if spec.dtype is bfloat16 and _bf16_operands(spec, self):
             out = _bf16_result(spec)
             kernels.bf16_softmax_into(op, _words(out), _words(self._array()), wrap_dim(dim, self.dim()))
             return out

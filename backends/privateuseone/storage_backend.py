@@ -227,11 +227,23 @@ class PrivateUse1StorageBackend(StorageBackend):
                 return alloc, arr.view(np.ndarray)
         if ctx.host and arr.__class__ is np.ndarray and arr.flags.c_contiguous:
             # The common case of the emulated driver, a fresh host result: one block, one copy, no other lookups.
-            alloc = DeviceAllocation(ctx.allocator, _index(ctx, device), arr.nbytes)
-            if alloc.segment is None:
-                return alloc, np.empty(arr.shape, arr.dtype)
-            view = np.ndarray(arr.shape, arr.dtype, buffer=alloc.segment.mem)
-            np.copyto(view, arr)
+            nbytes = arr.nbytes
+            if not nbytes:
+                return DeviceAllocation(ctx.allocator, _index(ctx, device), 0), np.empty(arr.shape, arr.dtype)
+            index = device.index
+            if index.__class__ is not int or not 0 <= index < ctx.device_count:
+                index = _index(ctx, device)
+            # DeviceAllocation(allocator, index, nbytes), written out as in new_buffer
+            alloc = _new(DeviceAllocation)
+            alloc.allocator = None
+            alloc.device, alloc.nbytes = index, nbytes
+            allocator = ctx.allocator
+            allocator.malloc(index, nbytes, alloc)
+            alloc.allocator = allocator
+            segment = alloc.segment
+            alloc.ptr = segment.ptr
+            view = np.ndarray(arr.shape, arr.dtype, segment.mem)
+            view[...] = arr
             return alloc, view
         drv = ctx.driver
         xp = ctx.xp

@@ -112,6 +112,15 @@ def _current_map() -> dict:
 
 def current_stream(device=None) -> Stream:
     """The calling thread's current stream on a device (its default stream unless changed)."""
+    if device.__class__ is int:
+        # A device index, as the kernels pass it: a stream already made for it (current or default) on this
+        # driver needs no check of the index (it was checked when the stream was made).
+        drv = get_driver()
+        s = _current_map().get(device)
+        if s is None:
+            s = _defaults.get((id(drv), device))
+        if s is not None and s._driver is drv:
+            return s
     index = state.device_index(device)
     s = _current_map().get(index)
     if s is None or s._driver is not get_driver():

@@ -228,6 +228,8 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
         return t
     backend = storage_backend(device._type)
     data, arr = backend.adopt(arr, device)
+    if arr.flags.c_contiguous:      # fresh row-major device memory (a backend's adopt gives that but for
+        return wrap_buffer(data, arr, dtype, device)    # a dense permuted layout): its wrap, written out
     storage = UntypedStorage._wrap(data, arr.nbytes, device)
     item = dtype.itemsize
     shape = arr.shape

@@ -182,8 +182,9 @@ def split_sizes(self: Tensor, split_size, dim: int = 0) -> list:
 
 
 # -- the records ------------------------------------------------------------------------------------------
-# The CPU's own cat: one NumPy concatenate instead of a copy_ per input.
-_BACKEND_KERNELS = {"cat": {"CPU": "openreg.backends.cpu.kernels:cat"}}
+# The CPU's and the device's own cat: one concatenate instead of a copy_ per input.
+_BACKEND_KERNELS = {"cat": {"CPU": "openreg.backends.cpu.kernels:cat",
+                            "PrivateUse1": "openreg.backends.privateuseone.device_ops:cat"}}
 
 
 # -- Tensor methods: the list results are tuples, ``split`` takes a size or a list of sizes ----------------
