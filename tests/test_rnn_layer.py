@@ -56,13 +56,14 @@ def _grads(outs, inputs):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_layer_matches_the_per_step_path(dev, mode, bias, reverse, batch_first, train, dtype):
     dt = getattr(openreg, dtype)
+    tol = 1e-6 if dtype == "float32" else 1e-14
     args = _args(1, mode, dev, dt, batch_first=batch_first)
     got = _layer(mode, bias, reverse, batch_first, train)(*args)
     ref = _steps(mode, bias, reverse, batch_first)(*args)
     for a, b in zip(got, ref):
         assert a.device == openreg.device(dev) and a.dtype == dt
-        # the same array operations as the per-step ops: equal values
-        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
+        # the same array operations as the per-step ops (the recurrent GEMM on a contiguous copy of W_hh^T)
+        np.testing.assert_allclose(a.detach().cpu().numpy(), b.detach().cpu().numpy(), rtol=tol, atol=tol)
     used = args if bias else args[:3] + args[5:]
     if mode == GRU_MODE:
         used = [t for t in used if t is not args[6]]
@@ -155,13 +156,13 @@ def test_backward_op_and_meta_shapes():
     x, w0, w1, b0, b1, h0, c0 = _args(7, LSTM_MODE, "cpu", grad=False)
     tail = (False, [], LSTM_MODE, 3, 1, True, False, False, True)
     out, hy, cy, ws = aten.mkldnn_rnn_layer(x, w0, w1, b0, b1, h0, c0, *tail)
-    assert tuple(ws.shape) == (4, 3, 15)
+    assert tuple(ws.shape) == (4 * 3 * 15,)
     grads = aten.mkldnn_rnn_layer_backward(x, w0, w1, b0, b1, h0, c0, out, hy, cy, openreg.ones_like(out), None,
                                            None, False, LSTM_MODE, 3, 1, True, True, False, [], False, ws)
     assert [tuple(g.shape) for g in grads] == [(4, 3, 5), (12, 5), (12, 3), (12,), (12,), (3, 3), (3, 3)]
     meta = [openreg.empty(t.shape, device="meta") for t in (x, w0, w1, b0, b1, h0, c0)]
     shapes = [tuple(t.shape) for t in aten.mkldnn_rnn_layer(*meta, *tail)]
-    assert shapes == [(4, 3, 3), (3, 3), (3, 3), (4, 3, 15)]
+    assert shapes == [(4, 3, 3), (3, 3), (3, 3), (4 * 3 * 15,)]
     _, _, cy, ws = aten.mkldnn_rnn_layer(x, w0[:9], w1[:9], b0[:9], b1[:9], h0, c0, False, [], GRU_MODE, 3, 1, True,
                                          False, False, False)
     assert tuple(cy.shape) == (0,) and tuple(ws.shape) == (0,)
