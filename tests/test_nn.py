@@ -1,6 +1,8 @@
 """openreg.nn (Parameter, Module, layers, functional losses) and openreg.optim (SGD, Adam) on CPU and device."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -205,6 +207,29 @@ def test_foreach_mul_(devices):
     openreg.ops.aten._foreach_mul_.Scalar(a, 3)
     assert [t.tolist() for t in a] == [[3.0, 3.0], [3, 6], [3.0, 3.0]]
     assert all(t._version > v for t, v in zip(a, versions))
+
+
+def test_foreach_mul_tensor_and_foreach_norm(devices):
+    a = [openreg.ones(2, device=devices), openreg.tensor([1.0, 2.0], dtype=openreg.float64, device=devices),
+         openreg.ones(3, device=devices)[::2]]
+    versions = [t._version for t in a]
+    openreg.ops.aten._foreach_mul_.Tensor(a, openreg.tensor(3.0, device=devices))
+    assert [t.tolist() for t in a] == [[3.0, 3.0], [3.0, 6.0], [3.0, 3.0]]
+    assert all(t._version > v for t, v in zip(a, versions))
+    with pytest.raises(RuntimeError, match="0 dim"):
+        openreg.ops.aten._foreach_mul_.Tensor(a, openreg.ones(2, device=devices))
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal((4, 5)), rng.standard_normal(7), rng.standard_normal((2, 3))]
+    xs = [openreg.tensor(arrays[0], dtype=openreg.float32, device=devices),
+          openreg.tensor(arrays[1], dtype=openreg.float64, device=devices),
+          openreg.tensor(arrays[2], dtype=openreg.float32, device=devices).t()]      # not contiguous: per tensor
+    for ord in (2, 1, math.inf):
+        norms = openreg.ops.aten._foreach_norm.Scalar(xs, ord)
+        for n, x, arr in zip(norms, xs, arrays):
+            assert n.shape == () and n.dtype == x.dtype and n.device == x.device
+            want = np.linalg.norm(arr.ravel(), ord)
+            np.testing.assert_allclose(n.item(), want, rtol=1e-6 if x.dtype == openreg.float32 else 1e-12)
+            assert n.item() == openreg.linalg.vector_norm(x, ord).item()
 
 
 def test_adam_matches_reference(devices):

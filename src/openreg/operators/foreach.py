@@ -1,5 +1,5 @@
-"""Multi-tensor (``_foreach_*``) operators used by the optimizers, as in PyTorch: ``_foreach_add(_).List`` and
-``_foreach_mul_.Scalar``.
+"""Multi-tensor (``_foreach_*``) operators used by the optimizers and gradient clipping, as in PyTorch:
+``_foreach_add(_).List``, ``_foreach_mul_.Scalar``/``.Tensor`` and ``_foreach_norm.Scalar``.
 
 When every tensor of the lists is float32/float64 on one backend with matching sizes, the update runs
 straight on the storage arrays (NumPy, or CuPy on the cuda driver) with the same arithmetic as the single-tensor
@@ -65,6 +65,49 @@ def foreach_mul_scalar_(self: list, scalar) -> None:
     mul_ = A.mul___Scalar
     for a in self:
         mul_(a, scalar)
+
+
+def foreach_mul_tensor_(self: list, other) -> None:
+    """``a.mul_(other)`` for each tensor (``other`` a 0-d tensor: ``clip_grad_norm_``'s coefficient)."""
+    if len(self) == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    if other.dim() != 0:
+        raise RuntimeError(f"scalar tensor expected to be 0 dim but it has {other.dim()} dimensions and "
+                           f"{other.numel()} elements.")
+    if _fast(self) and all(a._dtype is other._dtype and a._storage.device == other._storage.device for a in self):
+        for a in self:
+            xp = a._storage._backend.array_module
+            arr = a._array()
+            xp.multiply(arr, other._array(), out=arr)
+        return
+    mul_ = A.mul___Tensor
+    for a in self:
+        mul_(a, other)
+
+
+def foreach_norm(self: list, ord=2, dtype=None) -> list:
+    """``[linalg.vector_norm(a, ord, dtype=dtype) for a in self]``; the 2-norms of float32/float64 tensors as
+    ``sqrt(sum(a * a))`` straight on the arrays (the same arithmetic as the single-tensor ops)."""
+    if len(self) == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    if dtype is None and not isinstance(ord, bool) and ord == 2 and _fast(self):
+        from .._array_bridge import wrap_array
+        out = []
+        for a in self:
+            xp = a._storage._backend.array_module
+            arr = a._array()
+            total = (arr * arr).sum(axis=tuple(range(arr.ndim)), dtype=arr.dtype)
+            out.append(wrap_array(xp.sqrt(xp.asarray(total)), a._dtype, a.device))
+        return out
+    norm = A.linalg_vector_norm
+    return [norm(a, ord, dtype=dtype) for a in self]
+
+
+def meta_foreach_norm(self: list, ord=2, dtype=None) -> list:
+    from ..aten.structured import empty_tensor
+    if len(self) == 0:
+        raise RuntimeError("Tensor list must have at least one tensor.")
+    return [empty_tensor((), dtype or a._dtype, a._storage.device) for a in self]
 
 
 def meta_foreach_mul_scalar_(self: list, scalar) -> None:
@@ -139,9 +182,26 @@ foreach_add = Op(
     function=_foreach_add, method=False, extra_functions={"_foreach_add_": _foreach_add_})
 foreach_mul = Op(
     "_foreach_mul",
-    "_foreach_mul_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()",
+    """
+    _foreach_mul_.Scalar(Tensor(a!)[] self, Scalar scalar) -> ()
+    _foreach_mul_.Tensor(Tensor(a!)[] self, Tensor other) -> ()
+    """,
     kernels={"_foreach_mul_.Scalar": {"CompositeExplicitAutograd": foreach_mul_scalar_,
-                                      "Meta": meta_foreach_mul_scalar_}},
+                                      "Meta": meta_foreach_mul_scalar_},
+             "_foreach_mul_.Tensor": {"CompositeExplicitAutograd": foreach_mul_tensor_,
+                                      "Meta": lambda self, other: meta_foreach_mul_scalar_(self, other)}},
     function=False, method=False)
 
-register(foreach_add, foreach_mul)
+foreach_norm_op = Op(
+    "_foreach_norm",
+    "_foreach_norm.Scalar(Tensor[] self, Scalar ord=2, ScalarType? dtype=None) -> Tensor[]",
+    kernels={"_foreach_norm.Scalar": {"Backend": foreach_norm, "Meta": meta_foreach_norm}},
+    function=False, method=False,
+    doc="""The vector norm of each tensor of a list (``clip_grad_norm_`` calls it per device and dtype).
+
+    >>> import openreg
+    >>> [t.item() for t in openreg.ops.aten._foreach_norm.Scalar([openreg.tensor([3.0, 4.0]), openreg.ones(4)])]
+    [5.0, 2.0]
+    """)
+
+register(foreach_add, foreach_mul, foreach_norm_op)

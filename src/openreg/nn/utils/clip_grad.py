@@ -19,6 +19,7 @@ import warnings
 from collections.abc import Iterable
 
 from ... import dtypes
+from ..._dispatch.ops import A
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 
@@ -82,8 +83,11 @@ def get_total_norm(tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, e
         return make_tensor(0.0)
     first_device = tensors[0].device
     norms = []
-    for group in _group_by_device_and_dtype(tensors).values():
-        norms.extend(_vector_norm(g, norm_type) for g in group)
+    for (_device, dtype), group in _group_by_device_and_dtype(tensors).items():
+        if foreach is not False and dtype in (dtypes.float32, dtypes.float64):
+            norms.extend(A._foreach_norm__Scalar(group, norm_type))     # one call per device and dtype
+        else:
+            norms.extend(_vector_norm(g, norm_type) for g in group)
     total = _vector_norm(stack([n.to(first_device) for n in norms]), norm_type)
     if error_if_nonfinite and not math.isfinite(total.item()):
         raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it "
@@ -100,10 +104,13 @@ def clip_grads_with_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float
     if not grads:
         return
     coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
-    for (device, _), group in _group_by_device_and_dtype(grads).items():
+    for (device, dtype), group in _group_by_device_and_dtype(grads).items():
         scale = coef.to(device)
-        for g in group:
-            g.mul_(scale)
+        if foreach is not False and dtype is scale.dtype:
+            A._foreach_mul___Tensor(group, scale)      # one call per device and dtype
+        else:
+            for g in group:
+                g.mul_(scale)
 
 
 def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
