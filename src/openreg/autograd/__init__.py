@@ -42,10 +42,10 @@ def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads)):
         if g is None:
-            if o.requires_grad:
-                if o.numel() != 1:
+            if getattr(o, "_rg", False) or o.requires_grad:
+                if o._size and o.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not (o.dtype.is_floating_point or o.dtype.is_complex):
+                if not (o._dtype.is_floating_point or o._dtype.is_complex):
                     raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got "
                                        f"{o.dtype}")
                 g = _implicit_grad(o)
@@ -94,13 +94,15 @@ def _implicit_grad(o):
             fn, cache = _ONES_LIKE
             hit = cache.get(below)
             if hit is not None and hit[0] is fn:
-                return wrap_array(np.ones(tuple(o._size), dt.numpy), dt, device)
+                arr = np.empty(tuple(o._size), dt.numpy)   # np.ones, without its two Python frames
+                arr.fill(1)
+                return wrap_array(arr, dt, device)
     return A.ones_like(o, memory_format=contiguous_format)
 
 
 def _check_roots(tensors: list) -> None:
     for i, t in enumerate(tensors):
-        if not t.requires_grad:
+        if not (getattr(t, "_rg", False) or t.requires_grad):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
 
@@ -126,7 +128,8 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         raise RuntimeError(f"got {len(grads)} tensors and {len(tensors)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
-    grads = [g if g is None or hasattr(g, "_ks") else _scalar_grad(g, t) for g, t in zip(grads, tensors)]
+    if grad_tensors is not None:
+        grads = [g if g is None or hasattr(g, "_ks") else _scalar_grad(g, t) for g, t in zip(grads, tensors)]
     _check_roots(tensors)
     grads = _make_grads(tensors, grads)
     run_backward(tensors, grads, keep_graph=retain_graph, create_graph=create_graph, inputs=inputs,

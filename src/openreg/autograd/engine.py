@@ -17,7 +17,7 @@ import itertools
 from heapq import heappop, heappush
 
 from .._dispatch.ops import A
-from .._quiet import quiet
+from .._quiet import enter_quiet, leave_quiet
 from . import grad_mode
 from ._ops import expandable_to, sum_to
 from .accumulate_grad import AccumulateGrad
@@ -99,9 +99,12 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
     """Run the graph from ``roots``. With ``inputs`` and ``accumulate=False`` return their gradients
     (``autograd.grad``); with ``accumulate=True`` only update ``.grad`` (of ``inputs`` when given).
     Backward formulas compute with inf and NaN silently, as the forward kernels do."""
-    with quiet():
+    token = enter_quiet()
+    try:
         return _run_backward(roots, root_grads, keep_graph=keep_graph, create_graph=create_graph, inputs=inputs,
                              accumulate=accumulate, allow_unused=allow_unused)
+    finally:
+        leave_quiet(token)
 
 
 def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_graph: bool, inputs,

@@ -14,6 +14,7 @@ import types
 import weakref
 from collections.abc import Callable
 
+from .._dispatch.keys import with_autograd
 from .meta import get_meta
 
 _sequence = itertools.count()
@@ -175,6 +176,16 @@ class Error(Node):
 
     def apply(self, grads: list) -> list:
         raise RuntimeError(self.msg)
+
+
+WITH_AUTOGRAD: dict = {}    # key set -> with_autograd(key set), memoised (a dict lookup costs less than the call)
+
+
+def with_autograd_memo(ks: int) -> int:
+    """``with_autograd(ks)``, remembered: ``WITH_AUTOGRAD.get(ks) or with_autograd_memo(ks)`` is the
+    ``_requires_grad = True`` setter's key-set update where a node is recorded or a saved output unpacked."""
+    r = WITH_AUTOGRAD[ks] = with_autograd(ks)
+    return r
 
 
 def tensor_meta(t) -> tuple:

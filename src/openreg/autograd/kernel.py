@@ -13,23 +13,27 @@ through ``CopySlices``) and tangents are propagated with the forward formulas.
 """
 from __future__ import annotations
 
+import functools
 import weakref
 
 from .._dispatch import tls
-from .._dispatch.keys import AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK, with_autograd
+from .._dispatch.keys import AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK
 from ..tensor import Tensor
 from . import forward_grad as _fg
 from . import grad_mode
 from .graph import (
     _NO_HOOKS,
     _NO_MAP,
+    WITH_AUTOGRAD,
     Node,
     NotImplementedNode,
     _sequence,
     gradient_edge,
     requires_grad_of,
     tensor_meta,
+    with_autograd_memo,
 )
+from .inference import SAVE_MSG, InferenceVersion
 from .meta import get_meta
 from .saved import SavedTensor
 
@@ -107,6 +111,10 @@ class Args:
         except KeyError:
             raise AttributeError(f"formula argument '{name}' was not saved") from None
         if type(v) is SavedTensor:
+            if not v.is_output and not v.freed:   # SavedTensor.unpack of an input whose version is unchanged
+                t = v.data
+                if t._vc.value == v.version:
+                    return t
             return v.unpack(None if self._node_ref is None else self._node_ref())
         if type(v) is list and v and type(v[0]) is SavedTensor:
             node = None if self._node_ref is None else self._node_ref()
@@ -207,7 +215,8 @@ class FormulaNode(Node):
             return
         for v in a._values.values():
             if type(v) is SavedTensor:
-                v.release()
+                v.freed = True       # SavedTensor.release
+                v.data = None
             elif type(v) is list:
                 for s in v:
                     if type(s) is SavedTensor:
@@ -215,14 +224,15 @@ class FormulaNode(Node):
 
 
 def _needs(t) -> bool:
-    return t is not None and (t._requires_grad or (t._base is not None and t._base._requires_grad))
+    return t is not None and (t._rg or (t._base is not None and t._base._rg))
 
 
 def _any_requires(info: OpInfo, args, kwargs) -> bool:
+    n = len(args)
     for p in info.pos_tensors:
-        if p < len(args):
+        if p < n:
             t = args[p]
-            if t is not None and (t._requires_grad or (t._base is not None and t._base._requires_grad)):
+            if t is not None and (t._rg or ((b := t._base) is not None and b._rg)):
                 return True
     for name, p, is_list in info.other_tensors:
         v = args[p] if p is not None and p < len(args) else kwargs.get(name)
@@ -266,17 +276,15 @@ def make_kernel(info: OpInfo, redispatch):
     """The Autograd kernel of one operator (called with its key set)."""
 
     def autograd_kernel(ks, *args, **kwargs):
-        fw = _level[0] >= 0 and not _fwtls.disabled and _any_tangent(info, args, kwargs, _level[0])
-        if lean and not fw and _gm.enabled:     # _lean sees itself whether an input requires grad
-            return _lean(info, redispatch, ks, args, kwargs)
         need = _gm.enabled and _any_requires(info, args, kwargs)
+        fw = _level[0] >= 0 and not _fwtls.disabled and _any_tangent(info, args, kwargs, _level[0])
         if not need and not fw:
             out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
             if info.is_view and not _gm.enabled and _any_requires(info, args, kwargs):
-                for o in (out if isinstance(out, (list, tuple)) else (out,)):
-                    if isinstance(o, Tensor):
-                        get_meta(o).no_grad_view = True
+                _mark_no_grad_views(out)
             return out
+        if lean and not fw:
+            return _lean(info, redispatch, ks, args, kwargs)
         if nondiff and not fw:      # what _slow comes to for it: run below autograd, record nothing
             return _run(redispatch, ks, args, kwargs)
         return _slow(info, redispatch, ks, args, kwargs, need, fw)
@@ -287,7 +295,43 @@ def make_kernel(info: OpInfo, redispatch):
         and not info.mutating
     autograd_kernel.__qualname__ = f"autograd_kernel[{info.qualname}]"
     autograd_kernel._openreg_lean = True   # calls on plain tensors skip it (dispatcher.walk_past_when_lean)
-    return autograd_kernel
+    if not lean:
+        return autograd_kernel
+    # a partial, not a closure: the common call (grad mode on, no forward AD) costs no wrapper frame
+    kernel = functools.partial(_lean_kernel, info, redispatch, autograd_kernel)
+    kernel.__qualname__ = kernel.__name__ = autograd_kernel.__qualname__
+    kernel._openreg_lean = True
+    return kernel
+
+
+def _lean_kernel(info: OpInfo, redispatch, general, ks, *args, **kwargs):
+    """The Autograd kernel of a lean op (``OpInfo.lean``) without a forward-AD level: with grad mode on,
+    ``_lean`` when an input requires grad (or is a view of one that does), else the op below autograd; under
+    a forward-AD level, the general kernel."""
+    if _level[0] >= 0:
+        return general(ks, *args, **kwargs)
+    if not _gm.enabled:     # the general kernel's path without grad mode
+        out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
+        if info.is_view and _any_requires(info, args, kwargs):
+            _mark_no_grad_views(out)
+        return out
+    n = len(args)
+    for p in info.pos_tensors:     # _any_requires, written out
+        if p < n:
+            t = args[p]
+            if t is not None and (t._rg or ((b := t._base) is not None and b._rg)):
+                return _lean(info, redispatch, ks, args, kwargs)
+    if info.other_tensors and _any_requires(info, args, kwargs):
+        return _lean(info, redispatch, ks, args, kwargs)
+    return redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
+
+
+def _mark_no_grad_views(out) -> None:
+    """Views made without grad mode of a tensor that requires grad: in-place changes with grad mode on refuse
+    them (PyTorch's CreationMeta::NO_GRAD_MODE)."""
+    for o in (out if isinstance(out, (list, tuple)) else (out,)):
+        if isinstance(o, Tensor):
+            get_meta(o).no_grad_view = True
 
 
 def _check_inplace(info: OpInfo, self_t) -> None:
@@ -427,16 +471,13 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
 
 
 def _lean(info: OpInfo, redispatch, ks, args, kwargs):
-    """``_slow`` for a functional op (or single-output view) without tensor lists and without forward AD, with
-    grad mode on: the minimum PyTorch records (input edges, saved inputs with their versions, the node, the
-    output's history). When no input requires grad (a view of a plain tensor carries the autograd key) the op
-    runs below autograd and nothing is recorded."""
+    """``_slow`` for a functional op (or single-output view) without tensor lists and without forward AD: the
+    minimum PyTorch records (input edges, saved inputs with their versions, the node, the output's history)."""
     n = len(args)
     values = {}
     meta = {}
     edges = []
     need = False        # a differentiable input requires grad: record
-    touched = False     # an input requires grad, or is a view of one that does (_any_requires)
     for name, p, _l in info.tensor_args:
         t = args[p] if p is not None and p < n else kwargs.get(name)
         values[name] = t
@@ -445,15 +486,12 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
             meta[name] = None
             continue
         if type(t) is not Tensor and not isinstance(t, Tensor):
-            if t._rg or (t._base is not None and t._base._rg):
-                touched = True
             edges.append(None)
             meta[name] = _tmeta(t)
             continue
         dt = t._dtype
         base = t._base
         if t._rg:
-            touched = True
             if dt.is_floating_point or dt.is_complex:
                 edges.append((t._grad_fn, t._output_nr) if t._grad_fn is not None and base is None
                              else gradient_edge(t))
@@ -462,8 +500,6 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
                 edges.append(None)
         elif base is not None:
             if base._rg or base._grad_fn is not None:
-                if base._rg:
-                    touched = True
                 rg = requires_grad_of(t)
             else:       # requires_grad_of(t) for a view of a plain tensor
                 rg = t._grad_fn is not None
@@ -475,8 +511,6 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
         else:
             edges.append(None)
         meta[name] = (t._size, dt, t._storage.device, t._stride, t._offset)   # immutable: no copies
-    if not touched:     # the autograd kernel's path for calls where nothing requires grad
-        return redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
     old = _tls.exclude
     _tls.exclude = old | AUTOGRAD_MASK
     try:
@@ -489,18 +523,26 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
         om = [(o._size, o._dtype, o._storage.device) if _is_diff(o) else None for o in out]
         if not any(om):
             return out
-        node = FormulaNode(info, edges, info.slots)
-        node.input_meta = om
+    else:
+        if not isinstance(out, Tensor) or not (out._dtype.is_floating_point or out._dtype.is_complex):
+            return out
+        om = [(out._size, out._dtype, out._storage.device)]
+    # FormulaNode(info, edges, info.slots) written out: one per recorded op call
+    node = _new(FormulaNode)
+    node.next_edges = edges
+    node._sequence_nr = next(_sequence)
+    node._pre_hooks = node._post_hooks = _NO_HOOKS
+    node._tensor_pre_hooks = node._retains = _NO_MAP
+    node.input_meta = om
+    node.info = info
+    node.slots = info.slots
+    node._released = False
+    if info.multi_output:
         inputs = values.values()
         for i, o in enumerate(out):
             if om[i] is not None and not any(v is o for v in inputs):
                 o._grad_fn, o._output_nr, o._requires_grad = node, i, True
     else:
-        if not isinstance(out, Tensor) or not (out._dtype.is_floating_point or out._dtype.is_complex):
-            return out
-        node = FormulaNode(info, edges, info.slots)
-        om = [(out._size, out._dtype, out._storage.device)]
-        node.input_meta = om
         for v in values.values():
             if v is out:     # a kernel returning an input keeps its history
                 break
@@ -509,7 +551,7 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
             out._output_nr = 0
             out._rg = True      # the _requires_grad setter, written out
             ks = out._ks
-            out._ks = _WITH_AUTOGRAD.get(ks) or _with_autograd(ks)
+            out._ks = WITH_AUTOGRAD.get(ks) or with_autograd_memo(ks)
             if info.is_view and out._base is not None:
                 m = get_meta(out)
                 m.view_version = out._vc.value
@@ -518,7 +560,18 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
     saved = {}
     for name in info.save_inputs:
         v = values[name]
-        saved[name] = SavedTensor(v) if v is not None else None
+        if v is None:
+            saved[name] = None
+            continue
+        # SavedTensor(v) written out (an input: kept as it is, with its version)
+        vc = v._vc
+        if vc.__class__ is InferenceVersion:
+            raise RuntimeError(SAVE_MSG)
+        st = saved[name] = _new(SavedTensor)
+        st.freed = st.is_output = False
+        st.version = vc.value
+        st.data = v
+        st.output_nr = 0
     if info.save_result:
         saved["result"] = [SavedTensor(o, is_output=True) if _is_diff(o) else o for o in out] \
             if info.multi_output else SavedTensor(out, is_output=True)
@@ -529,18 +582,15 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
     for name in info.nontensor_kw:
         saved[name] = kwargs.get(name)
     saved["out_meta"] = om
-    node.args = Args(saved, meta, node)
+    a = node.args = _new(Args)      # Args(saved, meta, node) written out
+    a._values = saved
+    a._meta = meta
+    a._node_ref = _weakref(node)
     return out
 
 
-_WITH_AUTOGRAD: dict = {}    # key set -> with_autograd(key set), memoised (a dict lookup costs less than the call)
-
-
-def _with_autograd(ks: int) -> int:
-    r = _WITH_AUTOGRAD[ks] = with_autograd(ks)
-    return r
-
-
+_new = object.__new__
+_weakref = weakref.ref
 def _outputs(out) -> tuple:
     if isinstance(out, (list, tuple)):
         return tuple(out)

@@ -16,6 +16,7 @@ True
 """
 from __future__ import annotations
 
+from .graph import WITH_AUTOGRAD, with_autograd_memo
 from .inference import SAVE_MSG, InferenceVersion
 
 FREED_MSG = ("Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -97,7 +98,12 @@ class SavedTensor:
                 f"anywhere later. Good luck!")
         if self.is_output:
             out = _alias(t)
-            out._grad_fn, out._output_nr, out._requires_grad = owner, self.output_nr, owner is not None
+            out._grad_fn = owner
+            out._output_nr = self.output_nr
+            if owner is not None:      # the _requires_grad setter, written out
+                out._rg = True
+                ks = out._ks
+                out._ks = WITH_AUTOGRAD.get(ks) or with_autograd_memo(ks)
             return out
         return t
 

@@ -220,7 +220,7 @@ sum_op = Op(
     compute={"sum": lambda spec, self, *, dtype=None: _sum(spec, self, None, False, dtype=dtype),
              "sum.dim_IntList": _sum},
     overrides={"privateuseone": f"{_DEVICE}:sum_compute"},
-    derivatives={"sum": Deriv(linear=True, self=lambda g, a: g.expand(a.size_of("self"))),
+    derivatives={"sum": Deriv(linear=True, self=lambda g, a: A.expand(g, a.size_of("self"))),
                  "sum.dim_IntList": Deriv(linear=True, name="SumBackward1",
                                           self=lambda g, a: unreduce(g, a.size_of("self"), a.dim, a.keepdim))},
     function=sum, method=lambda self, dim=None, keepdim=False, *, dtype=None: sum(self, dim, keepdim, dtype=dtype))
