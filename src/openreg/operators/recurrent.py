@@ -86,36 +86,46 @@ def _pre_activation(input_gates, hidden_gates, input_bias, hidden_bias):
     return xp, gates
 
 
-# -- LSTM ---------------------------------------------------------------------------------------------------
+# -- LSTM ----------------------------------------------------------------------------------------------------
+def lstm_gates(block, hidden: int):
+    """Views ``i, f, g, o`` of a gate block: ``(B, 4H)`` (the fused cell's layout) or gate-major ``(4, B, H)``
+    (``mkldnn_rnn_layer``'s: each gate contiguous, so the pointwise ops below run on contiguous arrays)."""
+    if block.ndim == 3:
+        return block[0], block[1], block[2], block[3]
+    return tuple(block[:, k * hidden:(k + 1) * hidden] for k in range(4))
+
+
 def lstm_cell_arrays(xp, gates, cx):
-    """``(hy, cy, workspace)`` from the pre-activation gates ``(B, 4H)`` (overwritten: it becomes the
-    workspace): the pointwise part of a step."""
+    """``(hy, cy, workspace)`` from the pre-activation gates ``(B, 4H)`` or ``(4, B, H)`` (overwritten: it
+    becomes the workspace): the pointwise part of a step."""
     hidden = cx.shape[-1]
-    g = xp.tanh(gates[:, 2 * hidden:3 * hidden])
+    g = xp.tanh(lstm_gates(gates, hidden)[2])
     ws = _sigmoid_(xp, gates)
-    ws[:, 2 * hidden:3 * hidden] = g
-    cy = ws[:, hidden:2 * hidden] * cx
-    cy += ws[:, :hidden] * g
+    i, f, g_slot, o = lstm_gates(ws, hidden)
+    g_slot[...] = g
+    cy = f * cx
+    cy += i * g
     hy = xp.tanh(cy)
-    hy *= ws[:, 3 * hidden:]
+    hy *= o
     return hy, cy, ws
 
 
 def lstm_cell_backward_arrays(xp, grad_hy, grad_cy, cx, cy, ws):
-    """``(grad_gates (B, 4H), grad_cx)``; ``grad_hy``/``grad_cy`` may be None (no gradient)."""
+    """``(grad_gates (B, 4H) or (4, B, H) as ws, grad_cx)``; ``grad_hy``/``grad_cy`` may be None (no gradient)."""
     hidden = cx.shape[-1]
-    i, f, g, o = (ws[:, k * hidden:(k + 1) * hidden] for k in range(4))
+    i, f, g, o = lstm_gates(ws, hidden)
     tanh_cy = xp.tanh(cy)
     grad_c = xp.zeros_like(cy) if grad_cy is None else grad_cy.copy()
     grad_gates = xp.empty_like(ws)
+    grad_i, grad_f, grad_g, grad_o = lstm_gates(grad_gates, hidden)
     if grad_hy is not None:
         grad_c += grad_hy * o * (1 - tanh_cy * tanh_cy)
-        grad_gates[:, 3 * hidden:] = grad_hy * tanh_cy * o * (1 - o)
+        grad_o[...] = grad_hy * tanh_cy * o * (1 - o)
     else:
-        grad_gates[:, 3 * hidden:] = 0
-    grad_gates[:, :hidden] = grad_c * g * i * (1 - i)
-    grad_gates[:, hidden:2 * hidden] = grad_c * cx * f * (1 - f)
-    grad_gates[:, 2 * hidden:3 * hidden] = grad_c * i * (1 - g * g)
+        grad_o[...] = 0
+    grad_i[...] = grad_c * g * i * (1 - i)
+    grad_f[...] = grad_c * cx * f * (1 - f)
+    grad_g[...] = grad_c * i * (1 - g * g)
     return grad_gates, grad_c * f
 
 

@@ -4,11 +4,11 @@ PyTorch's CPU ``nn.LSTM`` runs each layer and direction as one ``mkldnn_rnn_laye
 for ``nn.LSTM`` and ``nn.GRU``, so a layer costs one dispatcher call and one autograd node instead of a GEMM and
 a fused cell op per time step. The kernel runs the time loop on arrays: the input projection of all steps as
 one GEMM, then per step one GEMM for ``h W_hh^T`` and the fused cells' gate math (``recurrent.py``'s array
-code, or the device's raw cell kernels). With ``train=True`` the workspace keeps what the backward needs
-(1-d, ``T*B*5H`` values: LSTM the activated gates ``i, f, g, o`` of each step ``(T, B, 4H)`` then ``c_t``
-``(T, B, H)``; GRU the GRU cell's workspace of each step ``(T, B, 5H)``); with ``train=False`` it is empty and
-the backward recomputes it. The
-backward runs backpropagation through time on arrays (per step the fused cell backward and one GEMM for the
+code, or the device's raw cell kernels; LSTM gates gate-major, ``(4, B, H)`` per step, so each gate is a
+contiguous array). With ``train=True`` the workspace keeps what the backward needs (1-d, ``T*B*5H`` values:
+LSTM the activated gates ``i, f, g, o`` of each step ``(T, 4, B, H)`` then ``c_t`` ``(T, B, H)``; GRU the GRU
+cell's workspace of each step ``(T, B, 5H)``); with ``train=False`` it is empty and the backward recomputes it.
+The backward runs backpropagation through time on arrays (per step the fused cell backward and one GEMM for the
 hidden state's gradient) and the weight gradients as one GEMM over all steps. When the backward itself is
 recorded (``create_graph=True``), the layer is recomputed step by step with the differentiable cell ops
 (``rnn_layer_steps``, what ``nn.LSTM``/``nn.GRU`` ran before) and differentiated through them.
@@ -109,19 +109,31 @@ def rnn_layer_arrays(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mode, raw=N
     gi = xp.matmul(x.reshape(steps * batch, x.shape[2]), w_ih.T)
     if b_ih is not None:
         gi = gi + b_ih
-    gi = gi.reshape(steps, batch, gi.shape[1])
     out = xp.empty((steps, batch, hidden), dtype=gi.dtype)
     ws_flat = xp.empty(steps * batch * 5 * hidden, dtype=gi.dtype)
     gates_all, c_all = _split_workspace(ws_flat, steps, batch, hidden, mode)
-    w_hh_t = xp.ascontiguousarray(w_hh.T)      # h @ W_hh^T per step: BLAS is ~2x faster on the contiguous copy
+    if lstm:
+        # gate-major: the input projection viewed as (4, T, B, H) and W_hh^T as (4, H, H), so a step's gates come
+        # out of one batched GEMM as (4, B, H) and every pointwise op of the cell runs on contiguous arrays
+        gi = gi.reshape(steps, batch, 4, hidden).transpose(2, 0, 1, 3)
+        w_hh_t = xp.ascontiguousarray(w_hh.reshape(4, hidden, hidden).transpose(0, 2, 1))
+    else:
+        gi = gi.reshape(steps, batch, gi.shape[1])
+        w_hh_t = xp.ascontiguousarray(w_hh.T)      # h @ W_hh^T per step: BLAS is ~2x faster on a contiguous copy
     h, c = h0, c0
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         hg = xp.matmul(h, w_hh_t)
         if b_hh is not None:
             hg = hg + b_hh
         if lstm:
-            res = raw.lstm_cell_forward(gi[t], hg, c, None, None) if raw else None
-            h, c, ws = res if res is not None else lstm_cell_arrays(xp, gi[t] + hg, c)
+            res = raw.lstm_cell_forward(*(_gate_rows(xp, a) for a in (gi[:, t], hg)), c, None, None) if raw \
+                else None
+            if res is not None:
+                h, c, ws = res
+                ws = ws.reshape(batch, 4, hidden).transpose(1, 0, 2)
+            else:
+                hg += gi[:, t]
+                h, c, ws = lstm_cell_arrays(xp, hg, c)
             gates_all[t] = ws
             c_all[t] = c
         else:
@@ -135,12 +147,17 @@ def rnn_layer_arrays(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mode, raw=N
 
 
 def _split_workspace(ws, steps, batch, hidden, mode):
-    """Views of a flat workspace (array or tensor): LSTM ``(gates (T, B, 4H), c (T, B, H))``, GRU
-    ``(cell workspaces (T, B, 5H), None)``; every step's block is contiguous."""
+    """Views of a flat workspace (array or tensor): LSTM ``(gates (T, 4, B, H), c (T, B, H))`` (gate-major),
+    GRU ``(cell workspaces (T, B, 5H), None)``; every step's block is contiguous."""
     if mode != LSTM_MODE:
         return ws.reshape(steps, batch, 5 * hidden), None
     n = steps * batch * 4 * hidden
-    return ws[:n].reshape(steps, batch, 4 * hidden), ws[n:].reshape(steps, batch, hidden)
+    return ws[:n].reshape(steps, 4, batch, hidden), ws[n:].reshape(steps, batch, hidden)
+
+
+def _gate_rows(xp, block):
+    """A gate-major ``(4, B, H)`` block as the fused cells' ``(B, 4H)`` layout (a copy)."""
+    return xp.ascontiguousarray(block.transpose(1, 0, 2)).reshape(block.shape[1], 4 * block.shape[2])
 
 
 def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out, grad_hy, grad_cy, reverse, mode,
@@ -164,10 +181,13 @@ def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out,
             first = t == (steps - 1 if reverse else 0)
             c_prev = c0 if first else c_all[t + 1 if reverse else t - 1]
             c_t, ws = c_all[t], gates_all[t]
-            res = raw.lstm_cell_backward(dh, dc, c_prev, c_t, ws) if raw else None
-            grad_gates, dc = res if res is not None else lstm_cell_backward_arrays(xp, dh, dc, c_prev, c_t, ws)
-            grad_in[t] = grad_gates
-            dh = xp.matmul(grad_gates, w_hh)
+            res = raw.lstm_cell_backward(dh, dc, c_prev, c_t, _gate_rows(xp, ws)) if raw else None
+            if res is not None:
+                grad_in[t], dc = res
+            else:
+                grad_gates, dc = lstm_cell_backward_arrays(xp, dh, dc, c_prev, c_t, ws)     # gate-major
+                grad_in[t].reshape(batch, 4, hidden)[...] = grad_gates.transpose(1, 0, 2)
+            dh = xp.matmul(grad_in[t], w_hh)
         else:
             if dh is None:
                 dh = xp.zeros((batch, hidden), dtype=out.dtype)
@@ -380,6 +400,7 @@ def _layer_tangents(a, d_in=None, d_hid=None, d_h0=None, d_c0=None):
             hid = part if hid is None else hid + part
         ws = gates_all[t]
         if lstm:
+            ws = ws.permute(1, 0, 2).reshape(ws.size(1), 4 * hidden)       # the fused cell's (B, 4H) layout
             d_gates = hid if d_in is None else (d_in[t] if hid is None else d_in[t] + hid)
             c_t = c_all[t]
             d_h, d_c, _ = _lstm_tangents(_Step([None, c_t, ws], c), d_gates=d_gates, d_cx=d_c)
