@@ -39,6 +39,8 @@ EVENT_COUNTERS = ("num_alloc_retries", "num_ooms", "num_device_alloc", "num_devi
 
 
 _new = object.__new__
+_REUSED_BATCH = 256      # reused blocks whose totals are added under the lock at the latest (bounds the list)
+_REUSE_SCAN = 4          # how many of the last released blocks ``reuse`` looks at
 
 
 class OutOfMemoryError(RuntimeError):
@@ -174,6 +176,20 @@ class _DeviceState:
                 setattr(p, key + "_out", 0)
 
 
+def _find_released(released: list, index: int, nbytes: int) -> int | None:
+    """The position of the most recently released block of ``nbytes`` on device ``index`` among the last
+    ``_REUSE_SCAN`` but one, or None."""
+    n = len(released)
+    for i in range(n - 2, max(n - 1 - _REUSE_SCAN, -1), -1):
+        try:
+            b = released[i]
+        except IndexError:          # another thread took blocks meanwhile
+            return None
+        if b.requested == nbytes and b.device == index:
+            return i
+    return None
+
+
 class CachingAllocator:
     """Caching allocator over a driver's raw memory, for every device of the driver."""
 
@@ -186,6 +202,10 @@ class CachingAllocator:
         # operation), so a finalizer never waits, nor deadlocks when the garbage collector runs it inside a
         # locked section of this thread; and a device op's free costs no lock of its own.
         self.released: list[Block] = []
+        # Released blocks whose segment ``malloc`` gave straight to a request of the same bytes on the same
+        # device, without the lock (``reuse``): their free + malloc changes no current value (so no peak), only
+        # the allocated/freed totals, which are added when the statistics are read (``_take_reused``).
+        self.reused: list[Block] = []
 
     def _state(self, index: int) -> _DeviceState:
         return self._devices[index]
@@ -195,6 +215,12 @@ class CachingAllocator:
         """A block of at least ``nbytes`` on device ``index`` (from the cache when possible); ``block``, an
         instance of ``Block`` or of a subclass, is filled in instead of a new one (one object less per
         allocation for the storage backend, whose allocations are their own blocks)."""
+        segment = self.reuse(index, nbytes)
+        if segment is not None:
+            if block is None:
+                block = _new(Block)
+            block.segment, block.size, block.requested, block.device = segment, segment.nbytes, nbytes, index
+            return block
         size = round_size(nbytes) if nbytes > MIN_BLOCK else MIN_BLOCK
         with self._lock:
             released = self.released
@@ -259,6 +285,62 @@ class CachingAllocator:
                 peaks["count"] = total
             return block
 
+    def reuse(self, index: int, nbytes: int) -> Segment | None:
+        """The segment of a just released block (one of the last few) that served exactly ``nbytes`` on device
+        ``index`` (it now serves the caller's block, of its size class ``segment.nbytes``), else None; no lock
+        is taken.
+
+        This is a device op repeated on same-sized tensors: each result frees the previous one. The block is
+        taken from ``released`` with one atomic ``pop`` (so no other thread can take it too); its free and the
+        new malloc leave every current value as it was (allocated and requested bytes, count), so no shared
+        counter is written here -- the block goes to ``reused`` (an atomic append), whose totals the next
+        locked reading of the statistics adds.
+        """
+        released = self.released
+        if not released:
+            return None
+        try:
+            candidate = released[-1]
+        except IndexError:          # another thread took the last one since the test above
+            return None
+        if candidate.requested == nbytes and candidate.device == index:
+            i = -1
+        else:                       # one of the few released before it (a backward frees several)
+            i = _find_released(released, index, nbytes)
+            if i is None:
+                return None
+        try:
+            candidate = released[i]
+            freed = released.pop(i)
+        except IndexError:
+            return None
+        if freed is not candidate:  # another thread changed the list meanwhile: give it back
+            released.append(freed)
+            return None
+        reused = self.reused
+        reused.append(freed)
+        if len(reused) > _REUSED_BATCH:
+            self.take_reused()
+        return freed.segment
+
+    def take_reused(self) -> None:
+        """Add the totals of the reused blocks now (``reuse`` does when ``reused`` grows long)."""
+        with self._lock:
+            self._take_reused()
+
+    def _take_reused(self) -> None:
+        """Add the totals of the blocks ``reuse`` handed on (under the lock): each one freed and allocated
+        again."""
+        reused = self.reused
+        while reused:
+            block = reused.pop()
+            st = self._devices[block.device]
+            size, requested = block.size, block.requested
+            p = st.small if size <= SMALL_LIMIT else st.large
+            p.alloc_out += size
+            p.req_out += requested
+            p.count_out += 1
+
     def free(self, block: Block) -> None:
         """Return a block to its device's cache (the memory stays reserved until ``empty_cache``)."""
         with self._lock:
@@ -271,7 +353,9 @@ class CachingAllocator:
         self.released.append(block)
 
     def _take_released(self) -> None:
-        """Free the released blocks (under the lock)."""
+        """Free the released blocks and add the reused blocks' totals (under the lock)."""
+        if self.reused:
+            self._take_reused()
         released = self.released
         while released:
             self._free(released.pop())

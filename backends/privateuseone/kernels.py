@@ -49,6 +49,7 @@ import numpy as np
 
 from openreg._quiet import quiet
 
+from . import driver_select
 from .driver_select import get_driver
 from .launchers import ALL_DTYPES, BF16_WORDS, DTYPE_SUFFIX, CupyLauncher, HostLauncher, KernelLaunch, Operand
 
@@ -1217,7 +1218,8 @@ except (AttributeError, TypeError):      # not CPython's os.environ: ask it the 
 
 def enabled() -> bool:
     """Whether raw kernels run (cuda driver: always; emulated: ``OPENREG_EMULATE_KERNELS=1``)."""
-    if get_driver().name == "cuda":
+    drv = driver_select._driver         # get_driver(), without its call once the driver exists
+    if (drv if drv is not None else get_driver()).name == "cuda":
         return True
     if _environ_data is not None:
         return _environ_data.get(_EMULATE_KEY) == _EMULATE_ON

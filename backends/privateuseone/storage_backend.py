@@ -200,12 +200,17 @@ class PrivateUse1StorageBackend(StorageBackend):
             index = _index(ctx, device)
         # DeviceAllocation(allocator, index, nbytes), written out: this runs for every device result
         alloc = _new(DeviceAllocation)
-        alloc.allocator = None             # until malloc succeeded (what __del__ frees)
-        alloc.device, alloc.nbytes = index, nbytes
         allocator = ctx.allocator
-        allocator.malloc(index, nbytes, alloc)
+        segment = allocator.reuse(index, nbytes) if allocator.released else None
+        if segment is not None:            # malloc's lock-free case, without its call
+            alloc.segment, alloc.size, alloc.requested, alloc.device, alloc.nbytes = \
+                segment, segment.nbytes, nbytes, index, nbytes
+        else:
+            alloc.allocator = None         # until malloc succeeded (what __del__ frees)
+            alloc.device, alloc.nbytes = index, nbytes
+            allocator.malloc(index, nbytes, alloc)
+            segment = alloc.segment
         alloc.allocator = allocator
-        segment = alloc.segment
         alloc.ptr = segment.ptr
         if ctx.host:
             # The array over a reused block's memory that its last result had, when it has the same shape and
