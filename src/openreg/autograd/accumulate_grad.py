@@ -46,7 +46,7 @@ class AccumulateGrad(Node):
         var = self.variable
         if var._grad_fn is not None:
             raise RuntimeError("leaf variable has been moved into the graph interior")
-        if not var._requires_grad:
+        if not var._rg:
             return []
         stealable = sys.getrefcount(new_grad) <= 2   # only this frame holds it (the engine dropped its refs)
         with self.lock:
@@ -72,7 +72,7 @@ def accumulate(var, new_grad, *, stealable: bool = False) -> None:
             var._grad = clone_like(new_grad, var)
         return
     if not grad_mode.state.enabled:
-        if grad._grad_fn is None and not grad._requires_grad:
+        if grad._grad_fn is None and not grad._rg:
             A.add___Tensor(grad, new_grad)
         else:
             var._grad = A.add__Tensor(grad, new_grad)

@@ -35,7 +35,7 @@ from .graph import (
 )
 from .inference import SAVE_MSG, InferenceVersion
 from .meta import get_meta
-from .saved import SavedTensor
+from .saved import SavedTensor, output_fields
 
 _gm = grad_mode.state
 _tls = tls.state
@@ -284,7 +284,7 @@ def make_kernel(info: OpInfo, redispatch):
                 _mark_no_grad_views(out)
             return out
         if lean and not fw:
-            return _lean(info, redispatch, ks, args, kwargs)
+            return _lean_kernel(info, redispatch, None, ks, *args, **kwargs)
         if nondiff and not fw:      # what _slow comes to for it: run below autograd, record nothing
             return _run(redispatch, ks, args, kwargs)
         return _slow(info, redispatch, ks, args, kwargs, need, fw)
@@ -302,28 +302,6 @@ def make_kernel(info: OpInfo, redispatch):
     kernel.__qualname__ = kernel.__name__ = autograd_kernel.__qualname__
     kernel._openreg_lean = True
     return kernel
-
-
-def _lean_kernel(info: OpInfo, redispatch, general, ks, *args, **kwargs):
-    """The Autograd kernel of a lean op (``OpInfo.lean``) without a forward-AD level: with grad mode on,
-    ``_lean`` when an input requires grad (or is a view of one that does), else the op below autograd; under
-    a forward-AD level, the general kernel."""
-    if _level[0] >= 0:
-        return general(ks, *args, **kwargs)
-    if not _gm.enabled:     # the general kernel's path without grad mode
-        out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
-        if info.is_view and _any_requires(info, args, kwargs):
-            _mark_no_grad_views(out)
-        return out
-    n = len(args)
-    for p in info.pos_tensors:     # _any_requires, written out
-        if p < n:
-            t = args[p]
-            if t is not None and (t._rg or ((b := t._base) is not None and b._rg)):
-                return _lean(info, redispatch, ks, args, kwargs)
-    if info.other_tensors and _any_requires(info, args, kwargs):
-        return _lean(info, redispatch, ks, args, kwargs)
-    return redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
 
 
 def _mark_no_grad_views(out) -> None:
@@ -470,9 +448,29 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
     return out
 
 
-def _lean(info: OpInfo, redispatch, ks, args, kwargs):
-    """``_slow`` for a functional op (or single-output view) without tensor lists and without forward AD: the
-    minimum PyTorch records (input edges, saved inputs with their versions, the node, the output's history)."""
+def _lean_kernel(info: OpInfo, redispatch, general, ks, *args, **kwargs):
+    """The Autograd kernel of a lean op (``OpInfo.lean``: a functional op or single-output view without tensor
+    lists): under a forward-AD level the ``general`` kernel; without grad mode, or when no input requires
+    grad (nor is a view of one that does), the op below autograd; otherwise ``_slow``'s recording reduced to
+    the minimum PyTorch records (input edges, saved inputs with their versions, the node, the output's
+    history). The general kernel calls it with ``general=None`` to record (it checked everything)."""
+    if general is not None:
+        if _level[0] >= 0:
+            return general(ks, *args, **kwargs)
+        if not _gm.enabled:     # the general kernel's path without grad mode
+            out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
+            if info.is_view and _any_requires(info, args, kwargs):
+                _mark_no_grad_views(out)
+            return out
+        n = len(args)
+        for p in info.pos_tensors:     # _any_requires, written out
+            if p < n:
+                t = args[p]
+                if t is not None and (t._rg or ((b := t._base) is not None and b._rg)):
+                    break
+        else:
+            if not (info.other_tensors and _any_requires(info, args, kwargs)):
+                return redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
     n = len(args)
     values = {}
     meta = {}
@@ -573,8 +571,18 @@ def _lean(info: OpInfo, redispatch, ks, args, kwargs):
         st.data = v
         st.output_nr = 0
     if info.save_result:
-        saved["result"] = [SavedTensor(o, is_output=True) if _is_diff(o) else o for o in out] \
-            if info.multi_output else SavedTensor(out, is_output=True)
+        if info.multi_output:
+            saved["result"] = [SavedTensor(o, is_output=True) if _is_diff(o) else o for o in out]
+        else:   # SavedTensor(out, is_output=True) written out
+            vc = out._vc
+            if vc.__class__ is InferenceVersion:
+                raise RuntimeError(SAVE_MSG)
+            st = saved["result"] = _new(SavedTensor)
+            st.freed = False
+            st.is_output = True
+            st.version = vc.value
+            st.data = output_fields(out)
+            st.output_nr = out._output_nr
     for name, k in info.save_result_parts:
         saved[name] = SavedTensor(out[k], is_output=True) if _is_diff(out[k]) else out[k]
     for name, p in info.nontensor_pos:

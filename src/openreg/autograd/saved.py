@@ -25,24 +25,30 @@ FREED_MSG = ("Trying to backward through the graph a second time (or directly ac
              "graph a second time or if you need to access saved tensors after calling backward.")
 
 
-def _alias(t):
-    """A plain ``Tensor`` over ``t``'s elements, sharing its version counter and base (Tensor._make written out:
-    one per saved output and per unpacking of it)."""
+def output_fields(t) -> tuple:
+    """What a saved output keeps of ``t`` (no ``grad_fn``: the node holding it is ``t``'s, so keeping ``t``
+    would make every recorded graph a reference cycle); ``_from_fields`` makes the tensor again."""
+    return (t._storage, t._size, t._stride, t._offset, t._dtype, t._vc, t._base, t._qparams, t._arr, t._arr_src)
+
+
+def _from_fields(f: tuple):
+    """A plain ``Tensor`` over the saved elements, sharing their version counter and base (Tensor._make
+    written out: one per unpacking of a saved output)."""
     out = _new(_Tensor or _tensor_class())
-    storage = out._storage = t._storage
-    out._size = t._size
-    out._stride = t._stride
-    out._offset = t._offset
-    out._dtype = t._dtype
-    base = out._base = t._base
+    storage, out._size, out._stride, out._offset, out._dtype, out._vc, base, qparams, out._arr, out._arr_src = f
+    out._storage = storage
+    out._base = base
     out._ks = (_KEYSETS if base is None else _VIEW_KEYSETS)[storage.device._type]
-    out._vc = t._vc
     out._rg = False
     out._grad_fn = None
-    if t._qparams is not None:      # a class attribute otherwise: no instance __dict__
-        out._qparams = t._qparams
-    out._arr, out._arr_src = t._arr, t._arr_src   # same geometry: the cached array view stays valid
-    return out
+    if qparams is not None:      # a class attribute otherwise: no instance __dict__
+        out._qparams = qparams
+    return out   # same geometry: the cached array view (_arr) stays valid
+
+
+def _alias(t):
+    """A plain ``Tensor`` over ``t``'s elements, sharing its version counter and base."""
+    return _from_fields(output_fields(t))
 
 
 _new = object.__new__
@@ -63,8 +69,8 @@ def _tensor_class():
 
 
 class SavedTensor:
-    """One saved tensor. Outputs of the node are kept without their ``grad_fn`` (no reference cycle) and
-    re-attached to the node when unpacked."""
+    """One saved tensor. Outputs of the node are kept as their fields (``output_fields``: no ``grad_fn``, no
+    reference cycle) and unpacked as a tensor whose ``grad_fn`` is the node."""
 
     __slots__ = ("data", "freed", "is_output", "output_nr", "version")
 
@@ -74,7 +80,7 @@ class SavedTensor:
         self.freed = False
         self.version = t._vc.value
         if is_output:
-            self.data = _alias(t)
+            self.data = output_fields(t)
             self.output_nr = t._output_nr
         else:
             self.data = t
@@ -85,6 +91,8 @@ class SavedTensor:
         if self.freed:
             raise RuntimeError(FREED_MSG)
         t = self.data
+        if self.is_output:
+            t = _from_fields(t)
         if t._vc.value != self.version:
             owner_name = owner.name() if owner is not None else "a node"
             src = owner if self.is_output else t._grad_fn
@@ -97,7 +105,7 @@ class SavedTensor:
                 f"compute its gradient (in {owner_name}). The variable in question was changed in there or "
                 f"anywhere later. Good luck!")
         if self.is_output:
-            out = _alias(t)
+            out = t
             out._grad_fn = owner
             out._output_nr = self.output_nr
             if owner is not None:      # the _requires_grad setter, written out
