@@ -43,21 +43,35 @@ def _check_layer_norm(input, normalized_shape, weight, bias):
     return len(shape)
 
 
+def _rows(x, k: int):
+    """``x`` as ``(rows, n)``: its last ``k`` dimensions flattened (a view when it can be)."""
+    n = 1
+    for s in x.shape[x.ndim - k:]:
+        n *= s
+    return x.reshape(-1, n), n
+
+
 def _native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """Row statistics by plain sums over contiguous rows, then the normalization written in place (three passes
+    after the statistics instead of five temporaries)."""
     k = _check_layer_norm(input, normalized_shape, weight, bias)
     xp = xp_of(input)
     x = values(input)
-    axes = tuple(range(x.ndim - k, x.ndim))
-    mean = x.mean(axis=axes, keepdims=True)
-    xc = x - mean
-    rstd = 1.0 / xp.sqrt((xc * xc).mean(axis=axes, keepdims=True) + eps)
-    y = xc * rstd
+    rows, n = _rows(x, k)
+    stat_shape = x.shape[:x.ndim - k] + (1,) * k
+    with quiet():     # an empty row gives NaN statistics, as PyTorch's
+        mean = rows.sum(axis=1, keepdims=True) / n
+        y = rows - mean
+        var = xp.square(y).sum(axis=1, keepdims=True) / n
+        rstd = 1.0 / xp.sqrt(var + eps)
+    y *= rstd
     if weight is not None:
-        y = y * values(weight, input)
+        y *= values(weight, input).reshape(1, n)
     if bias is not None:
-        y = y + values(bias, input)
+        y += values(bias, input).reshape(1, n)
     sd = _stat_dtype(input)
-    return store(y, input._dtype, input.device), store(mean, sd, input.device), store(rstd, sd, input.device)
+    return (store(y.reshape(x.shape), input._dtype, input.device), store(mean.reshape(stat_shape), sd, input.device),
+            store(rstd.reshape(stat_shape), sd, input.device))
 
 
 def _meta_native_layer_norm(input, normalized_shape, weight, bias, eps):
@@ -71,19 +85,22 @@ def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, w
     k = len(tuple(normalized_shape))
     x = values(input)
     g = values(grad_out, input)
-    axes = tuple(range(x.ndim - k, x.ndim))
-    batch = tuple(range(x.ndim - k))
-    m, r = values(mean, input), values(rstd, input)
-    xhat = (x - m) * r
+    rows, n = _rows(x, k)
+    g_rows = g.reshape(rows.shape)
+    m, r = values(mean, input).reshape(-1, 1), values(rstd, input).reshape(-1, 1)
+    xhat = rows - m
+    xhat *= r
     gi = gw = gb = None
     if output_mask[0]:
-        gx = g * values(weight, input) if weight is not None else g
-        gi = r * (gx - gx.mean(axis=axes, keepdims=True) - xhat * (gx * xhat).mean(axis=axes, keepdims=True))
-        gi = store(gi, input._dtype, input.device)
+        gx = g_rows * values(weight, input).reshape(1, n) if weight is not None else g_rows
+        a = gx - gx.sum(axis=1, keepdims=True) / n
+        a -= xhat * ((gx * xhat).sum(axis=1, keepdims=True) / n)
+        a *= r
+        gi = store(a.reshape(x.shape), input._dtype, input.device)
     if output_mask[1] and weight is not None:
-        gw = store((g * xhat).sum(axis=batch), weight._dtype, weight.device)
+        gw = store((g_rows * xhat).sum(axis=0).reshape(weight._size), weight._dtype, weight.device)
     if output_mask[2] and bias is not None:
-        gb = store(g.sum(axis=batch), bias._dtype, bias.device)
+        gb = store(g_rows.sum(axis=0).reshape(bias._size), bias._dtype, bias.device)
     return gi, gw, gb
 
 
@@ -111,13 +128,21 @@ def _plus(a, b):
     return a if b is None else a + b
 
 
+def _ln_needed(a) -> list:
+    return [t is not None and t.requires_grad for t in (a.input, a.weight, a.bias)]
+
+
+def _ln_backward(g, a):
+    """Every needed input's gradient from one native_layer_norm_backward call."""
+    return A.native_layer_norm_backward(g[0], a.input, a.normalized_shape, a.result1, a.result2, a.weight, a.bias,
+                                        _ln_needed(a))
+
+
 def _ln_grad(which: int):
     def grad(g, a):
         out = None
         if g[0] is not None:
-            mask = [i == which for i in range(3)]
-            out = A.native_layer_norm_backward(g[0], a.input, a.normalized_shape, a.result1,
-                                                              a.result2, a.weight, a.bias, mask)[which]
+            out = once(g, a, _ln_backward, which, _ln_needed)
         if which == 0:
             k = len(a.normalized_shape)
             n = 1
