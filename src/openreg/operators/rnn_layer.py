@@ -481,7 +481,18 @@ mkldnn_rnn_layer_record = Op(
              "bidirectional batch_first train result",
         name="MkldnnRnnLayerBackward0", jvp=_JVP,
         **{n: _grad(i) for i, n in enumerate(_INPUTS)})},
-    function=False, method=False,
+    function=True, method=False,
+    doc="""One LSTM (``mode`` 2) or GRU (``mode`` 3) layer direction over a whole sequence: ``(output, hy, cy,
+    workspace)``, as PyTorch's CPU ``nn.LSTM`` runs it.
+
+    >>> import openreg
+    >>> x, h0 = openreg.randn(3, 1, 2), openreg.zeros(1, 2)
+    >>> w_ih, w_hh, b = openreg.randn(8, 2), openreg.randn(8, 2), openreg.zeros(8)
+    >>> out, hy, cy, _ = openreg.mkldnn_rnn_layer(x, w_ih, w_hh, b, b, h0, h0, False, [], 2, 2, 1, True, False,
+    ...                                           False, True)
+    >>> tuple(out.shape), bool((out[-1] == hy).all())
+    ((3, 1, 2), True)
+    """,
 )
 
 mkldnn_rnn_layer_backward_record = Op(
