@@ -89,12 +89,13 @@ def _crop(y_wide, grid: _Grid):
     return np.ascontiguousarray(y[(Ellipsis,) + tuple(slice(0, o) for o in grid.out[1:])])
 
 
-def _widen(g, grid: _Grid):
-    """``(N, O, *out)`` gradients as ``(N, O, L)`` on the widened grid, zero in the extra columns."""
+def _grad_matrix(g, grid: _Grid, groups: int):
+    """``(N, O, *out)`` gradients as ``(groups, O/groups, N * L)`` on the widened grid, zero in the extra
+    columns (one copy)."""
     n, o = g.shape[:2]
-    wide = np.zeros((n, o, grid.out[0]) + grid.padded[1:], dtype=g.dtype)
-    wide[(slice(None), slice(None), slice(None)) + tuple(slice(0, s) for s in grid.out[1:])] = g
-    return wide.reshape(n, o, grid.length)
+    wide = np.zeros((o, n, grid.out[0]) + grid.padded[1:], dtype=g.dtype)
+    wide[(slice(None), slice(None), slice(None)) + tuple(slice(0, s) for s in grid.out[1:])] = np.swapaxes(g, 0, 1)
+    return wide.reshape(groups, o // groups, n * grid.length)
 
 
 def conv(xp, x, w, groups, padding, dilation, out):
@@ -108,17 +109,18 @@ def conv(xp, x, w, groups, padding, dilation, out):
     return _crop(y, grid)
 
 
-def weight_grad(xp, g, x, groups, kernel, padding, dilation):
-    """Stride-1 gradient of ``conv`` in ``w``: ``(O, C/groups, *kernel)``."""
+def weight_grad(xp, g, x, groups, kernel, padding, dilation, gmat=None):
+    """Stride-1 gradient of ``conv`` in ``w``: ``(O, C/groups, *kernel)``. ``gmat``: ``_grad_matrix(g)`` when
+    the caller has it."""
     n, c = x.shape[:2]
     o, out = g.shape[1], tuple(g.shape[2:])
     grid = _Grid(x.shape[2:], kernel, padding, dilation, out)
     cols = _columns(x, padding, grid).reshape(groups, (c // groups) * len(grid.shifts), n * grid.length)
-    gw = np.transpose(_widen(g, grid), (1, 0, 2)).reshape(groups, o // groups, n * grid.length)
-    return np.matmul(gw, np.swapaxes(cols, 1, 2)).reshape((o, c // groups) + tuple(kernel))
+    gmat = _grad_matrix(g, grid, groups) if gmat is None else gmat
+    return np.matmul(gmat, np.swapaxes(cols, 1, 2)).reshape((o, c // groups) + tuple(kernel))
 
 
-def input_grad(xp, g, w, groups, size, padding, dilation):
+def input_grad(xp, g, w, groups, size, padding, dilation, gmat=None):
     """Stride-1 gradient of ``conv`` in ``x``: one GEMM per group, then one contiguous add per kernel offset."""
     n, o = g.shape[:2]
     out, kernel = tuple(g.shape[2:]), tuple(w.shape[2:])
@@ -126,9 +128,9 @@ def input_grad(xp, g, w, groups, size, padding, dilation):
     c = cg * groups
     grid = _Grid(size, kernel, padding, dilation, out)
     k = len(grid.shifts)
-    gw = np.transpose(_widen(g, grid), (1, 0, 2)).reshape(groups, o // groups, n * grid.length)
+    gmat = _grad_matrix(g, grid, groups) if gmat is None else gmat
     wt = np.swapaxes(w.reshape(groups, o // groups, cg * k), 1, 2)                # (G, C/G*K, O/G)
-    gcols = np.matmul(wt, gw).reshape(c, k, n, grid.length)
+    gcols = np.matmul(wt, gmat).reshape(c, k, n, grid.length)
     flat = np.zeros(c * n * grid.plane + max(grid.tail, 0), dtype=gcols.dtype)   # (C, N) images, flat
     runs = _runs(flat, grid, (c, n), (n * grid.plane, grid.plane))                # (C, N, *kernel, L)
     for j, offset in enumerate(_offsets(grid.kernel)):   # one add per offset: the runs of one offset never overlap
@@ -138,9 +140,17 @@ def input_grad(xp, g, w, groups, size, padding, dilation):
     return np.ascontiguousarray(np.swapaxes(img[(slice(None), slice(None)) + inner], 0, 1))
 
 
+def both_grads(xp, g, x, w, groups, padding, dilation):
+    """``(input_grad, weight_grad)`` sharing one widened gradient matrix."""
+    grid = _Grid(x.shape[2:], tuple(w.shape[2:]), padding, dilation, tuple(g.shape[2:]))
+    gmat = _grad_matrix(g, grid, groups)
+    return (input_grad(xp, g, w, groups, tuple(x.shape[2:]), padding, dilation, gmat),
+            weight_grad(xp, g, x, groups, tuple(w.shape[2:]), padding, dilation, gmat))
+
+
 def applies(xp, stride, *operands) -> bool:
     """Whether the flattened path serves this call: NumPy arrays, stride 1, finite operands."""
     return xp is np and all(s == 1 for s in stride) and all(bool(np.isfinite(a).all()) for a in operands)
 
 
-__all__ = ["applies", "conv", "input_grad", "weight_grad"]
+__all__ = ["applies", "both_grads", "conv", "input_grad", "weight_grad"]

@@ -19,6 +19,7 @@ from .._dispatch.ops import A, lookup
 from ..aten.meta_rules import fmt_shape
 from . import _conv_flat
 from ._compute import pad_constant
+from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
 from ._record import Deriv, Op, register
 
@@ -235,6 +236,10 @@ def _convolution_backward(grad_output, input, weight, bias_sizes, stride, paddin
     g, w = values(grad_output, input), values(weight, input)
     size, kernel = tuple(input._size[2:]), tuple(weight._size[2:])
     gi = gw = gb = None
+    if output_mask[0] and output_mask[1] and not transposed and _conv_flat.applies(xp, stride, w, x := values(input)):
+        a, b = _conv_flat.both_grads(xp, g, x, w, groups, padding, dilation)   # one widened gradient for both
+        gi, gw = store(a, input._dtype, input.device), store(b, weight._dtype, weight.device)
+        output_mask = [False, False, output_mask[2]]
     if output_mask[0]:
         if transposed:   # the transposed convolution's adjoint is the plain convolution
             a = _conv_columns(xp, g, w, groups, stride, padding, dilation, size, input.device)
@@ -270,12 +275,19 @@ def _meta_convolution_backward(grad_output, input, weight, bias_sizes, stride, p
             like(grad_output, (_conv_out_channels(weight, transposed, groups),)) if output_mask[2] else None)
 
 
+def _conv_needed(a) -> list:
+    return [a.input.requires_grad, a.weight.requires_grad]
+
+
+def _conv_backward(g, a):
+    return A.convolution_backward(g, a.input, a.weight, None, a.stride, a.padding, a.dilation, a.transposed,
+                                  a.output_padding, a.groups, _conv_needed(a) + [False])
+
+
 def _conv_grad(which: int):
-    """The gradient of one input (0 input, 1 weight): each formula asks convolution_backward for its part only."""
+    """The gradient of one input (0 input, 1 weight): one convolution_backward call per node for both."""
     def grad(g, a):
-        return A.convolution_backward(
-            g, a.input, a.weight, None, a.stride, a.padding, a.dilation, a.transposed, a.output_padding, a.groups,
-            [which == 0, which == 1, False])[which]
+        return once(g, a, _conv_backward, which, _conv_needed)
     return grad
 
 
