@@ -21,19 +21,21 @@ from __future__ import annotations
 import numpy as np
 
 
-def _prod(values) -> int:
+def prod(values) -> int:
+    """The product of ``values`` (1 for none)."""
     p = 1
     for v in values:
         p *= v
     return p
 
 
-def _offsets(kernel: tuple):
+def kernel_offsets(kernel: tuple):
+    """Every offset of a ``kernel``-shaped window, row-major: ``(0, 0), (0, 1), ...``."""
     if not kernel:
         yield ()
         return
     for i in range(kernel[0]):
-        for rest in _offsets(kernel[1:]):
+        for rest in kernel_offsets(kernel[1:]):
             yield (i, *rest)
 
 
@@ -50,7 +52,8 @@ class _Grid:
         self.strides = tuple(reversed(strides))
         self.plane = acc                                            # elements per padded image
         self.length = out[0] * self.strides[0]                      # widened output grid, flattened
-        self.shifts = [sum(o * d * st for o, d, st in zip(off, dilation, self.strides)) for off in _offsets(kernel)]
+        self.shifts = [sum(o * d * st for o, d, st in zip(off, dilation, self.strides))
+                       for off in kernel_offsets(kernel)]
         self.tail = max(self.shifts) + self.length - self.plane     # read past the last image's end
         self.out, self.kernel, self.dilation = out, tuple(kernel), tuple(dilation)
 
@@ -133,7 +136,7 @@ def input_grad(xp, g, w, groups, size, padding, dilation, gmat=None):
     gcols = np.matmul(wt, gmat).reshape(c, k, n, grid.length)
     flat = np.zeros(c * n * grid.plane + max(grid.tail, 0), dtype=gcols.dtype)   # (C, N) images, flat
     runs = _runs(flat, grid, (c, n), (n * grid.plane, grid.plane))                # (C, N, *kernel, L)
-    for j, offset in enumerate(_offsets(grid.kernel)):   # one add per offset: the runs of one offset never overlap
+    for j, offset in enumerate(kernel_offsets(grid.kernel)):   # the runs of one offset never overlap
         runs[(slice(None), slice(None)) + offset] += gcols[:, j]
     img = flat[:c * n * grid.plane].reshape((c, n) + grid.padded)
     inner = tuple(slice(p, p + s) for p, s in zip(padding, size))
@@ -153,4 +156,4 @@ def applies(xp, stride, *operands) -> bool:
     return xp is np and all(s == 1 for s in stride) and all(bool(np.isfinite(a).all()) for a in operands)
 
 
-__all__ = ["applies", "both_grads", "conv", "input_grad", "weight_grad"]
+__all__ = ["applies", "both_grads", "conv", "input_grad", "kernel_offsets", "prod", "weight_grad"]

@@ -19,16 +19,11 @@ from .._dispatch.ops import A, lookup
 from ..aten.meta_rules import fmt_shape
 from . import _conv_flat
 from ._compute import pad_constant
+from ._conv_flat import kernel_offsets as _offsets
+from ._conv_flat import prod as _prod
 from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
 from ._record import Deriv, Op, register
-
-
-def _prod(values_) -> int:
-    p = 1
-    for v in values_:
-        p *= v
-    return p
 
 
 def _expand(name: str, value, nd: int) -> tuple:
@@ -256,15 +251,6 @@ def _convolution_backward(grad_output, input, weight, bias_sizes, stride, paddin
     if output_mask[2]:
         gb = store(g.sum(axis=(0,) + tuple(range(2, 2 + nd))), grad_output._dtype, grad_output.device)
     return gi, gw, gb
-
-
-def _offsets(kernel: tuple):
-    if not kernel:
-        yield ()
-        return
-    for i in range(kernel[0]):
-        for rest in _offsets(kernel[1:]):
-            yield (i, *rest)
 
 
 def _meta_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
