@@ -43,6 +43,13 @@ def _check_layer_norm(input, normalized_shape, weight, bias):
     return len(shape)
 
 
+def _prod(sizes) -> int:
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
 def _rows(x, k: int):
     """``x`` as ``(rows, n)``: its last ``k`` dimensions flattened (a view when it can be)."""
     n = 1
@@ -82,7 +89,15 @@ def _meta_native_layer_norm(input, normalized_shape, weight, bias, eps):
 
 
 def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
-    k = len(tuple(normalized_shape))
+    k = _check_layer_norm(input, normalized_shape, weight, bias)
+    rows_expected = input.numel() // max(_prod(normalized_shape), 1)
+    if tuple(grad_out._size) != tuple(input._size):
+        raise RuntimeError(f"native_layer_norm_backward: grad_out of size {list(grad_out._size)} does not match "
+                           f"input of size {list(input._size)}")
+    for what, t in (("mean", mean), ("rstd", rstd)):
+        if t.numel() != rows_expected:
+            raise RuntimeError(f"native_layer_norm_backward: {what} should have {rows_expected} elements (one per "
+                               f"normalized row of input {list(input._size)}), got {list(t._size)}")
     x = values(input)
     g = values(grad_out, input)
     rows, n = _rows(x, k)
