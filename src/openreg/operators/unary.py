@@ -16,9 +16,9 @@ from .. import dtypes as _dt
 from .._array_bridge import to_compute
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
-from ._compute import as_compute, pair, quiet, upcast, xp_of
+from ._compute import as_compute, pair, quiet, select, upcast, xp_of
 from ._formulas import sign
-from ._pointwise import float_spec, is_integral
+from ._pointwise import binary_spec, float_spec, is_integral
 from ._record import Deriv, Op, register
 
 # The device runs bfloat16 abs/neg/relu and the float functions but reciprocal as a raw kernel widening per element
@@ -152,6 +152,33 @@ tanh_backward = _backward_op(
     """)
 
 
+def _threshold_backward_compute(spec, grad_output, self, threshold):
+    xp, g, x = pair(spec, grad_output, self)
+    with quiet():   # x <= threshold is False for NaN: a NaN input passes its gradient, as in PyTorch
+        return select(xp, x <= threshold, xp.zeros((), dtype=g.dtype), g)
+
+
+threshold_backward = Op(
+    "threshold_backward",
+    """
+    threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)  [pointwise]
+    threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor  [pointwise]
+    """,
+    meta=lambda grad_output, self, threshold: binary_spec("threshold_backward", grad_output, self),
+    compute=_threshold_backward_compute, elementwise=True,
+    derivatives={"threshold_backward": Deriv(
+        save="self threshold", pointwise=True,
+        grad_output=lambda gg, a: A.threshold_backward(gg, a.self, a.threshold),
+        self=lambda gg, a: A.zeros_like(gg))},
+    function=False, method=False,
+    doc="""``grad_output`` where ``self > threshold``, else 0: the gradient of ``relu``/``threshold`` in one pass.
+
+    >>> import openreg
+    >>> openreg.ops.aten.threshold_backward(openreg.tensor([1.0, 2.0]), openreg.tensor([-1.0, 3.0]), 0).tolist()
+    [0.0, 2.0]
+    """)
+
+
 # -- float functions -------------------------------------------------------------------------------------
 
 def _float_meta(self) -> Spec:
@@ -228,15 +255,22 @@ def _invert(self):
     return A.bitwise_not(self)
 
 
+def _relu_grad(g, result):
+    """``threshold_backward(g, result, 0)`` (one pass) when g and the result share dtype and size; otherwise (half
+    precision under autocast, broadcast gradients) the same selection as ``where``."""
+    if g._dtype is result._dtype and g._size == result._size:
+        return A.threshold_backward(g, result, 0)
+    return A.where__ScalarSelf(result <= 0, 0, g)
+
+
 def _logical_not(spec, self):
     return xp_of(self).logical_not(to_compute(self))
 
 
 relu = Op("relu", _schemas("relu", out_tags=""), meta=_relu_meta, compute=_relu, elementwise=True,
           overrides={"privateuseone": f"{_DEVICE}:relu_compute"},
-          # threshold_backward(g, result, 0): zero where result <= 0, so a NaN result passes its gradient
           derivatives={"relu": Deriv(save="result", pointwise=True,
-                                     self=lambda g, a: A.where__ScalarSelf(a.result <= 0, 0, g))},
+                                     self=lambda g, a: _relu_grad(g, a.result))},
           doc=_doc("relu", "[-1.0, 2.0]", "[0.0, 2.0]"))
 bitwise_not = Op("bitwise_not", _schemas("bitwise_not"), meta=_bitwise_not_meta, compute=_bitwise_not,
                  elementwise=True, extra_methods={"__invert__": _invert}, doc=_doc("bitwise_not", "[0, 5]", "[-1, -6]"))
@@ -245,4 +279,4 @@ logical_not = Op("logical_not", _schemas("logical_not"), compute=_logical_not, e
                  doc=_doc("logical_not", "[0.0, 2.0]", "[True, False]"))
 
 register(abs, neg, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, reciprocal, relu, bitwise_not, logical_not,
-         sigmoid_backward, tanh_backward)
+         sigmoid_backward, tanh_backward, threshold_backward)
