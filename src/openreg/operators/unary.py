@@ -256,9 +256,10 @@ def _invert(self):
 
 
 def _relu_grad(g, result):
-    """``threshold_backward(g, result, 0)`` (one pass) when g and the result share dtype and size; otherwise (half
-    precision under autocast, broadcast gradients) the same selection as ``where``."""
-    if g._dtype is result._dtype and g._size == result._size:
+    """``threshold_backward(g, result, 0)`` (one pass) for float32/float64 gradients of the result's dtype and
+    size; otherwise (16-bit types, which the cuda driver's ``where`` selects without widening; broadcast
+    gradients) the same selection through ``where``."""
+    if g._dtype is result._dtype and result._dtype in _SAME_ROUNDING and g._size == result._size:
         return A.threshold_backward(g, result, 0)
     return A.where__ScalarSelf(result <= 0, 0, g)
 
