@@ -357,8 +357,19 @@ class CachingAllocator:
         if self.reused:
             self._take_reused()
         released = self.released
-        while released:
-            self._free(released.pop())
+        devices = self._devices
+        while released:                     # _free(block), written out: a backward releases many at once
+            block = released.pop()
+            st = devices[block.device]
+            size, requested = block.size, block.requested
+            p = st.small if size <= SMALL_LIMIT else st.large
+            p.alloc -= size
+            p.alloc_out += size
+            p.req -= requested
+            p.req_out += requested
+            p.count -= 1
+            p.count_out += 1
+            st.cache[size].append(block.segment)
 
     def _free(self, block: Block) -> None:
         st = self._devices[block.device]

@@ -158,7 +158,11 @@ def _blas_operands(spec, *tensors) -> bool:
     np_dtype = spec.dtype.numpy
     if np_dtype not in _BLAS_DTYPES or (spec.compute_dtype is not None and spec.compute_dtype is not spec.dtype):
         return False
-    return all(isinstance(t, Tensor) and t._dtype is spec.dtype for t in tensors)
+    dtype = spec.dtype
+    for t in tensors:
+        if t.__class__ is not Tensor and not isinstance(t, Tensor) or t._dtype is not dtype:
+            return False
+    return True
 
 
 _16BIT = frozenset(("float16", "bfloat16"))
