@@ -462,14 +462,11 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
             xp.multiply(xc, xc, out=xc)
             var = _channel_sums(xc) / count
         invstd = 1.0 / xp.sqrt(var + eps)
-        with _no_autograd():
-            if running_mean is not None:
-                new = (1 - momentum) * values(running_mean, input) + momentum * mean
-                running_mean.copy_(store(new, running_mean._dtype, running_mean.device))
-            if running_var is not None:
-                unbiased = var * (count / max(count - 1, 1))
-                new = (1 - momentum) * values(running_var, input) + momentum * unbiased
-                running_var.copy_(store(new, running_var._dtype, running_var.device))
+        if running_mean is not None:
+            _update_running(running_mean, (1 - momentum) * values(running_mean, input) + momentum * mean)
+        if running_var is not None:
+            unbiased = var * (count / max(count - 1, 1))
+            _update_running(running_var, (1 - momentum) * values(running_var, input) + momentum * unbiased)
         save_mean, save_invstd = store(mean, sd, input.device), store(invstd, sd, input.device)
     else:
         mean = values(running_mean, input)
@@ -480,6 +477,18 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
     y = x3 * alpha.astype(x.dtype, copy=False).reshape(c, 1)
     y += beta.astype(x.dtype, copy=False).reshape(c, 1)
     return store(y.reshape(x.shape), input._dtype, input.device), save_mean, save_invstd
+
+
+def _update_running(stat, new) -> None:
+    """Write a running statistic in place: straight into its array when it holds ``new``'s dtype contiguously
+    (bumping its version, as ``copy_`` would), else through ``copy_``."""
+    arr = stat._array() if not stat._dtype.is_narrow_float and stat.is_contiguous() else None
+    if arr is not None and arr.dtype == new.dtype and arr.shape == new.shape:
+        arr[...] = new
+        stat._vc.value += 1
+        return
+    with _no_autograd():
+        stat.copy_(store(new, stat._dtype, stat.device))
 
 
 def _no_autograd():
