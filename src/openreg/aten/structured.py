@@ -222,7 +222,8 @@ def _signature(args, kwargs):
     """A call's signature (the key of a structured kernel's cache), or None when the call is not cached.
 
     One or two positional tensors of at least one dimension (a zero-dim one may be a wrapped number, which
-    promotes as its Python scalar), keyword arguments whose values are ints, strings or None. A tensor counts by
+    promotes as its Python scalar), keyword arguments whose values are ints, strings, None or floats (these
+with their type). A tensor counts by
     dtype, size, strides and (interned) device. Python numbers among the positional arguments are not cached: a
     value that changes every step (a learning rate, a clipping coefficient) would fill the cache, and ``1``,
     ``1.0`` and ``True`` promote differently but compare equal. Nothing else a meta rule reads may change what
@@ -242,12 +243,24 @@ def _signature(args, kwargs):
             return None
     except (AttributeError, IndexError):
         return None
-    if kwargs:
-        for v in kwargs.values():
-            if v.__class__ not in _KWARG_TYPES:
-                return None
-        key = (*key, *kwargs.items())
-    return key
+    return _with_kwargs(key, kwargs) if kwargs else key
+
+
+def _with_kwargs(key: tuple, kwargs: dict):
+    """``key`` extended by the keyword arguments, or None when one is not cacheable. A float keeps its type in
+    the key (``alpha=1.0`` and ``alpha=1`` compare equal but promote differently): a constant float argument
+    (``add_(g, alpha=-lr)`` in a training loop) is cached like an int; one that changes every call only cycles
+    the bounded cache."""
+    floats = False
+    for v in kwargs.values():
+        c = v.__class__
+        if c is float:
+            floats = True
+        elif c not in _KWARG_TYPES:
+            return None
+    if floats:
+        return (*key, *[(k, v, v.__class__) for k, v in kwargs.items()])
+    return (*key, *kwargs.items())
 
 
 class _Plan:
@@ -331,7 +344,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
         if key is not None and kwargs:
             for v in kwargs.values():
                 if v.__class__ not in _KWARG_TYPES:
-                    key = None
+                    key = _with_kwargs(key, kwargs)     # floats (with their type), or not cached
                     break
             else:
                 key = (*key, *kwargs.items())
