@@ -109,7 +109,10 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
 
 def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_graph: bool, inputs,
                   accumulate: bool, allow_unused: bool):
-    root_edges = [gradient_edge(t) for t in roots]
+    root_edges = []
+    for t in roots:     # gradient_edge(t), written out for an output that is not a view
+        fn = t._grad_fn
+        root_edges.append((fn, t._output_nr) if fn is not None and t._base is None else gradient_edge(t))
     root = GraphRoot(root_edges, root_grads)
     # targets: edges whose gradient is captured (grad) or accumulated (backward(inputs=...))
     targets: dict = {}
@@ -188,7 +191,9 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
                 acc_updates.append((node, grads))
                 continue
             edges = node.next_edges
-            if node is not root and not node._post_hooks and (
+            if node is root:
+                outputs = list(root_grads)      # GraphRoot.apply
+            elif not node._post_hooks and (
                     grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
                 outputs = [None] * len(edges)
             else:
@@ -201,7 +206,7 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
                     r = hook(tuple(outputs), tuple(grads))
                     if r is not None:
                         outputs = list(r)
-            if not keep_graph:
+            if not keep_graph and node is not root:
                 node.release()
             del grads
             i = -1
