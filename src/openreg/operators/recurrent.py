@@ -25,6 +25,21 @@ from ._nn_arrays import like, store, values, xp_of
 from ._record import Deriv, Op, register
 
 
+def check_operands(op: str, ref, wanted) -> None:
+    """PyTorch's size, dtype and device checks of a recurrent op's operands: each ``(name, tensor or None,
+    shape)`` of ``wanted`` has that shape and ``ref``'s dtype and device."""
+    for name, t, shape in wanted:
+        if t is None:
+            continue
+        if tuple(t._size) != shape:
+            raise RuntimeError(f"{op}: Expected {name} to have size {fmt_shape(shape)}, but got {fmt_shape(t._size)}")
+        if t._dtype is not ref._dtype:
+            raise RuntimeError(f"{op}: expected {name} to have dtype {ref._dtype}, but got {t._dtype}")
+        if t._storage.device != ref._storage.device:
+            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                               f"{ref.device} and {t.device}!")
+
+
 def _check_cell(op: str, input_gates, hidden_gates, state, input_bias, hidden_bias, gates: int) -> int:
     """PyTorch's ``checkSizes`` of the fused cells; returns the hidden size."""
     if input_gates.dim() != 2:
@@ -32,19 +47,10 @@ def _check_cell(op: str, input_gates, hidden_gates, state, input_bias, hidden_bi
     if input_gates._size[1] % gates:
         raise RuntimeError(f"{op}: input_gates.size(1) ({input_gates._size[1]}) must be divisible by {gates}")
     hidden = input_gates._size[1] // gates
-    for name, t, shape in (("hidden_gates", hidden_gates, tuple(input_gates._size)),
-                           ("input_bias", input_bias, (gates * hidden,)), ("hidden_bias", hidden_bias, (gates * hidden,)),
-                           ("cx" if gates == 4 else "hx", state, (input_gates._size[0], hidden))):
-        if t is None:
-            continue
-        if tuple(t._size) != shape:
-            raise RuntimeError(f"{op}: Expected {name} to have size {fmt_shape(shape)}, but got "
-                               f"{fmt_shape(t._size)}")
-        if t._dtype is not input_gates._dtype:
-            raise RuntimeError(f"{op}: expected {name} to have dtype {input_gates._dtype}, but got {t._dtype}")
-        if t._storage.device != input_gates._storage.device:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{input_gates.device} and {t.device}!")
+    check_operands(op, input_gates, (
+        ("hidden_gates", hidden_gates, tuple(input_gates._size)), ("input_bias", input_bias, (gates * hidden,)),
+        ("hidden_bias", hidden_bias, (gates * hidden,)),
+        ("cx" if gates == 4 else "hx", state, (input_gates._size[0], hidden))))
     if (input_bias is None) != (hidden_bias is None):
         raise RuntimeError(f"{op}: input_bias and hidden_bias must both be given or both be None")
     return hidden
@@ -57,16 +63,7 @@ def _check_cell_backward(op: str, workspace, slots: int, states) -> None:
         raise RuntimeError(f"{op}: Expected workspace to be a 2-d floating tensor whose size(1) is divisible by "
                            f"{slots}, but got {fmt_shape(workspace._size)} {workspace._dtype}")
     shape = (workspace._size[0], workspace._size[1] // slots)
-    for name, t in states:
-        if t is None:
-            continue
-        if tuple(t._size) != shape:
-            raise RuntimeError(f"{op}: Expected {name} to have size {fmt_shape(shape)}, but got {fmt_shape(t._size)}")
-        if t._dtype is not workspace._dtype:
-            raise RuntimeError(f"{op}: expected {name} to have dtype {workspace._dtype}, but got {t._dtype}")
-        if t._storage.device != workspace._storage.device:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{workspace.device} and {t.device}!")
+    check_operands(op, workspace, [(name, t, shape) for name, t in states])
 
 
 def _sigmoid_(xp, x):

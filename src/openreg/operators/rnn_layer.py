@@ -37,6 +37,7 @@ from ._record import Deriv, Op, register
 from .recurrent import (
     _gru_tangents,
     _lstm_tangents,
+    check_operands,
     gru_cell_arrays,
     gru_cell_backward_arrays,
     lstm_cell_arrays,
@@ -70,14 +71,7 @@ def _check(input, weight0, weight1, weight2, weight3, hx, cx, batch_sizes, mode,
         want += [("weight2", weight2, (gates,)), ("weight3", weight3, (gates,))]
     if mode == LSTM_MODE:
         want.append(("cx_", cx, (batch, hidden_size)))
-    for name, t, shape in want:
-        if tuple(t._size) != shape:
-            raise RuntimeError(f"{_OP}: Expected {name} to have size {fmt_shape(shape)}, but got {fmt_shape(t._size)}")
-        if t._dtype is not input._dtype:
-            raise RuntimeError(f"{_OP}: expected {name} to have dtype {input._dtype}, but got {t._dtype}")
-        if t._storage.device != input._storage.device:
-            raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{input.device} and {t.device}!")
+    check_operands(_OP, input, want)
     return steps, batch
 
 
