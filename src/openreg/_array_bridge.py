@@ -217,7 +217,8 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
         t = _new(_Tensor)
         t._storage = storage
         t._size = _Size(shape)
-        t._stride = _contiguous_cache.get(shape) or _contiguous_strides(shape)
+        stride = _contiguous_cache.get(shape)   # () for a 0-d result: test for None, not falsiness
+        t._stride = stride if stride is not None else _contiguous_strides(shape)
         t._offset = 0
         t._dtype = dtype
         t._ks = _CPU_KEYSET
@@ -295,7 +296,8 @@ def wrap_buffer(data, arr, dtype, device: Device):
     t = _new(_Tensor)                      # TensorBase._init_view, written out as in wrap_array
     t._storage = storage
     t._size = _Size(shape)
-    t._stride = _contiguous_cache.get(shape) or _contiguous_strides(shape)
+    stride = _contiguous_cache.get(shape)
+    t._stride = stride if stride is not None else _contiguous_strides(shape)
     t._offset = 0
     t._dtype = dtype
     t._ks = _tensor_module._KEYSETS[device._type]
