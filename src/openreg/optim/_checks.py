@@ -51,10 +51,15 @@ def grads_of(optimizer_name: str, group: dict) -> list:
     return out
 
 
-def set_defaults(optimizer: Any, keys: tuple) -> None:
-    """Fill options missing from groups loaded from an older state dict."""
+# The implementation flags every optimizer after Adam takes, with their defaults.
+FLAG_DEFAULTS = (("foreach", None), ("maximize", False), ("differentiable", False), ("capturable", False))
+
+
+def set_defaults(optimizer: Any, extra: tuple = ()) -> None:
+    """Fill options missing from groups loaded from an older state dict: ``FLAG_DEFAULTS`` and ``extra``
+    (``(key, default)`` pairs of the optimizer's own)."""
     for group in optimizer.param_groups:
-        for key, default in keys:
+        for key, default in FLAG_DEFAULTS + extra:
             group.setdefault(key, default)
 
 

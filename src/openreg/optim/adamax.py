@@ -36,8 +36,7 @@ class Adamax(Optimizer):
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        set_defaults(self, (("foreach", None), ("maximize", False), ("differentiable", False),
-                            ("capturable", False)))
+        set_defaults(self)
 
     @no_grad()
     def step(self, closure=None):

@@ -41,8 +41,7 @@ class NAdam(Optimizer):
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        set_defaults(self, (("maximize", False), ("foreach", None), ("capturable", False), ("differentiable", False),
-                            ("decoupled_weight_decay", False)))
+        set_defaults(self, (("decoupled_weight_decay", False),))
 
     @no_grad()
     def step(self, closure=None):

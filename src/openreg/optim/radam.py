@@ -38,8 +38,7 @@ class RAdam(Optimizer):
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        set_defaults(self, (("foreach", None), ("maximize", False), ("differentiable", False),
-                            ("decoupled_weight_decay", False), ("capturable", False)))
+        set_defaults(self, (("decoupled_weight_decay", False),))
 
     @no_grad()
     def step(self, closure=None):
