@@ -243,7 +243,12 @@ with their type). A tensor counts by
             return None
     except (AttributeError, IndexError):
         return None
-    return _with_kwargs(key, kwargs) if kwargs else key
+    if kwargs:
+        for v in kwargs.values():
+            if v.__class__ not in _KWARG_TYPES:
+                return _with_kwargs(key, kwargs)     # floats (with their type), or not cached
+        return (*key, *kwargs.items())
+    return key
 
 
 def _with_kwargs(key: tuple, kwargs: dict):
