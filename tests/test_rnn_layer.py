@@ -184,3 +184,17 @@ def test_bad_arguments_raise():
     with pytest.raises(RuntimeError, match="workspace"):
         aten.mkldnn_rnn_layer_backward(x, w0, w1, b0, b1, h0, c0, out, hy, cy, out, None, None, False, 2, 3, 1, True,
                                        False, False, [], False, ws)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
+def test_bias_gradients_do_not_share_memory(dev, name):
+    # LSTM's two biases get one gradient; each .grad must be its own tensor, or an in-place update of one (e.g.
+    # clip_grad_norm_'s scaling, which scales every .grad once) changes the other too
+    m = getattr(openreg.nn, name)(3, 4, num_layers=2).to(dev)
+    m(openreg.randn(5, 2, 3, device=dev))[0].sum().backward()
+    want = {n: p.grad.clone() for n, p in m.named_parameters()}
+    for n, p in m.named_parameters():
+        p.grad.mul_(0.5)
+    for n, p in m.named_parameters():
+        np.testing.assert_array_equal(p.grad.cpu().numpy(), (want[n] * 0.5).cpu().numpy(), err_msg=n)

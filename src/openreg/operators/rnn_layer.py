@@ -197,7 +197,9 @@ def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out,
     prev = _previous_states(xp, out, h0, reverse)
     grad_w_hh = xp.matmul(flat_hid.T, prev.reshape(steps * batch, hidden))
     grad_b_ih = flat_in.sum(axis=0) if has_biases else None
-    grad_b_hh = (grad_b_ih if lstm else flat_hid.sum(axis=0)) if has_biases else None
+    # LSTM: one pre-activation bias, so one gradient; b_hh gets a copy: the two results must not share memory
+    # (each becomes a .grad, and an in-place update of one, e.g. clip_grad_norm_'s scaling, would hit both)
+    grad_b_hh = (grad_b_ih.copy() if lstm else flat_hid.sum(axis=0)) if has_biases else None
     if dh is None:
         dh = xp.zeros((batch, hidden), dtype=out.dtype)
     if lstm and dc is None:
