@@ -304,3 +304,39 @@ def test_reused_blocks_keep_the_statistics_exact_across_threads():
     s = a.stats(0)
     assert s["num_device_alloc"] == before and s["allocation.all.current"] == 1
     assert s["requested_bytes.all.freed"] == expected_req + 1000 * 100
+
+
+def test_repeated_device_ops_count_every_result_in_the_totals():
+    """A small device op repeated on same-sized tensors hands each result's block on to the next (the structured
+    kernel's buffer for its cached signature; those blocks count themselves): the statistics read as if every
+    result had been allocated and freed, across a reset of the totals, and no new segment is made."""
+    x = openreg.full((3, 5), -1.5, device=D1)
+    y = openreg.full((3, 5), 2.0, device=D1)
+    nbytes, size = 3 * 5 * 4, round_size(3 * 5 * 4)
+    x.abs(), x * y              # cache the signatures
+    gc.collect()
+
+    def totals():
+        s = pu.memory_stats(IDX)
+        return {k: s[k] for k in ("allocation.all.allocated", "allocation.all.freed", "allocation.all.current",
+                                  "allocated_bytes.all.allocated", "allocated_bytes.all.freed",
+                                  "requested_bytes.small_pool.allocated", "requested_bytes.small_pool.freed",
+                                  "requested_bytes.all.current", "num_device_alloc")}
+
+    before = totals()
+    for i in range(300):
+        r = x.abs() if i % 3 else x * y
+        assert r.cpu().tolist() == ([[1.5] * 5] * 3 if i % 3 else [[-3.0] * 5] * 3)
+    del r
+    after = totals()
+    assert _delta(after, before) == {
+        "allocation.all.allocated": 300, "allocation.all.freed": 300, "allocation.all.current": 0,
+        "allocated_bytes.all.allocated": 300 * size, "allocated_bytes.all.freed": 300 * size,
+        "requested_bytes.small_pool.allocated": 300 * nbytes, "requested_bytes.small_pool.freed": 300 * nbytes,
+        "requested_bytes.all.current": 0, "num_device_alloc": 0}
+    pu.reset_accumulated_memory_stats(IDX)
+    assert totals()["allocation.all.freed"] == 0
+    for _ in range(10):
+        x.abs()
+    s = totals()
+    assert s["allocation.all.allocated"] == s["allocation.all.freed"] == 10

@@ -25,6 +25,7 @@ cache is emptied and the allocation retried once; if that fails too an ``OutOfMe
 """
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import defaultdict
 
@@ -206,6 +207,10 @@ class CachingAllocator:
         # device, without the lock (``reuse``): their free + malloc changes no current value (so no peak), only
         # the allocated/freed totals, which are added when the statistics are read (``_take_reused``).
         self.reused: list[Block] = []
+        # (device, bytes) -> [itertools.count, the value its last reading returned]: the blocks of exactly that many
+        # bytes that a ``reuse_counter``'s owner handed on from ``released`` (as ``reuse`` does) count themselves
+        # with one ``next`` (atomic, no list to empty); the statistics add them when they are read.
+        self._reuse_counts: dict[tuple[int, int], list] = {}
 
     def _state(self, index: int) -> _DeviceState:
         return self._devices[index]
@@ -322,6 +327,32 @@ class CachingAllocator:
         if len(reused) > _REUSED_BATCH:
             self.take_reused()
         return freed.segment
+
+    def reuse_counter(self, index: int, nbytes: int):
+        """The counter a caller advances (``next``) for each block of ``nbytes`` on device ``index`` it took from
+        ``released`` and handed on to a new block of the same bytes, as ``reuse`` does: such a block's free and
+        malloc change no current value, only the totals, which the next reading of the statistics adds."""
+        key = (index, nbytes)
+        entry = self._reuse_counts.get(key)
+        if entry is None:
+            with self._lock:
+                entry = self._reuse_counts.setdefault(key, [itertools.count(), -1])
+        return entry[0]
+
+    def _take_counted(self) -> None:
+        """Add the totals of the blocks counted by ``reuse_counter``'s counters (under the lock): each one freed
+        and allocated again."""
+        for (index, nbytes), entry in self._reuse_counts.items():
+            value = next(entry[0])                  # this reading takes a value too: not a block
+            n = value - entry[1] - 1
+            entry[1] = value
+            if n:
+                size = round_size(nbytes) if nbytes > MIN_BLOCK else MIN_BLOCK
+                st = self._devices[index]
+                p = st.small if size <= SMALL_LIMIT else st.large
+                p.alloc_out += n * size
+                p.req_out += n * nbytes
+                p.count_out += n
 
     def take_reused(self) -> None:
         """Add the totals of the reused blocks now (``reuse`` does when ``reused`` grows long)."""
@@ -476,6 +507,7 @@ class CachingAllocator:
         """PyTorch-style flat statistics: ``"allocated_bytes.all.current"``, ``"num_ooms"`` ..."""
         with self._lock:
             self._take_released()
+            self._take_counted()
             st = self._state(index)
             out: dict = {}
             for name in BYTE_STATS + COUNT_STATS:
@@ -494,6 +526,7 @@ class CachingAllocator:
     def reset_accumulated(self, index: int) -> None:
         with self._lock:
             self._take_released()
+            self._take_counted()
             st = self._state(index)
             st.reset_totals()
             for key in st.counters:

@@ -16,6 +16,8 @@ the last storage (or storage slice) referencing it is gone.
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from openreg.aten.structured import clear_signature_caches
@@ -222,6 +224,54 @@ class PrivateUse1StorageBackend(StorageBackend):
             segment.view = (shape, np_dtype, arr)
             return alloc, arr
         return alloc, ctx.driver.as_array(segment, 0, np_dtype, shape, _contiguous_bytes(shape, np_dtype.itemsize))
+
+    def buffer_maker(self, shape: tuple, np_dtype, device):
+        """``new_buffer(shape, np_dtype, device)`` as a function of no arguments, for a structured kernel's cached
+        signature to call for each result. On the emulated driver it is specialised to the one request: the
+        block the previous result of the same bytes released is handed on (``CachingAllocator.reuse``, its totals
+        counted with one ``next``), with the array its segment last had; anything else goes to ``new_buffer``."""
+        ctx = _ctx or context()
+        nbytes = np_dtype.itemsize
+        for n in shape:
+            nbytes *= n
+        if not ctx.host or not nbytes:
+            return partial(self.new_buffer, shape, np_dtype, device)
+        index = _index(ctx, device)
+        allocator = ctx.allocator
+        released = allocator.released
+        counter = allocator.reuse_counter(index, nbytes)
+        new_buffer = self.new_buffer
+
+        def make():
+            if released:
+                try:
+                    freed = released[-1]
+                except IndexError:          # another thread took it since the test
+                    freed = None
+                if freed is not None and freed.requested == nbytes and freed.device == index:
+                    try:
+                        taken = released.pop()
+                    except IndexError:
+                        taken = None
+                    if taken is freed:      # ours alone now (one atomic pop)
+                        next(counter)
+                        segment = freed.segment
+                        # DeviceAllocation(allocator, index, nbytes), written out
+                        alloc = _new(DeviceAllocation)
+                        alloc.segment, alloc.size, alloc.requested, alloc.device, alloc.nbytes = \
+                            segment, segment.nbytes, nbytes, index, nbytes
+                        alloc.allocator = allocator
+                        alloc.ptr = segment.ptr
+                        view = segment.view
+                        if view is not None and view[0] is shape and view[1] is np_dtype:
+                            return alloc, view[2]
+                        arr = np.ndarray(shape, np_dtype, segment.mem)
+                        segment.view = (shape, np_dtype, arr)
+                        return alloc, arr
+                    if taken is not None:   # another thread changed the list meanwhile: give it back
+                        released.append(taken)
+            return new_buffer(shape, np_dtype, device)
+        return make
 
     def adopt(self, arr, device):
         ctx = _ctx or context()

@@ -12,6 +12,8 @@ How bytes are allocated and viewed depends on the device type; each backend regi
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .devices import CPU, CUDA, META, PRIVATEUSE1, cuda_not_enabled
@@ -44,6 +46,18 @@ class StorageBackend:
         """Fresh row-major memory for a kernel to write a result of ``shape`` into: ``(data, array viewing
         it)``. Only backends that override it have one: on the others (the CPU) kernels return fresh arrays."""
         raise NotImplementedError
+
+    def buffer_maker(self, shape: tuple, np_dtype, device: Device):
+        """``new_buffer(shape, np_dtype, device)`` as a function of no arguments (what a structured kernel's cached
+        signature calls for each result; a backend may specialise it to the one request), or None when the
+        backend has no ``new_buffer``.
+
+        >>> import numpy as np, openreg
+        >>> openreg.storage.storage_backend("cpu").buffer_maker((2,), np.dtype(np.float32), openreg.device("cpu"))
+        """
+        if type(self).new_buffer is StorageBackend.new_buffer:
+            return None
+        return partial(self.new_buffer, shape, np_dtype, device)
 
     def adopt(self, arr, device: Device):
         """Take a freshly computed array as a storage buffer: ``(data, array_viewing_data)``."""

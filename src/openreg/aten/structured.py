@@ -33,7 +33,7 @@ from .._array_bridge import (
 from .._quiet import enter_quiet, leave_quiet
 from ..devices import PRIVATEUSE1
 from ..devices import device as Device
-from ..storage import StorageBackend, UntypedStorage, storage_backend
+from ..storage import UntypedStorage, storage_backend
 from ..storage_bounds import INT64_MAX, storage_nbytes
 from ..tensor import Size
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
@@ -273,7 +273,7 @@ class _Plan:
     the result's strides when an operand is not row-major: TensorIterator's layout depends on the operands'
     sizes and strides alone, which the signature holds), and
     ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays (writing into the device
-    memory ``buffer(shape, np_dtype, device)`` gives, on a backend that has it)."""
+    memory ``buffer()`` gives, on a backend that has it: ``StorageBackend.buffer_maker`` of the result)."""
 
     __slots__ = ("buffer", "layout", "small", "spec", "strided", "ufunc")
 
@@ -284,9 +284,7 @@ class _Plan:
         # ufunc call's, ``buffer_layout``'s tuple
         self.layout = None
         if ufunc is not None and spec.device._type != "cpu":
-            backend = storage_backend(spec.device._type)
-            if type(backend).new_buffer is not StorageBackend.new_buffer:
-                self.buffer = backend.new_buffer
+            self.buffer = storage_backend(spec.device._type).buffer_maker(spec.size, spec.dtype.numpy, spec.device)
 
 
 def _direct_ufunc(ufunc_name, defaults, spec: Spec, args, kwargs):
@@ -384,15 +382,15 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 token = enter_quiet()
                 try:
                     if buffer is not None:       # a device: the ufunc writes into fresh device memory
-                        data, out = buffer(spec.size, spec.dtype.numpy, spec.device)
+                        data, out = buffer()
                         if len(args) == 1:
-                            direct(x, out=out)
+                            direct(x, out)           # the output positionally: parsed faster than out=
                         else:
                             b = args[1]
                             y = b._arr
                             if y is None or b._arr_src is not b._storage._data:
                                 y = b._array()
-                            direct(x, y, out=out)
+                            direct(x, y, out)
                         layout = plan.layout
                         if layout is not None:
                             return wrap_known_buffer(data, out, spec.dtype, spec.device, layout)
