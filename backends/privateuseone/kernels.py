@@ -39,10 +39,12 @@ work), a checked entry point, and its names in :func:`all_kernel_names`. Both la
 from __future__ import annotations
 
 import math
+import operator
 import os
 import threading
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any, Protocol
 
 import numpy as np
@@ -1224,6 +1226,21 @@ def enabled() -> bool:
     if _environ_data is not None:
         return _environ_data.get(_EMULATE_KEY) == _EMULATE_ON
     return os.environ.get("OPENREG_EMULATE_KERNELS", "") == "1"
+
+
+def _enabled_check():
+    """``enabled`` for the driver in use, as cheap a check as it allows: True on the cuda driver (raw kernels
+    always run); on the emulated one a C-level test of ``os.environ``'s own mapping, with no Python frame."""
+    drv = driver_select._driver
+    if (drv if drv is not None else get_driver()).name == "cuda":
+        return True
+    if _environ_data is None:
+        return enabled
+    return partial(operator.contains, _environ_data.items(), (_EMULATE_KEY, _EMULATE_ON))
+
+
+# What a structured kernel whose ``ufunc_unless`` is ``enabled`` asks per call (resolved per driver).
+enabled.for_driver = _enabled_check
 
 
 def launcher():

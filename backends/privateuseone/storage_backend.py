@@ -245,15 +245,11 @@ class PrivateUse1StorageBackend(StorageBackend):
         def make():
             if released:
                 try:
-                    freed = released[-1]
+                    freed = released.pop()  # atomic: ours alone now
                 except IndexError:          # another thread took it since the test
                     freed = None
-                if freed is not None and freed.requested == nbytes and freed.device == index:
-                    try:
-                        taken = released.pop()
-                    except IndexError:
-                        taken = None
-                    if taken is freed:      # ours alone now (one atomic pop)
+                if freed is not None:
+                    if freed.requested == nbytes and freed.device == index:
                         next(counter)
                         segment = freed.segment
                         # DeviceAllocation(allocator, index, nbytes), written out
@@ -268,8 +264,7 @@ class PrivateUse1StorageBackend(StorageBackend):
                         arr = np.ndarray(shape, np_dtype, segment.mem)
                         segment.view = (shape, np_dtype, arr)
                         return alloc, arr
-                    if taken is not None:   # another thread changed the list meanwhile: give it back
-                        released.append(taken)
+                    released.append(freed)  # released for another request: give it back
             return new_buffer(shape, np_dtype, device)
         return make
 

@@ -275,11 +275,20 @@ class _Plan:
     ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays (writing into the device
     memory ``buffer()`` gives, on a backend that has it: ``StorageBackend.buffer_maker`` of the result)."""
 
-    __slots__ = ("buffer", "layout", "small", "spec", "strided", "ufunc")
+    __slots__ = ("buffer", "layout", "small", "spec", "strided", "ufunc", "unless")
 
-    def __init__(self, spec, small, strided, ufunc):
+    def __init__(self, spec, small, strided, ufunc, unless=None):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
         self.buffer = None
+        # the kernel's ``ufunc_unless``, or the check its ``for_driver()`` gives for the driver in use (plans are
+        # dropped when it changes): True when the ufunc never applies there
+        if ufunc is not None and unless is not None:
+            for_driver = getattr(unless, "for_driver", None)
+            if for_driver is not None:
+                unless = for_driver()
+                if unless is True:
+                    self.ufunc = ufunc = unless = None
+        self.unless = unless
         # a CPU ufunc call's result layout, (Size, strides, nbytes), once a call showed it row-major; a device
         # ufunc call's, ``buffer_layout``'s tuple
         self.layout = None
@@ -315,7 +324,9 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     layout (iterator_layout.py; 0-d and 1-d ones are contiguous). ``ufunc`` names the array-module ufunc that
     ``compute`` amounts to when every operand is a tensor already in the result dtype and the keyword
     arguments have their ``defaults`` (``{"alpha": 1}``); ``ufunc_unless()``, if given, is true while it is not
-    (a backend's raw kernel runs instead), asked on every call that would take the ufunc.
+    (a backend's raw kernel runs instead), asked on every call that would take the ufunc. Its attribute
+    ``for_driver``, if it has one, gives (when a signature is first cached) the check to ask instead for the
+    backend's driver in use, or True when the ufunc never applies there.
 
     The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
     call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
@@ -368,11 +379,12 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 if strided and len(spec.size) > 1:   # the result's layout depends on the signature alone
                     strided = iterator_strides(spec.size, tensor_operands(args, kwargs))
                 signatures[key] = _Plan(spec, small, strided,
-                                        _direct_ufunc(ufunc, defaults, spec, args, kwargs) if small else None)
+                                        _direct_ufunc(ufunc, defaults, spec, args, kwargs) if small else None,
+                                        ufunc_unless)
         else:
             spec = plan.spec
             direct = plan.ufunc
-            if direct is not None and (ufunc_unless is None or not ufunc_unless()):
+            if direct is not None and (ufunc_unless is None or not plan.unless()):
                 buffer = plan.buffer
                 # TensorBase._array's cached view, read in place
                 a = args[0]
