@@ -15,7 +15,9 @@ from __future__ import annotations
 import weakref
 
 from ._tensor_methods import mixin
+from .autograd import _implicit_grad
 from .autograd import backward as _autograd_backward
+from .autograd.engine import run_backward as _run_backward
 from .autograd.grad_mode import state as _gm_state
 from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, hook_map, requires_grad_of
 from .autograd.inference import REQUIRES_GRAD_MSG, InferenceVersion
@@ -31,6 +33,12 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     >>> (x * x).backward(openreg.ones(1)); x.grad.tolist()
     [4.0]
     """
+    if gradient is None and inputs is None and self._rg and not self._size and (
+            (dt := self._dtype).is_floating_point or dt.is_complex):
+        # a scalar loss's backward: autograd.backward's checks, all passed, and its implicit ones gradient
+        _run_backward([self], [_implicit_grad(self)], keep_graph=create_graph if retain_graph is None else
+                      retain_graph, create_graph=create_graph, inputs=None, accumulate=True)
+        return
     _autograd_backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs=inputs)
 
 

@@ -25,7 +25,9 @@ from .graph import _NO_HOOKS, _NO_MAP, UINT64_MAX, Node
 class AccumulateGrad(Node):
     """Sink of the graph for one leaf tensor."""
 
-    def __init__(self, variable) -> None:
+    __slots__ = ("lock", "variable")
+
+    def __init__(self, variable, lock=None) -> None:
         # Node.__init__ written out: a leaf's accumulator is made again on every step
         self.next_edges = []
         self._sequence_nr = UINT64_MAX
@@ -33,7 +35,8 @@ class AccumulateGrad(Node):
         self._tensor_pre_hooks = self._retains = _NO_MAP
         self.variable = variable
         self.input_meta = [(variable._size, variable._dtype, variable._storage.device)]   # tensor_meta
-        self.lock = threading.Lock()
+        # the leaf's own lock (its AutogradMeta's): every accumulator of one leaf updates its .grad in turn
+        self.lock = threading.Lock() if lock is None else lock
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"

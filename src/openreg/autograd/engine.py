@@ -101,14 +101,12 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
     Backward formulas compute with inf and NaN silently, as the forward kernels do."""
     token = enter_quiet()
     try:
-        return _run_backward(roots, root_grads, keep_graph=keep_graph, create_graph=create_graph, inputs=inputs,
-                             accumulate=accumulate, allow_unused=allow_unused)
+        return _run_backward(roots, root_grads, keep_graph, create_graph, inputs, accumulate)
     finally:
         leave_quiet(token)
 
 
-def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_graph: bool, inputs,
-                  accumulate: bool, allow_unused: bool):
+def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph: bool, inputs, accumulate: bool):
     root_edges = []
     for t in roots:     # gradient_edge(t), written out for an output that is not a view
         fn = t._grad_fn
@@ -145,14 +143,23 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
     captured = [None] * (len(inputs) if inputs is not None else 0)
     buffers: dict = {}
     counter = itertools.count()
-    heap = [(-UINT64_MAX, next(counter), root)]
+    # the ready nodes, by decreasing sequence number; ``ready`` holds the only one while there is just one (a
+    # chain of nodes, the common case, needs no heap)
+    heap = []
+    ready = root
     acc_updates = []
     retains = []
     prev_mode = grad_mode.state.enabled
     grad_mode.state.enabled = create_graph
     try:
-        while heap:
-            node = heappop(heap)[2]
+        while True:
+            if ready is not None:
+                node = ready
+                ready = None
+            elif heap:
+                node = heappop(heap)[2]
+            else:
+                break
             grads = buffers.pop(node, None)
             if grads is None:
                 grads = [None] * (len(node.input_meta) or 1)
@@ -236,7 +243,13 @@ def _run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_gra
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:
-                    heappush(heap, (-nxt._sequence_nr, next(counter), nxt))
+                    if ready is None and not heap:
+                        ready = nxt
+                    else:
+                        if ready is not None:
+                            heappush(heap, (-ready._sequence_nr, next(counter), ready))
+                            ready = None
+                        heappush(heap, (-nxt._sequence_nr, next(counter), nxt))
         outputs = g = buf = None
         for t, g in retains:
             _retain(t, g)

@@ -236,7 +236,7 @@ def grad_accumulator(t):
     with m.lock:
         acc = m.grad_acc() if m.grad_acc is not None else None
         if acc is None:
-            acc = _accumulate_grad_class()(t)
+            acc = _accumulate_grad_class()(t, m.lock)
             m.grad_acc = weakref.ref(acc)
     return acc
 
