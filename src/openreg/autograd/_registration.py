@@ -38,7 +38,7 @@ def register_op(qualname: str) -> bool:
     ns, _, name = qualname.partition("::")
     op = lookup(qualname)
     info = OpInfo(qualname, entry.schema, formula)
-    _lib(ns).impl(name, make_kernel(info, op.redispatch_fn), "Autograd", with_keyset=True)
+    _lib(ns).impl(name, make_kernel(info, op.redispatch_fn, entry), "Autograd", with_keyset=True)
     _registered.add(qualname)
     return True
 

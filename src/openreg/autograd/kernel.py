@@ -17,6 +17,7 @@ import functools
 import weakref
 
 from .._dispatch import tls
+from .._dispatch.dispatcher import resolve as _resolve
 from .._dispatch.keys import AFTER_AUTOGRAD_MASK, AUTOGRAD_MASK
 from ..tensor import Tensor
 from . import forward_grad as _fg
@@ -90,6 +91,7 @@ class OpInfo:
         self.save_result_parts = [(n, int(n[6:])) for n in formula.save if _is_result_part(n)] if simple else ()
         self.nontensor_pos = [(n, p) for n, p in self.arg_pos.items() if n not in names]
         self.nontensor_kw = [n for n in self.kw_names if n not in names]
+        self.cache = self.entry = None   # the operator's dispatcher entry and its resolved kernels (make_kernel)
 
 
 class Args:
@@ -272,8 +274,11 @@ def _is_diff(t) -> bool:
     return isinstance(t, Tensor) and (t._dtype.is_floating_point or t._dtype.is_complex)
 
 
-def make_kernel(info: OpInfo, redispatch):
-    """The Autograd kernel of one operator (called with its key set)."""
+def make_kernel(info: OpInfo, redispatch, entry):
+    """The Autograd kernel of one operator (called with its key set); ``redispatch`` is the operator's
+    redispatch function, ``entry`` its dispatcher entry (the lean kernel looks the kernel below up itself)."""
+    info.cache = entry.cache
+    info.entry = entry
 
     def autograd_kernel(ks, *args, **kwargs):
         need = _gm.enabled and _any_requires(info, args, kwargs)
@@ -297,11 +302,160 @@ def make_kernel(info: OpInfo, redispatch):
     autograd_kernel._openreg_lean = True   # calls on plain tensors skip it (dispatcher.walk_past_when_lean)
     if not lean:
         return autograd_kernel
+    kernel = _build_lean(info, redispatch, autograd_kernel, entry.schema)
+    if kernel is not None:
+        kernel.__qualname__ = kernel.__name__ = autograd_kernel.__qualname__
+        kernel._openreg_lean = True
+        return kernel
     # a partial, not a closure: the common call (grad mode on, no forward AD) costs no wrapper frame
     kernel = functools.partial(_lean_kernel, info, redispatch, autograd_kernel)
     kernel.__qualname__ = kernel.__name__ = autograd_kernel.__qualname__
     kernel._openreg_lean = True
     return kernel
+
+
+def _build_lean(info: OpInfo, redispatch, general, schema):
+    """``_lean_kernel`` for one single-output operator, generated with its arguments as named parameters
+    (as the dispatcher's binding passes them) and its loops over inputs and saved values unrolled: the same
+    steps, statement for statement, without the per-call walks over ``info``'s lists and dicts. None when the
+    schema's names cannot be parameters, or for multi-output ops (they keep ``_lean_kernel``)."""
+    from .._dispatch.binding import _default_value, _ok_identifier, python_signature
+    if info.multi_output or info.save_result_parts or \
+            not all(_ok_identifier(a.name) for a in schema.arguments):
+        return None
+    ns = {"_op_info": info, "_op_general": general, "_op_redispatch": redispatch, "_op_level": _level,
+          "_op_gm": _gm, "_op_tls": _tls, "_op_AFTER": AFTER_AUTOGRAD_MASK, "_op_AUTOGRAD": AUTOGRAD_MASK,
+          "_op_cache": info.cache, "_op_entry": info.entry, "_op_resolve": _resolve, "_op_needs": _needs,
+          "_op_mark": _mark_no_grad_views, "_op_type": type, "_op_isinstance": isinstance, "_op_Tensor": Tensor,
+          "_op_tmeta": _tmeta, "_op_gradient_edge": gradient_edge, "_op_requires_grad_of": requires_grad_of,
+          "_op_new": _new, "_op_FormulaNode": FormulaNode, "_op_next": next, "_op_sequence": _sequence,
+          "_op_NO_HOOKS": _NO_HOOKS, "_op_NO_MAP": _NO_MAP, "_op_slots": info.slots,
+          "_op_WITH_AUTOGRAD": WITH_AUTOGRAD, "_op_with_autograd_memo": with_autograd_memo,
+          "_op_get_meta": get_meta, "_op_inherit_view_kind": _inherit_view_kind,
+          "_op_InferenceVersion": InferenceVersion, "_op_SAVE_MSG": SAVE_MSG, "_op_RuntimeError": RuntimeError,
+          "_op_SavedTensor": SavedTensor, "_op_output_fields": output_fields, "_op_Args": Args,
+          "_op_weakref": _weakref}
+    for i, a in enumerate(schema.arguments):
+        if a.has_default:
+            ns[f"_op_d{i}"] = _default_value(a)
+    sig = python_signature(schema).replace("=_d", "=_op_d")
+    call = ", ".join(a.name if not a.kwarg_only else f"{a.name}={a.name}" for a in schema.arguments)
+    tensors = [n for n, _p, _l in info.tensor_args]
+    any_req = " or ".join(f"({t} is not None and ({t}._rg or ((_op_b := {t}._base) is not None and _op_b._rg)))"
+                          for t in tensors) or "False"
+    L = [f"def _op_lean(_op_ks{', ' if sig else ''}{sig}):",
+         "    if _op_level[0] >= 0:",
+         f"        return _op_general(_op_ks{', ' if call else ''}{call})",
+         "    if not _op_gm.enabled:",
+         f"        _op_out = _op_redispatch(_op_ks & _op_AFTER{', ' if call else ''}{call})"]
+    if info.is_view:
+        L.append(f"        if {' or '.join(f'_op_needs({t})' for t in tensors) or 'False'}:")
+        L.append("            _op_mark(_op_out)")
+    L += ["        return _op_out",
+          f"    if not ({any_req}):",
+          f"        return _op_redispatch(_op_ks & _op_AFTER{', ' if call else ''}{call})",
+          "    _op_need = False"]
+    for i, t in enumerate(tensors):
+        L += [f"    if {t} is None:",
+              f"        _op_e{i} = _op_m{i} = None",
+              f"    elif _op_type({t}) is not _op_Tensor and not _op_isinstance({t}, _op_Tensor):",
+              f"        _op_e{i} = None",
+              f"        _op_m{i} = _op_tmeta({t})",
+              "    else:",
+              f"        _op_dt = {t}._dtype",
+              f"        _op_b = {t}._base",
+              f"        if {t}._rg:",
+              "            if _op_dt.is_floating_point or _op_dt.is_complex:",
+              (f"                _op_e{i} = ({t}._grad_fn, {t}._output_nr) if {t}._grad_fn is not None and "
+               f"_op_b is None else _op_gradient_edge({t})"),
+              "                _op_need = True",
+              "            else:",
+              f"                _op_e{i} = None",
+              "        elif _op_b is not None:",
+              "            if _op_b._rg or _op_b._grad_fn is not None:",
+              f"                _op_rg = _op_requires_grad_of({t})",
+              "            else:",
+              f"                _op_rg = {t}._grad_fn is not None",
+              "            if _op_rg and (_op_dt.is_floating_point or _op_dt.is_complex):",
+              f"                _op_e{i} = _op_gradient_edge({t})",
+              "                _op_need = True",
+              "            else:",
+              f"                _op_e{i} = None",
+              "        else:",
+              f"            _op_e{i} = None",
+              f"        _op_m{i} = ({t}._size, _op_dt, {t}._storage.device, {t}._stride, {t}._offset)"]
+    L += ["    _op_old = _op_tls.exclude",
+          "    _op_tls.exclude = _op_old | _op_AUTOGRAD",
+          "    _op_ks &= _op_AFTER",
+          "    try:",
+          "        _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)",
+          f"        _op_out = _op_fn(_op_ks{', ' if call else ''}{call}) if _op_wk else _op_fn({call})",
+          "    finally:",
+          "        _op_tls.exclude = _op_old",
+          "    if not _op_need:",
+          "        return _op_out",
+          ("    if not _op_isinstance(_op_out, _op_Tensor) or not ((_op_dt := _op_out._dtype).is_floating_point or "
+           "_op_dt.is_complex):"),
+          "        return _op_out",
+          "    _op_om = [(_op_out._size, _op_dt, _op_out._storage.device)]",
+          "    _op_node = _op_new(_op_FormulaNode)",
+          f"    _op_node.next_edges = [{', '.join(f'_op_e{i}' for i in range(len(tensors)))}]",
+          "    _op_node._sequence_nr = _op_next(_op_sequence)",
+          "    _op_node._pre_hooks = _op_node._post_hooks = _op_NO_HOOKS",
+          "    _op_node._tensor_pre_hooks = _op_node._retains = _op_NO_MAP",
+          "    _op_node.input_meta = _op_om",
+          "    _op_node.info = _op_info",
+          "    _op_node.slots = _op_slots",
+          "    _op_node._released = False",
+          f"    if {' and '.join(f'_op_out is not {t}' for t in tensors) or 'True'}:",
+          "        _op_out._grad_fn = _op_node",
+          "        _op_out._output_nr = 0",
+          "        _op_out._rg = True",
+          "        _op_k = _op_out._ks",
+          "        _op_out._ks = _op_WITH_AUTOGRAD.get(_op_k) or _op_with_autograd_memo(_op_k)"]
+    if info.is_view:
+        L += ["        if _op_out._base is not None:",
+              "            _op_vm = _op_get_meta(_op_out)",
+              "            _op_vm.view_version = _op_out._vc.value",
+              "            _op_vm.multi_output_view = None",
+              f"            _op_inherit_view_kind(_op_vm, {'self' if 'self' in tensors else 'None'})"]
+    saved = []
+    for name in info.save_inputs:
+        t = name
+        L += [f"    if {t} is None:",
+              f"        _op_s_{t} = None",
+              "    else:",
+              f"        _op_vc = {t}._vc",
+              "        if _op_vc.__class__ is _op_InferenceVersion:",
+              "            raise _op_RuntimeError(_op_SAVE_MSG)",
+              f"        _op_s_{t} = _op_new(_op_SavedTensor)",
+              f"        _op_s_{t}.freed = _op_s_{t}.is_output = False",
+              f"        _op_s_{t}.version = _op_vc.value",
+              f"        _op_s_{t}.data = {t}",
+              f"        _op_s_{t}.output_nr = 0"]
+        saved.append(f"{name!r}: _op_s_{t}")
+    if info.save_result:
+        L += ["    _op_vc = _op_out._vc",
+              "    if _op_vc.__class__ is _op_InferenceVersion:",
+              "        raise _op_RuntimeError(_op_SAVE_MSG)",
+              "    _op_sr = _op_new(_op_SavedTensor)",
+              "    _op_sr.freed = False",
+              "    _op_sr.is_output = True",
+              "    _op_sr.version = _op_vc.value",
+              "    _op_sr.data = _op_output_fields(_op_out)",
+              "    _op_sr.output_nr = _op_out._output_nr"]
+        saved.append("'result': _op_sr")
+    saved += [f"{name!r}: {name}" for name, _p in info.nontensor_pos]
+    saved += [f"{name!r}: {name}" for name in info.nontensor_kw]
+    saved.append("'out_meta': _op_om")
+    L += ["    _op_a = _op_node.args = _op_new(_op_Args)",
+          f"    _op_a._values = {{{', '.join(saved)}}}",
+          f"    _op_a._meta = {{{', '.join(f'{t!r}: _op_m{i}' for i, t in enumerate(tensors))}}}",
+          "    _op_a._node_ref = _op_weakref(_op_node)",
+          "    return _op_out"]
+    code = compile("\n".join(L), f"<openreg autograd {info.qualname}>", "exec")
+    exec(code, ns)  # noqa: S102 - generated from a parsed schema, names validated above
+    return ns["_op_lean"]
 
 
 def _mark_no_grad_views(out) -> None:
@@ -511,8 +665,10 @@ def _lean_kernel(info: OpInfo, redispatch, general, ks, *args, **kwargs):
         meta[name] = (t._size, dt, t._storage.device, t._stride, t._offset)   # immutable: no copies
     old = _tls.exclude
     _tls.exclude = old | AUTOGRAD_MASK
-    try:
-        out = redispatch(ks & AFTER_AUTOGRAD_MASK, *args, **kwargs)
+    ks &= AFTER_AUTOGRAD_MASK
+    try:     # redispatch(ks, *args, **kwargs) written out: the arguments are already bound by the call
+        fn, with_ks, _key = info.cache.get(ks) or _resolve(info.entry, ks)
+        out = fn(ks, *args, **kwargs) if with_ks else fn(*args, **kwargs)
     finally:
         _tls.exclude = old
     if not need:
@@ -777,7 +933,7 @@ def not_implemented_fallback(op, ks, *args, **kwargs):
     if k is None:
         from ..aten.derivatives import DERIVATIVES
         k = derived["autograd_fallback"] = make_kernel(
-            OpInfo(op.name(), op._schema, DERIVATIVES.get(op.name())), op.redispatch_fn)
+            OpInfo(op.name(), op._schema, DERIVATIVES.get(op.name())), op.redispatch_fn, op._entry)
     return k(ks, *args, **kwargs)
 
 
