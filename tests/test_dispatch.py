@@ -251,3 +251,45 @@ def test_plain_tensors_skip_openregs_autograd_kernel_but_not_a_librarys():
     ks = ((x._ks | y._ks) | tls.state.include) & ~tls.state.exclude
     assert dispatcher.resolve(entry, ks)[2] == K.AutogradCPU
     assert (x * y).grad_fn is not None
+
+
+def test_keyword_defaults_reach_user_kernels_and_are_omitted_only_for_kernels_that_declare_them(ns):
+    # A call with a keyword-only argument at its schema default may leave it out (a keyword call costs a dict
+    # and a longer cache key), but only for a kernel that names where its keywords go, with the same defaults.
+    name, _ = ns
+    impl = Library(name, "IMPL")
+    seen = []
+
+    def kernel(x, n, *, scale):        # no Python defaults: a call that left ``scale`` out would raise
+        seen.append((n, scale))
+        return x
+    impl.impl("g", kernel, "CPU")
+    x = openreg.zeros(2)
+    op_of(name, "g")(x)
+    op_of(name, "g")(x, 3, scale=0.5)
+    assert seen == [(2, 1.0), (3, 0.5)]
+    impl._destroy()
+
+
+def test_omits_defaults_needs_every_source_to_declare_the_schema_default():
+    from openreg._dispatch.binding import omits_defaults
+    from openreg._dispatch.ops import A
+    schema = A.add__Tensor._schema
+
+    def kernel():
+        pass
+    assert not omits_defaults(schema, kernel)           # declares nothing
+    kernel._openreg_default_sources = (lambda self, other, alpha=1: None,)
+    assert omits_defaults(schema, kernel)
+    kernel._openreg_default_sources = (lambda self, other, alpha=1: None, lambda spec, self, other, alpha=1.0: None)
+    assert not omits_defaults(schema, kernel)           # 1.0 promotes differently from 1
+    kernel._openreg_default_sources = (lambda self, other, **kwargs: None,)
+    assert not omits_defaults(schema, kernel)
+    assert not omits_defaults(A.mul__Tensor._schema, kernel)   # no keyword-only default to leave out
+    # the CPU add kernel qualifies, and a call at the default and one away from it both compute
+    x, y = openreg.tensor([1.0, 2.0]), openreg.tensor([3.0, 4.0])
+    assert (x + y).tolist() == [4.0, 6.0]
+    assert openreg.add(x, y, alpha=2).tolist() == [7.0, 10.0]
+    assert openreg.add(x, y, alpha=1.5).tolist() == [5.5, 8.0]
+    lean = [fn for fn, wk, _ in A.add__Tensor._entry.cache.values() if wk is None]
+    assert lean and all(omits_defaults(schema, fn) for fn in lean)

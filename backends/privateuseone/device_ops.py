@@ -413,6 +413,8 @@ def _bf16_binary(op: str, record: str | None = None, reflected: bool = False):
         return RECORDS[record].compute(spec, self, other, *args, **kwargs)
     compute.__name__ = compute.__qualname__ = f"{record}_compute"
     compute.record_compute_unless_narrow = True     # the record's ufunc shortcut holds for it (structured.py)
+    # an omitted keyword takes the record compute's default here too (alpha: 1, as above): binding.omits_defaults
+    compute._openreg_defaults_of = lambda: RECORDS[record].compute
     return compute
 
 

@@ -12,6 +12,7 @@ resolved kernel. Doing this with generated code instead of a generic binder keep
 """
 from __future__ import annotations
 
+import inspect
 import keyword
 import numbers
 import operator
@@ -266,8 +267,14 @@ def build_call(entry, resolve, qualname_for_errors: str):
     sig = python_signature(schema).replace("=_d", "=_op_d")
     args_text = ", ".join(call_pos + call_kw)
     tnames = ", ".join(tensor_names)
-    call = (f"    if _op_wk: return _op_fn(_op_ks{', ' if args_text else ''}{args_text})",
-            f"    return _op_fn({args_text})")
+    call = [f"    if _op_wk: return _op_fn(_op_ks{', ' if args_text else ''}{args_text})"]
+    omissible = [i for i, a in enumerate(schema.arguments) if a.kwarg_only and a.has_default]
+    if omissible:   # a kernel that resolved with ``_op_wk is None`` takes these at their defaults when omitted
+        kept = ", ".join(call_pos + [f"{a.name}={a.name}" for a in schema.arguments
+                                     if a.kwarg_only and not a.has_default])
+        at_defaults = " and ".join(f"{schema.arguments[i].name} is _op_d{i}" for i in omissible)
+        call.append(f"    if _op_wk is None and {at_defaults}: return _op_fn({kept})")
+    call.append(f"    return _op_fn({args_text})")
     lines = [f"def _op_call({sig}):", "    try:",
              f"        _op_ks = {' | '.join(ks_terms) if ks_terms else '0'}",
              "    except _op_AttributeError:",
@@ -287,6 +294,32 @@ def build_call(entry, resolve, qualname_for_errors: str):
     call_fn.__code__ = call_fn.__code__.replace(co_name=op_short, co_qualname=op_short)
     call_fn.__name__ = call_fn.__qualname__ = op_short
     return call_fn, redispatch_fn
+
+
+def omits_defaults(schema: FunctionSchema, fn) -> bool:
+    """Whether kernel ``fn`` may be called without the schema's keyword-only arguments that are at their
+    defaults (``add(a, b)`` for ``add(a, b, alpha=1)``: a call with keywords costs a dict and a longer cache key).
+    Only a kernel that names the functions its keywords reach (``fn._openreg_default_sources``; a wrapper that
+    passes them on unchanged names its target as ``_openreg_defaults_of()``) qualifies, and only when each of
+    them declares every such argument with the schema's default, of the same type."""
+    sources = getattr(fn, "_openreg_default_sources", None)
+    omissible = [a for a in schema.arguments if a.kwarg_only and a.has_default]
+    if not sources or not omissible:
+        return False
+    for source in sources:
+        forwarded = getattr(source, "_openreg_defaults_of", None)   # a wrapper passing its keywords on unchanged
+        if forwarded is not None:
+            source = forwarded()
+        try:
+            parameters = inspect.signature(source).parameters
+        except (TypeError, ValueError):
+            return False
+        for arg in omissible:
+            p = parameters.get(arg.name)
+            want = _default_value(arg)
+            if p is None or p.default.__class__ is not want.__class__ or p.default != want:
+                return False
+    return True
 
 
 def _tensor_error(schema: FunctionSchema, values):

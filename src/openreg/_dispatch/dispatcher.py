@@ -323,7 +323,11 @@ def resolve(entry: OperatorEntry, ks: int):
                 if kernel.boxed:
                     result = (_boxed_adapter(entry, kernel), True, key)
                 else:
-                    result = (_unwrapped(kernel.fn), kernel.with_keyset, key)
+                    fn = _unwrapped(kernel.fn)
+                    # with_keyset False; None when the kernel takes keyword-only arguments at their defaults
+                    # omitted (binding.omits_defaults)
+                    result = (fn, kernel.with_keyset or (None if _omits_defaults(entry.schema, fn) else False),
+                              key)
                 if lean and result[1]:   # a kernel taking the key set sees the one PyTorch would pass
                     result = (_with_keyset(result[0], walk), True, key)
                 entry.cache[ks] = result
@@ -332,6 +336,11 @@ def resolve(entry: OperatorEntry, ks: int):
                 raise_missing(entry, key)
             remaining &= ~(1 << key)
         raise_missing(entry, None)
+
+
+def _omits_defaults(schema, fn) -> bool:
+    from .binding import omits_defaults
+    return schema is not None and omits_defaults(schema, fn)
 
 
 def _unwrapped(fn):

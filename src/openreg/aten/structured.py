@@ -509,6 +509,8 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 inplace_signatures[key] = _Plan(spec, small, False, ufunc_fn)
         return self
 
+    # the keyword arguments a call may omit at their defaults reach these (dispatcher: omits_defaults)
+    functional._openreg_default_sources = (meta, compute)
     functional.__name__ = f"{name}_{device_type}"
     out_variant.__name__ = f"{name}_out_{device_type}"
     inplace.__name__ = f"{name}__{device_type}"
