@@ -206,6 +206,8 @@ _SIGNATURE_LIMIT = 512
 # Every structured kernel's signature cache, so that a change of what a meta rule reads besides its arguments
 # (the default dtype, the device driver) can drop them all.
 _signature_caches: list = []
+# Ufuncs that set no floating-point flag on real operands (sign and magnitude bits only), so need no quiet state
+_NEVER_RAISES = frozenset(("absolute", "negative", "positive"))
 _KWARG_TYPES = frozenset((int, str, type(None)))   # values that never compare equal to another type's
 
 
@@ -275,7 +277,7 @@ class _Plan:
     ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays (writing into the device
     memory ``buffer()`` gives, on a backend that has it: ``StorageBackend.buffer_maker`` of the result)."""
 
-    __slots__ = ("buffer", "layout", "small", "spec", "strided", "ufunc", "unless")
+    __slots__ = ("buffer", "layout", "loud", "small", "spec", "strided", "ufunc", "unless")
 
     def __init__(self, spec, small, strided, ufunc, unless=None):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
@@ -289,6 +291,8 @@ class _Plan:
                 if unless is True:
                     self.ufunc = ufunc = unless = None
         self.unless = unless
+        # whether the ufunc can raise a floating-point error, so that it runs in the quiet state
+        self.loud = ufunc is not None and not (ufunc.__name__ in _NEVER_RAISES and not spec.dtype.is_complex)
         # a CPU ufunc call's result layout, (Size, strides, nbytes), once a call showed it row-major; a device
         # ufunc call's, ``buffer_layout``'s tuple
         self.layout = None
@@ -391,7 +395,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 x = a._arr
                 if x is None or a._arr_src is not a._storage._data:
                     x = a._array()
-                token = enter_quiet()
+                token = enter_quiet() if plan.loud else None
                 try:
                     if buffer is not None:       # a device: the ufunc writes into fresh device memory
                         data, out = buffer()
@@ -420,7 +424,8 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 except MemoryError:
                     _out_of_memory(name, spec)
                 finally:
-                    leave_quiet(token)
+                    if token is not None:
+                        leave_quiet(token)
                 layout = plan.layout
                 if layout is not None:
                     return wrap_known_cpu(arr, spec.dtype, spec.device, *layout)
