@@ -520,3 +520,30 @@ def test_cached_ufunc_calls_are_silent_under_the_users_raise_state(dtype):
             got = [x.abs(), -x, x + x, x * x]
             for g, w in zip(got, want):
                 np.testing.assert_array_equal(g.numpy(), w)
+
+
+def test_python_operators_take_tensors_numbers_and_refuse_the_rest():
+    # The operators are the tensor overload's generated call, which answers a non-tensor through the Scalar
+    # overload (numbers, NumPy scalars) or NotImplemented (so Python raises its own TypeError).
+    x = openreg.tensor([1.0, 2.0])
+    for _ in range(2):
+        assert (x + x).tolist() == [2.0, 4.0] and (x * 3).tolist() == [3.0, 6.0]
+        assert (x - np.float32(1)).tolist() == [0.0, 1.0] and (x == 2.0).tolist() == [False, True]
+        assert x.__add__("a") is NotImplemented and x.__lt__([1]) is NotImplemented
+        with pytest.raises(TypeError, match="unsupported operand"):
+            x + "a"
+        y = x.clone()
+        y += x
+        y *= 2
+        assert y.tolist() == [4.0, 8.0]
+    assert openreg.Tensor.__mul__.__name__ == "mul"
+
+
+def test_python_operators_on_a_subclass_dispatch_to_its_own_overrides():
+    class Doubled(openreg.Tensor):
+        def __add__(self, other):
+            return "own"
+    x = openreg.tensor([1.0])
+    x.__class__ = Doubled
+    assert x + x == "own"
+    assert (x * x).tolist() == [1.0]

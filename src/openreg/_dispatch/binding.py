@@ -205,13 +205,16 @@ _FAST_CHECKS = {
 _FAST_CHECKS["SymInt"] = _FAST_CHECKS["int"]
 
 
-def build_call(entry, resolve, qualname_for_errors: str):
+def build_call(entry, resolve, qualname_for_errors: str, non_tensor=None):
     """Build ``call(*args, **kwargs)`` and ``redispatch(ks, *args, **kwargs)`` for an OperatorEntry.
 
     The generated code checks every argument against its schema type before anything runs: tensors by
     their key set (a non-tensor raises PyTorch's TypeError), other kinds by an exact type test that sends
     anything unusual to its converter. It names its internals with ``_op`` prefixes (see ``_PREFIX``) and
     builtins through aliases, so an argument called ``_ks`` or ``type`` is just an argument.
+
+    ``non_tensor(*args)``, if given, is what ``call`` returns when a tensor argument is not a tensor, instead
+    of raising: a Python operator's other overload or ``NotImplemented`` (``_scalars.binary_operator``).
     """
     from ..devices import device as Device
     from ..dtypes import dtype as DType
@@ -225,7 +228,8 @@ def build_call(entry, resolve, qualname_for_errors: str):
                 "_op_scalar_types": (int, float, bool), "_op_DType": DType, "_op_Device": Device,
                 "_op_Generator": Generator, "_op_type": type, "_op_isinstance": isinstance, "_op_int": int,
                 "_op_float": float, "_op_bool": bool, "_op_str": str, "_op_list": list,
-                "_op_AttributeError": AttributeError, "_op_tensor_error": _tensor_error, "_op_schema": schema}
+                "_op_AttributeError": AttributeError, "_op_tensor_error": _tensor_error, "_op_schema": schema,
+                "_op_non_tensor": non_tensor}
     body, ks_terms, tensor_names = [], [], []
     call_pos, call_kw = [], []
     for i, arg in enumerate(schema.arguments):
@@ -278,7 +282,8 @@ def build_call(entry, resolve, qualname_for_errors: str):
     lines = [f"def _op_call({sig}):", "    try:",
              f"        _op_ks = {' | '.join(ks_terms) if ks_terms else '0'}",
              "    except _op_AttributeError:",
-             f"        _op_tensor_error(_op_schema, ({tnames}{',' if tensor_names else ''}))"]
+             f"        _op_tensor_error(_op_schema, ({tnames}{',' if tensor_names else ''}))"
+             if non_tensor is None else f"        return _op_non_tensor({', '.join(call_pos)})"]
     lines += body
     lines.append("    _op_ks = (_op_ks | _op_state.include) & ~_op_state.exclude")
     lines.append("    _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)")

@@ -58,15 +58,25 @@ def check_input(op: str, value) -> None:
 def binary_operator(tensor_overload: str, scalar_overload: str):
     """A Python operator (``__add__``) over two overloads named as ``ops.A`` attributes (``"add__Tensor"``):
     ``NotImplemented`` for operands that are neither tensors nor numbers, so Python raises its TypeError.
-    The overloads' call functions are looked up on the first call (the operators exist by then)."""
-    calls: list = []
+
+    The overloads exist only after the tensor class, so the first call builds the operator (the tensor
+    overload's generated call, answering non-tensors through the Scalar overload: no wrapper frame per call)
+    and puts it in this function's place on the class."""
+    built: list = []
 
     def op(self, other):
-        if not calls:
-            calls.extend(_calls(tensor_overload, scalar_overload))
-        if isinstance(other, TensorBase):
-            return calls[0](self, other)
-        return calls[1](self, other) if is_number(other) else NotImplemented
+        if not built:
+            from .._dispatch.ops import A
+            scalar = getattr(A, scalar_overload)._call
+
+            def non_tensor(self, other):
+                return scalar(self, other) if is_number(other) else NotImplemented
+            built.append(getattr(A, tensor_overload)._operator(non_tensor))
+            for klass in type(self).__mro__:
+                for name, value in list(vars(klass).items()):
+                    if value is op:
+                        setattr(klass, name, built[0])
+        return built[0](self, other)
     return op
 
 
