@@ -21,8 +21,9 @@ class OpOverload:
 
     def __new__(cls, entry: dispatcher.OperatorEntry, packet: OpOverloadPacket):
         call, redispatch = build_call(entry, dispatcher.resolve, entry.qualname)
-        # A subclass per overload lets the generated function be __call__ itself (no extra Python frame).
-        sub = type(f"OpOverload[{entry.qualname}]", (cls,), {"__slots__": (), "__call__": _BoundCaller(call)})
+        # A subclass per overload lets the generated function be __call__ itself: a staticmethod, whose binding
+        # is C code (no Python frame per call).
+        sub = type(f"OpOverload[{entry.qualname}]", (cls,), {"__slots__": (), "__call__": staticmethod(call)})
         self = object.__new__(sub)
         self._entry = entry
         self._call = call
@@ -76,18 +77,6 @@ class OpOverload:
 
     def __reduce__(self):
         return (lookup_overload, (self._entry.qualname,))
-
-
-class _BoundCaller:
-    """Descriptor that makes ``overload(...)`` call the generated function without binding ``self``."""
-
-    __slots__ = ("fn",)
-
-    def __init__(self, fn):
-        self.fn = fn
-
-    def __get__(self, obj, objtype=None):
-        return self.fn
 
 
 def lookup_overload(qualname: str) -> OpOverload:
