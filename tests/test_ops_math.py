@@ -547,3 +547,21 @@ def test_python_operators_on_a_subclass_dispatch_to_its_own_overrides():
     x.__class__ = Doubled
     assert x + x == "own"
     assert (x * x).tolist() == [1.0]
+
+
+def test_cached_signatures_with_number_and_list_arguments_tell_values_and_types_apart():
+    # A structured kernel caches its meta rule's answer per signature; options (dims, flags) count by value and
+    # type (dims 0 and 1 reduce differently), numbers to compute with (2, 2.0 and True promote differently)
+    # are not cached at all.
+    i = openreg.tensor([[1, 2], [3, 4]])
+    f = openreg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    for _ in range(2):
+        assert (i * 2).dtype == openreg.int64 and (i * 2.0).dtype == openreg.float32
+        assert (i * True).dtype == openreg.int64 and (i * 3).tolist() == [[3, 6], [9, 12]]
+        assert i.sum([0]).tolist() == [4, 6] and i.sum([1]).tolist() == [3, 7]
+        assert i.sum((1,)).tolist() == [3, 7]
+        np.testing.assert_allclose(openreg.softmax(f, 0).numpy().sum(0), [1.0, 1.0], rtol=1e-6)
+        np.testing.assert_allclose(openreg.softmax(f, 1).numpy().sum(1), [1.0, 1.0], rtol=1e-6)
+        assert (f ** 2).tolist() == [[1.0, 4.0], [9.0, 16.0]] and (f ** 0.5)[1, 1].item() == 2.0
+        with pytest.raises(RuntimeError, match="Boolean"):
+            openreg.add(i, i, alpha=True)

@@ -208,6 +208,7 @@ _SIGNATURE_LIMIT = 512
 _signature_caches: list = []
 # Ufuncs that set no floating-point flag on real operands (sign and magnitude bits only), so need no quiet state
 _NEVER_RAISES = frozenset(("absolute", "negative", "positive"))
+_POSITIONAL_TYPES = frozenset((int, bool, str, type(None)))
 _KWARG_TYPES = frozenset((int, str, type(None)))   # values that never compare equal to another type's
 
 
@@ -251,6 +252,29 @@ with their type). A tensor counts by
                 return _with_kwargs(key, kwargs)     # floats (with their type), or not cached
         return (*key, *kwargs.items())
     return key
+
+
+def _positional_key(args):
+    """The positional part of a signature with other arguments than one or two tensors, for an operator whose
+    other positional arguments are options (``_softmax(x, 1, False)``, ``sum.dim_IntList(x, [1])``), not
+    numbers to compute with (``structured(positional_options=True)``), or None: tensors of at least one
+    dimension as by dtype, size, strides and device; ints, bools, strings, None and lists of ints as value with
+    type (``1`` and ``True`` differ)."""
+    key = []
+    for v in args:
+        c = v.__class__
+        if c in _POSITIONAL_TYPES:
+            key.append((v, c))
+        elif c is list or c is tuple:
+            for e in v:
+                if e.__class__ is not int:
+                    return None
+            key.append((tuple(v), c))
+        elif isinstance(v, Tensor) and v._size:
+            key += (v._dtype, v._size, v._stride, v._storage.device)
+        else:
+            return None
+    return tuple(key)
 
 
 def _with_kwargs(key: tuple, kwargs: dict):
@@ -321,7 +345,8 @@ def _direct_ufunc(ufunc_name, defaults, spec: Spec, args, kwargs):
 
 
 def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False,
-               ufunc: str | None = None, defaults: dict | None = None, ufunc_unless=None):
+               ufunc: str | None = None, defaults: dict | None = None, ufunc_unless=None,
+               positional_options: bool = False):
     """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
 
     ``device_type`` "meta" builds kernels that compute no data. ``elementwise`` results take TensorIterator's
@@ -330,7 +355,9 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     arguments have their ``defaults`` (``{"alpha": 1}``); ``ufunc_unless()``, if given, is true while it is not
     (a backend's raw kernel runs instead), asked on every call that would take the ufunc. Its attribute
     ``for_driver``, if it has one, gives (when a signature is first cached) the check to ask instead for the
-    backend's driver in use, or True when the ufunc never applies there.
+    backend's driver in use, or True when the ufunc never applies there. ``positional_options``: every
+    positional argument but the tensors is an option (a dim, a flag), never a number to compute with, so calls
+    are cached with their values (``_positional_key``).
 
     The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
     call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
@@ -356,8 +383,10 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 key = (a._dtype, a._size, a._stride, a._storage.device, b._dtype, b._size, b._stride,
                        b._storage.device)
             else:
-                key = None
-        except (AttributeError, IndexError):
+                key = _positional_key(args) if positional_options else None
+        except AttributeError:
+            key = _positional_key(args) if positional_options and not is_meta else None
+        except IndexError:
             key = None
         if key is not None and kwargs:
             for v in kwargs.values():

@@ -131,9 +131,16 @@ def _structured_kernels(record: Op, group: Group, device_type: str, compute):
         from .._dispatch.binding import _default_value
         defaults = {a.name: _default_value(a) for a in record.schema(group.functional).arguments
                     if a.kwarg_only and a.has_default}
+    options = all(a.type.kind in _OPTION_KINDS for a in record.schema(group.functional).arguments
+                  if not a.kwarg_only and a.type.kind != "Tensor")
     return structured(group.functional, record.meta_for(group), compute, device_type=device_type,
                       elementwise=record.elementwise, ufunc=ufunc, defaults=defaults,
-                      ufunc_unless=unless if ufunc is not None else None)
+                      ufunc_unless=unless if ufunc is not None else None, positional_options=options)
+
+
+# Positional argument kinds that are options of an operator (dims, flags), not numbers it computes with: a
+# structured kernel caches calls by their values (a Scalar, e.g. a learning rate, may change every call)
+_OPTION_KINDS = frozenset(("int", "SymInt", "bool", "str", "ScalarType"))
 
 
 def _impl_group(lib: Library, group: Group, kernels: dict, key: str, wrap=None) -> None:
