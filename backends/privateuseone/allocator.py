@@ -177,17 +177,34 @@ class _DeviceState:
                 setattr(p, key + "_out", 0)
 
 
-def _find_released(released: list, index: int, nbytes: int) -> int | None:
-    """The position of the most recently released block of ``nbytes`` on device ``index`` among the last
-    ``_REUSE_SCAN`` but one, or None."""
+def take_released(released: list, index: int, nbytes: int):
+    """Take the most recently released block of exactly ``nbytes`` on device ``index`` among the last
+    ``_REUSE_SCAN`` out of ``released`` (with one atomic ``pop``: no other thread gets it too), or None.
+
+    The caller hands its segment on to a new block of the same bytes and accounts it (``reused``, or a
+    ``reuse_counter``): its free and that malloc change no current value.
+
+    >>> from openreg.backends.privateuseone.allocator import Block
+    >>> blocks = [Block(None, 512, 100, 0), Block(None, 512, 4, 0)]
+    >>> released = list(blocks)
+    >>> take_released(released, 0, 100) is blocks[0], released == blocks[1:], take_released(released, 1, 4)
+    (True, True, None)
+    """
     n = len(released)
-    for i in range(n - 2, max(n - 1 - _REUSE_SCAN, -1), -1):
+    for i in range(n - 1, max(n - 1 - _REUSE_SCAN, -1), -1):
         try:
             b = released[i]
         except IndexError:          # another thread took blocks meanwhile
             return None
         if b.requested == nbytes and b.device == index:
-            return i
+            try:
+                taken = released.pop(i)
+            except IndexError:
+                return None
+            if taken is b:
+                return b
+            released.append(taken)  # another thread changed the list meanwhile: give it back
+            return None
     return None
 
 
@@ -304,23 +321,8 @@ class CachingAllocator:
         released = self.released
         if not released:
             return None
-        try:
-            candidate = released[-1]
-        except IndexError:          # another thread took the last one since the test above
-            return None
-        if candidate.requested == nbytes and candidate.device == index:
-            i = -1
-        else:                       # one of the few released before it (a backward frees several)
-            i = _find_released(released, index, nbytes)
-            if i is None:
-                return None
-        try:
-            candidate = released[i]
-            freed = released.pop(i)
-        except IndexError:
-            return None
-        if freed is not candidate:  # another thread changed the list meanwhile: give it back
-            released.append(freed)
+        freed = take_released(released, index, nbytes)
+        if freed is None:
             return None
         reused = self.reused
         reused.append(freed)

@@ -27,7 +27,7 @@ from openreg.dtypes import raw_storage_numpy
 from openreg.storage import StorageBackend
 
 from . import state
-from .allocator import Block, CachingAllocator, get_allocator
+from .allocator import _REUSED_BATCH, Block, CachingAllocator, get_allocator, take_released
 from .driver_select import on_driver_switch
 
 _new = object.__new__
@@ -248,23 +248,24 @@ class PrivateUse1StorageBackend(StorageBackend):
                     freed = released.pop()  # atomic: ours alone now
                 except IndexError:          # another thread took it since the test
                     freed = None
+                if freed is not None and (freed.requested != nbytes or freed.device != index):
+                    released.append(freed)  # released for another request: give it back, look at the few
+                    freed = take_released(released, index, nbytes)      # released before it
                 if freed is not None:
-                    if freed.requested == nbytes and freed.device == index:
-                        next(counter)
-                        segment = freed.segment
-                        # DeviceAllocation(allocator, index, nbytes), written out
-                        alloc = _new(DeviceAllocation)
-                        alloc.segment, alloc.size, alloc.requested, alloc.device, alloc.nbytes = \
-                            segment, segment.nbytes, nbytes, index, nbytes
-                        alloc.allocator = allocator
-                        alloc.ptr = segment.ptr
-                        view = segment.view
-                        if view is not None and view[0] is shape and view[1] is np_dtype:
-                            return alloc, view[2]
-                        arr = np.ndarray(shape, np_dtype, segment.mem)
-                        segment.view = (shape, np_dtype, arr)
-                        return alloc, arr
-                    released.append(freed)  # released for another request: give it back
+                    next(counter)
+                    segment = freed.segment
+                    # DeviceAllocation(allocator, index, nbytes), written out
+                    alloc = _new(DeviceAllocation)
+                    alloc.segment, alloc.size, alloc.requested, alloc.device, alloc.nbytes = \
+                        segment, segment.nbytes, nbytes, index, nbytes
+                    alloc.allocator = allocator
+                    alloc.ptr = segment.ptr
+                    view = segment.view
+                    if view is not None and view[1] is np_dtype and (view[0] is shape or view[0] == shape):
+                        return alloc, view[2]
+                    arr = np.ndarray(shape, np_dtype, segment.mem)
+                    segment.view = (shape, np_dtype, arr)
+                    return alloc, arr
             return new_buffer(shape, np_dtype, device)
         return make
 
@@ -285,14 +286,40 @@ class PrivateUse1StorageBackend(StorageBackend):
                 index = _index(ctx, device)
             # DeviceAllocation(allocator, index, nbytes), written out as in new_buffer
             alloc = _new(DeviceAllocation)
-            alloc.allocator = None
-            alloc.device, alloc.nbytes = index, nbytes
             allocator = ctx.allocator
-            allocator.malloc(index, nbytes, alloc)
+            released = allocator.released
+            freed = None
+            if released:        # malloc's hand-on of the last released block (reuse), inline
+                try:
+                    freed = released.pop()      # atomic: ours alone now
+                except IndexError:
+                    freed = None
+                if freed is not None and (freed.requested != nbytes or freed.device != index):
+                    released.append(freed)      # released for another request: give it back, look at the
+                    freed = take_released(released, index, nbytes)      # few released before it
+            if freed is not None:
+                reused = allocator.reused
+                reused.append(freed)
+                if len(reused) > _REUSED_BATCH:
+                    allocator.take_reused()
+                segment = freed.segment
+                alloc.segment, alloc.size, alloc.requested, alloc.device, alloc.nbytes = \
+                    segment, segment.nbytes, nbytes, index, nbytes
+            else:
+                alloc.allocator = None          # until malloc succeeded (what __del__ frees)
+                alloc.device, alloc.nbytes = index, nbytes
+                allocator.malloc(index, nbytes, alloc)
+                segment = alloc.segment
             alloc.allocator = allocator
-            segment = alloc.segment
             alloc.ptr = segment.ptr
-            view = np.ndarray(arr.shape, arr.dtype, segment.mem)
+            # the array over the block's memory its last result had, when of the same shape and dtype
+            shape, dtype = arr.shape, arr.dtype
+            view = segment.view
+            if view is not None and view[1] is dtype and view[0] == shape:
+                view = view[2]
+            else:
+                view = np.ndarray(shape, dtype, segment.mem)
+                segment.view = (shape, dtype, view)
             view[...] = arr
             return alloc, view
         drv = ctx.driver
