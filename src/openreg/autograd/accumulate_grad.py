@@ -90,7 +90,7 @@ def _sole_view(t) -> bool:
 
 
 def _detached(t):
-    if t._grad_fn is None and not t._requires_grad:
+    if t._grad_fn is None and not t._rg:
         return t
     return t.detach()
 

@@ -13,7 +13,9 @@ leaves existing ``.grad`` values unchanged.
 """
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 from heapq import heappop, heappush
 
 from .._dispatch.ops import A
@@ -22,6 +24,8 @@ from . import grad_mode
 from ._ops import expandable_to, sum_to
 from .accumulate_grad import AccumulateGrad
 from .graph import _NO_HOOKS, _NO_MAP, UINT64_MAX, Node, grad_accumulator, gradient_edge
+
+_is_none = functools.partial(operator.is_, None)    # ``g is None`` without a Python frame (for map)
 
 
 class GraphRoot(Node):
@@ -201,7 +205,7 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
             if node is root:
                 outputs = list(root_grads)      # GraphRoot.apply
             elif not node._post_hooks and (
-                    grads[0] is None if len(grads) == 1 else all(g is None for g in grads)):
+                    grads[0] is None if len(grads) == 1 else all(map(_is_none, grads))):
                 outputs = [None] * len(edges)
             else:
                 outputs = node.apply(grads)

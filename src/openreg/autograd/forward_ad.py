@@ -93,7 +93,7 @@ def make_dual(tensor, tangent, *, level: int | None = None):
     finally:
         tls.state.exclude = old
     # the dual is a differentiable alias of the primal for reverse mode too
-    if tensor._requires_grad or tensor._grad_fn is not None:
+    if tensor._rg or tensor._grad_fn is not None:
         from .kernel import record_alias
         record_alias(tensor, dual)
     _fg.set_fw_grad(dual, tangent, level, is_inplace=False)
@@ -122,7 +122,7 @@ def unpack_dual(tensor, *, level: int | None = None) -> UnpackedDualTensor:
         primal = tensor.view(tensor.shape)
     finally:
         tls.state.exclude = old
-    if tensor._requires_grad or tensor._grad_fn is not None:
+    if tensor._rg or tensor._grad_fn is not None:
         from .kernel import record_alias
         record_alias(tensor, primal)
     from .meta import get_meta

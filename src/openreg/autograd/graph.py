@@ -10,12 +10,12 @@ points at the nodes of those inputs through ``next_functions``.
 from __future__ import annotations
 
 import itertools
+import threading
 import types
 import weakref
 from collections.abc import Callable
 
-from .._dispatch.keys import with_autograd
-from .meta import get_meta
+from .meta import WITH_AUTOGRAD, _create_lock, get_meta, with_autograd_memo  # noqa: F401 (re-exported)
 
 _sequence = itertools.count()
 UINT64_MAX = 2 ** 64 - 1
@@ -178,16 +178,6 @@ class Error(Node):
         raise RuntimeError(self.msg)
 
 
-WITH_AUTOGRAD: dict = {}    # key set -> with_autograd(key set), memoised (a dict lookup costs less than the call)
-
-
-def with_autograd_memo(ks: int) -> int:
-    """``with_autograd(ks)``, remembered: ``WITH_AUTOGRAD.get(ks) or with_autograd_memo(ks)`` is the
-    ``_requires_grad = True`` setter's key-set update where a node is recorded or a saved output unpacked."""
-    r = WITH_AUTOGRAD[ks] = with_autograd(ks)
-    return r
-
-
 def tensor_meta(t) -> tuple:
     return (t._size, t._dtype, t._storage.device)
 
@@ -200,7 +190,7 @@ def grad_fn_of(t):
     m = t._ameta
     if m is not None and (m.no_grad_view or m.view_version == t._vc.value):
         return t._grad_fn
-    if base._grad_fn is None and not base._requires_grad:
+    if base._grad_fn is None and not base._rg:
         return t._grad_fn
     if m is not None and m.custom_function_view is not None:
         from .kernel import custom_function_view_message
@@ -233,9 +223,11 @@ def grad_accumulator(t):
         if acc is not None:
             return acc
     m = get_meta(t)
-    with m.lock:
+    with _create_lock:
         acc = m.grad_acc() if m.grad_acc is not None else None
         if acc is None:
+            if m.lock is None:
+                m.lock = threading.Lock()
             acc = _accumulate_grad_class()(t, m.lock)
             m.grad_acc = weakref.ref(acc)
     return acc
@@ -246,13 +238,13 @@ def gradient_edge(t):
     fn = grad_fn_of(t) if t._base is not None else t._grad_fn
     if fn is not None:
         return (fn, t._output_nr)
-    if t._requires_grad:
+    if t._rg:
         return (grad_accumulator(t), 0)
     return None
 
 
 def requires_grad_of(t) -> bool:
-    if t._requires_grad:
+    if t._rg:
         return True
     base = t._base
     if base is not None:
@@ -262,5 +254,5 @@ def requires_grad_of(t) -> bool:
         # PyTorch's ``requires_grad_ || grad_fn || (is_view && base.requires_grad())``; it stays a leaf with no
         # gradient accumulator of its own, so backward runs but stores nothing in it.
         m = t._ameta
-        return m is not None and m.no_grad_view and (base._requires_grad or base._grad_fn is not None)
+        return m is not None and m.no_grad_view and (base._rg or base._grad_fn is not None)
     return False

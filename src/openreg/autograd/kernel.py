@@ -14,6 +14,7 @@ through ``CopySlices``) and tangents are propagated with the forward formulas.
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
 
 from .._dispatch import tls
@@ -35,10 +36,11 @@ from .graph import (
     with_autograd_memo,
 )
 from .inference import SAVE_MSG, InferenceVersion
-from .meta import get_meta
+from .meta import AutogradMeta, get_meta
 from .saved import SavedTensor, output_fields
 
 _gm = grad_mode.state
+_is_none = functools.partial(operator.is_, None)    # ``g is None`` without a Python frame (for map)
 _tls = tls.state
 _fwtls = _fg.tls
 _level = _fg.current_level
@@ -173,7 +175,7 @@ class FormulaNode(Node):
         if plan is not None:
             out = [None] * n
             if self.info.multi_output:
-                if all(g is None for g in grads):
+                if all(map(_is_none, grads)):
                     return out
                 g = list(grads)
             else:
@@ -187,7 +189,7 @@ class FormulaNode(Node):
                     out[i] = fn(g, a)
             return out
         if self.info.multi_output:
-            if all(g is None for g in grads):
+            if all(map(_is_none, grads)):
                 return [None] * n
             g = list(grads)
         else:
@@ -315,14 +317,15 @@ def make_kernel(info: OpInfo, redispatch, entry):
 
 
 def _build_lean(info: OpInfo, redispatch, general, schema):
-    """``_lean_kernel`` for one single-output operator, generated with its arguments as named parameters
+    """``_lean_kernel`` for one operator, generated with its arguments as named parameters
     (as the dispatcher's binding passes them) and its loops over inputs and saved values unrolled: the same
     steps, statement for statement, without the per-call walks over ``info``'s lists and dicts. None when the
-    schema's names cannot be parameters, or for multi-output ops (they keep ``_lean_kernel``)."""
+    schema's names cannot be parameters (such ops keep ``_lean_kernel``)."""
     from .._dispatch.binding import _default_value, _ok_identifier, python_signature
-    if info.multi_output or info.save_result_parts or \
-            not all(_ok_identifier(a.name) for a in schema.arguments):
+    if not all(_ok_identifier(a.name) for a in schema.arguments) or \
+            (not info.multi_output and info.save_result_parts):
         return None
+    n_out = len(schema.returns)
     ns = {"_op_info": info, "_op_general": general, "_op_redispatch": redispatch, "_op_level": _level,
           "_op_gm": _gm, "_op_tls": _tls, "_op_AFTER": AFTER_AUTOGRAD_MASK, "_op_AUTOGRAD": AUTOGRAD_MASK,
           "_op_cache": info.cache, "_op_entry": info.entry, "_op_resolve": _resolve, "_op_needs": _needs,
@@ -331,7 +334,7 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
           "_op_new": _new, "_op_FormulaNode": FormulaNode, "_op_next": next, "_op_sequence": _sequence,
           "_op_NO_HOOKS": _NO_HOOKS, "_op_NO_MAP": _NO_MAP, "_op_slots": info.slots,
           "_op_WITH_AUTOGRAD": WITH_AUTOGRAD, "_op_with_autograd_memo": with_autograd_memo,
-          "_op_get_meta": get_meta, "_op_inherit_view_kind": _inherit_view_kind,
+          "_op_AutogradMeta": AutogradMeta,
           "_op_InferenceVersion": InferenceVersion, "_op_SAVE_MSG": SAVE_MSG, "_op_RuntimeError": RuntimeError,
           "_op_SavedTensor": SavedTensor, "_op_output_fields": output_fields, "_op_Args": Args,
           "_op_weakref": _weakref}
@@ -393,11 +396,21 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
           "    finally:",
           "        _op_tls.exclude = _op_old",
           "    if not _op_need:",
-          "        return _op_out",
-          ("    if not _op_isinstance(_op_out, _op_Tensor) or not ((_op_dt := _op_out._dtype).is_floating_point or "
-           "_op_dt.is_complex):"),
-          "        return _op_out",
-          "    _op_om = [(_op_out._size, _op_dt, _op_out._storage.device)]",
+          "        return _op_out"]
+    if info.multi_output:   # a tuple of n_out tensors (not views), each differentiable or not
+        L.append(f"    {', '.join(f'_op_o{k}' for k in range(n_out))}, = _op_out")
+        for k in range(n_out):
+            L.append(f"    _op_om{k} = (_op_o{k}._size, _op_dt, _op_o{k}._storage.device) if _op_isinstance(_op_o{k}, "
+                     f"_op_Tensor) and ((_op_dt := _op_o{k}._dtype).is_floating_point or _op_dt.is_complex) else None")
+        L += [f"    if {' and '.join(f'_op_om{k} is None' for k in range(n_out))}:",
+              "        return _op_out",
+              f"    _op_om = [{', '.join(f'_op_om{k}' for k in range(n_out))}]"]
+    else:
+        L += [("    if not _op_isinstance(_op_out, _op_Tensor) or not ((_op_dt := _op_out._dtype).is_floating_point "
+               "or _op_dt.is_complex):"),
+              "        return _op_out",
+              "    _op_om = [(_op_out._size, _op_dt, _op_out._storage.device)]"]
+    L += [
           "    _op_node = _op_new(_op_FormulaNode)",
           f"    _op_node.next_edges = [{', '.join(f'_op_e{i}' for i in range(len(tensors)))}]",
           "    _op_node._sequence_nr = _op_next(_op_sequence)",
@@ -406,19 +419,38 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
           "    _op_node.input_meta = _op_om",
           "    _op_node.info = _op_info",
           "    _op_node.slots = _op_slots",
-          "    _op_node._released = False",
-          f"    if {' and '.join(f'_op_out is not {t}' for t in tensors) or 'True'}:",
-          "        _op_out._grad_fn = _op_node",
-          "        _op_out._output_nr = 0",
-          "        _op_out._rg = True",
-          "        _op_k = _op_out._ks",
-          "        _op_out._ks = _op_WITH_AUTOGRAD.get(_op_k) or _op_with_autograd_memo(_op_k)"]
-    if info.is_view:
+          "    _op_node._released = False"]
+    if info.multi_output:
+        for k in range(n_out):
+            fresh = " and ".join(f"_op_o{k} is not {t}" for t in tensors) or "True"
+            L += [f"    if _op_om{k} is not None and {fresh}:",
+                  f"        _op_o{k}._grad_fn = _op_node",
+                  f"        _op_o{k}._output_nr = {k}",
+                  f"        _op_o{k}._rg = True",
+                  f"        _op_k = _op_o{k}._ks",
+                  f"        _op_o{k}._ks = _op_WITH_AUTOGRAD.get(_op_k) or _op_with_autograd_memo(_op_k)"]
+    else:
+        L += [f"    if {' and '.join(f'_op_out is not {t}' for t in tensors) or 'True'}:",
+              "        _op_out._grad_fn = _op_node",
+              "        _op_out._output_nr = 0",
+              "        _op_out._rg = True",
+              "        _op_k = _op_out._ks",
+              "        _op_out._ks = _op_WITH_AUTOGRAD.get(_op_k) or _op_with_autograd_memo(_op_k)"]
+    if info.is_view and not info.multi_output:
+        # get_meta(out) (a fresh output: no other thread sees it yet) and _inherit_view_kind, written out
         L += ["        if _op_out._base is not None:",
-              "            _op_vm = _op_get_meta(_op_out)",
+              "            _op_vm = _op_out._ameta",
+              "            if _op_vm is None:",
+              "                _op_vm = _op_out._ameta = _op_AutogradMeta()",
               "            _op_vm.view_version = _op_out._vc.value",
-              "            _op_vm.multi_output_view = None",
-              f"            _op_inherit_view_kind(_op_vm, {'self' if 'self' in tensors else 'None'})"]
+              "            _op_vm.multi_output_view = None"]
+        if "self" in tensors:
+            L += [("            if _op_isinstance(self, _op_Tensor) and self._base is not None and "
+                   "(_op_sm := self._ameta) is not None:"),
+                  "                if _op_sm.multi_output_view is not None:",
+                  "                    _op_vm.multi_output_view = _op_sm.multi_output_view",
+                  "                if _op_sm.no_grad_view:",
+                  "                    _op_vm.no_grad_view = True"]
     saved = []
     for name in info.save_inputs:
         t = name
@@ -434,7 +466,10 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
               f"        _op_s_{t}.data = {t}",
               f"        _op_s_{t}.output_nr = 0"]
         saved.append(f"{name!r}: _op_s_{t}")
-    if info.save_result:
+    if info.save_result and info.multi_output:
+        L.append(f"    _op_sr = [{', '.join(f'_op_SavedTensor(_op_o{k}, is_output=True) if _op_om{k} is not None else _op_o{k}' for k in range(n_out))}]")
+        saved.append("'result': _op_sr")
+    elif info.save_result:
         L += ["    _op_vc = _op_out._vc",
               "    if _op_vc.__class__ is _op_InferenceVersion:",
               "        raise _op_RuntimeError(_op_SAVE_MSG)",
@@ -445,6 +480,8 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
               "    _op_sr.data = _op_output_fields(_op_out)",
               "    _op_sr.output_nr = _op_out._output_nr"]
         saved.append("'result': _op_sr")
+    for name, k in info.save_result_parts:
+        saved.append(f"{name!r}: _op_SavedTensor(_op_o{k}, is_output=True) if _op_om{k} is not None else _op_o{k}")
     saved += [f"{name!r}: {name}" for name, _p in info.nontensor_pos]
     saved += [f"{name!r}: {name}" for name in info.nontensor_kw]
     saved.append("'out_meta': _op_om")
@@ -467,7 +504,7 @@ def _mark_no_grad_views(out) -> None:
 
 
 def _check_inplace(info: OpInfo, self_t) -> None:
-    if self_t._grad_fn is None and self_t._requires_grad and self_t._base is None:
+    if self_t._grad_fn is None and self_t._rg and self_t._base is None:
         raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
     base = self_t._base
     if base is None:
@@ -480,14 +517,14 @@ def _check_inplace(info: OpInfo, self_t) -> None:
                            f"the inplace operation by an out-of-place one.")
     if m is not None and m.custom_function_view is not None and requires_grad_of(self_t):
         raise RuntimeError(custom_function_view_message(self_t, "is being"))
-    if m is not None and m.no_grad_view and (base._requires_grad or base._grad_fn is not None):
+    if m is not None and m.no_grad_view and (base._rg or base._grad_fn is not None):
         who = ("A view was created" if self_t._grad_fn is None else
                f"Output {self_t._output_nr} of {_short_name(self_t)} is a view of a view which was created")
         raise RuntimeError(f"{who} in no_grad mode and is being modified inplace with grad mode enabled. Given that "
                            "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
                            "moving both the view and the inplace either both inside the no_grad block (if you don't "
                            "want the inplace to be tracked) or both outside (if you want the inplace to be tracked).")
-    if base._grad_fn is None and base._requires_grad:
+    if base._grad_fn is None and base._rg:
         raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
@@ -513,7 +550,7 @@ def _check_no_grad_view(info: OpInfo, self_t) -> None:
     still counts it as requiring grad (through its base) and refuses the in-place op."""
     m = self_t._ameta
     base = self_t._base
-    if m.no_grad_view and base is not None and (base._requires_grad or base._grad_fn is not None):
+    if m.no_grad_view and base is not None and (base._rg or base._grad_fn is not None):
         _check_inplace(info, self_t)
 
 
@@ -695,7 +732,9 @@ def _lean_kernel(info: OpInfo, redispatch, general, ks, *args, **kwargs):
         inputs = values.values()
         for i, o in enumerate(out):
             if om[i] is not None and not any(v is o for v in inputs):
-                o._grad_fn, o._output_nr, o._requires_grad = node, i, True
+                o._grad_fn, o._output_nr, o._rg = node, i, True     # the _requires_grad setter, written out
+                k = o._ks
+                o._ks = WITH_AUTOGRAD.get(k) or with_autograd_memo(k)
     else:
         for v in values.values():
             if v is out:     # a kernel returning an input keeps its history
@@ -777,7 +816,9 @@ def _record(info, formula, args, kwargs, values, slots, edges, out, self_t, orig
         input_ids = {id(v) for v in values.values() if isinstance(v, Tensor)}
         for i, o in enumerate(outs):
             if _is_diff(o) and id(o) not in input_ids:   # a kernel returning an input keeps its history
-                o._grad_fn, o._output_nr, o._requires_grad = node, i, True
+                o._grad_fn, o._output_nr, o._rg = node, i, True     # the _requires_grad setter, written out
+                k = o._ks
+                o._ks = WITH_AUTOGRAD.get(k) or with_autograd_memo(k)
                 if info.is_view and o._base is not None:
                     m = get_meta(o)
                     m.view_version = o._vc.value

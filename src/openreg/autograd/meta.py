@@ -44,10 +44,19 @@ class AutogradMeta:
         self.no_grad_view = False
         self.custom_function_view = None  # name of the custom Function that returned this view
         self.fw_detached = False          # unpack_dual's primal: never reads its base's tangent
-        self.lock = threading.Lock()
+        self.lock = None                  # a leaf's lock for its .grad updates (made with its first accumulator)
 
 
 _create_lock = threading.Lock()
+
+WITH_AUTOGRAD: dict = {}    # key set -> with_autograd(key set), memoised (a dict lookup costs less than the call)
+
+
+def with_autograd_memo(ks: int) -> int:
+    """``with_autograd(ks)``, remembered: ``WITH_AUTOGRAD.get(ks) or with_autograd_memo(ks)`` is the
+    ``_requires_grad = True`` setter's key-set update where a node is recorded or a saved output unpacked."""
+    r = WITH_AUTOGRAD[ks] = with_autograd(ks)
+    return r
 
 
 def get_meta(t) -> AutogradMeta:
@@ -59,5 +68,6 @@ def get_meta(t) -> AutogradMeta:
             if m is None:
                 m = t._ameta = AutogradMeta()
                 # Hooks, tangents, view kinds: autograd has work on this tensor, so calls must reach it.
-                t._ks = with_autograd(t._ks)
+                ks = t._ks
+                t._ks = WITH_AUTOGRAD.get(ks) or with_autograd_memo(ks)
     return m
