@@ -72,6 +72,63 @@ def test_layer_matches_the_per_step_path(dev, mode, bias, reverse, batch_first, 
         np.testing.assert_allclose(a.cpu().numpy(), b.cpu().numpy(), rtol=tol, atol=tol)
 
 
+def _weighted_sum(outs, seed):
+    rng = np.random.default_rng(seed)
+    return sum((o * openreg.tensor(rng.uniform(-1, 1, tuple(o.shape)), dtype=o.dtype, device=o.device)).sum()
+               for o in outs)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("mode", [LSTM_MODE, GRU_MODE])
+@pytest.mark.parametrize(("bias", "reverse", "batch_first", "train"),
+                         [(True, False, False, True), (False, True, False, True), (True, True, True, False),
+                          (False, False, True, False)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(7, 5, 6, 8), (10, 8, 32, 32), (3, 1, 1, 1), (23, 3, 5, 7)])
+def test_layer_is_bitwise_the_per_step_path(dev, mode, bias, reverse, batch_first, train, dtype, shape):
+    # the layer op runs the per-step ops' array operations (GEMM operand layouts, summation orders), so outputs
+    # and every gradient are bitwise equal to them (they round as PyTorch's per-step CPU LSTM/GRU); a different
+    # layout (e.g. h @ W_hh^T on a contiguous copy of W_hh^T, or one GEMM over all steps for W_hh's gradient)
+    # rounds differently, and an optimizer amplifies the difference step by step
+    steps, batch, inp, hidden = shape
+    args = _args(9, mode, dev, getattr(openreg, dtype), steps, batch, inp, hidden, batch_first)
+    got = _layer(mode, bias, reverse, batch_first, train)(*args)
+    ref = _steps(mode, bias, reverse, batch_first)(*args)
+    for a, b in zip(got, ref):
+        np.testing.assert_array_equal(a.detach().cpu().numpy(), b.detach().cpu().numpy())
+    used = [t for k, t in enumerate(args) if (bias or k not in (3, 4)) and (mode == LSTM_MODE or k != 6)]
+    g_got = openreg.autograd.grad(_weighted_sum(got, 10), used)
+    g_ref = openreg.autograd.grad(_weighted_sum(ref, 10), used)
+    for k, (a, b) in enumerate(zip(g_got, g_ref)):
+        np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy(), err_msg=f"gradient {k}")
+
+
+@pytest.mark.parametrize("name", ["LSTM", "GRU"])
+def test_modules_are_bitwise_the_per_step_path(name, monkeypatch):
+    # nn.LSTM / nn.GRU (2 layers, bidirectional, the final states used) on the layer op vs on the per-step ops
+    from openreg.nn.modules import rnn
+
+    def per_step(self, x, state, names, reverse):
+        mode = LSTM_MODE if self.mode == "LSTM" else GRU_MODE
+        w = [getattr(self, n) for n in names]
+        h0, c0 = state if mode == LSTM_MODE else (state, None)
+        out, h, c = rnn_layer_steps(mode, x, w[0], w[1], w[2], w[3], h0, c0, reverse)
+        return out, ((h, c) if mode == LSTM_MODE else h)
+
+    def run():
+        openreg.manual_seed(11)
+        m = getattr(openreg.nn, name)(6, 8, num_layers=2, bidirectional=True)
+        x = openreg.randn(9, 4, 6, requires_grad=True)
+        out, hn = m(x)
+        loss = _weighted_sum([out] + (list(hn) if name == "LSTM" else [hn]), 12)
+        return [out] + list(openreg.autograd.grad(loss, [x, *m.parameters()]))
+    got = run()
+    monkeypatch.setattr(rnn.RNNBase, "_run_direction", per_step)
+    ref = run()
+    for k, (a, b) in enumerate(zip(got, ref)):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy(), err_msg=f"result {k}")
+
+
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("mode", [LSTM_MODE, GRU_MODE])
 @pytest.mark.parametrize(("bias", "reverse", "batch_first", "train"),
@@ -198,3 +255,30 @@ def test_bias_gradients_do_not_share_memory(dev, name):
         p.grad.mul_(0.5)
     for n, p in m.named_parameters():
         np.testing.assert_array_equal(p.grad.cpu().numpy(), (want[n] * 0.5).cpu().numpy(), err_msg=n)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize(("has_hy", "has_cy"), [(True, True), (True, False), (False, True)])
+def test_lstm_cell_arrays_same_values_in_both_layouts(dtype, has_hy, has_cy):
+    # the layer op runs the LSTM cell's pointwise code on gate-major (4, B, H) blocks, the fused cell op on
+    # (B, 4H) rows: the results must be bitwise the same
+    from openreg.operators.recurrent import lstm_cell_arrays, lstm_cell_backward_arrays
+    rng = np.random.default_rng(13)
+    batch, hidden = 5, 7
+    rows = rng.uniform(-3, 3, (batch, 4 * hidden)).astype(dtype)
+    cx = rng.uniform(-1, 1, (batch, hidden)).astype(dtype)
+    hy, cy, ws = lstm_cell_arrays(np, rows.copy(), cx)
+    block = np.ascontiguousarray(rows.reshape(batch, 4, hidden).transpose(1, 0, 2))
+    out = (np.empty_like(cx), np.empty_like(cx))
+    hy_gm, cy_gm, ws_gm = lstm_cell_arrays(np, block, cx, out=out)
+    assert hy_gm is out[0] and cy_gm is out[1]
+    np.testing.assert_array_equal(hy_gm, hy)
+    np.testing.assert_array_equal(cy_gm, cy)
+    np.testing.assert_array_equal(ws_gm.transpose(1, 0, 2).reshape(batch, 4 * hidden), ws)
+    grad_hy = rng.uniform(-1, 1, cx.shape).astype(dtype) if has_hy else None
+    grad_cy = rng.uniform(-1, 1, cx.shape).astype(dtype) if has_cy else None
+    grads, grad_cx = lstm_cell_backward_arrays(np, grad_hy, grad_cy, cx, cy, ws)
+    grads_gm, grad_cx_gm = lstm_cell_backward_arrays(np, grad_hy, grad_cy, cx, cy, ws_gm)
+    np.testing.assert_array_equal(grads_gm.transpose(1, 0, 2).reshape(batch, 4 * hidden), grads)
+    np.testing.assert_array_equal(grad_cx_gm, grad_cx)
+    np.testing.assert_array_equal(np.signbit(grad_cx_gm), np.signbit(grad_cx))       # zeros' signs too

@@ -5,11 +5,14 @@ for ``nn.LSTM`` and ``nn.GRU``, so a layer costs one dispatcher call and one aut
 a fused cell op per time step. The kernel runs the time loop on arrays: the input projection of all steps as
 one GEMM, then per step one GEMM for ``h W_hh^T`` and the fused cells' gate math (``recurrent.py``'s array
 code, or the device's raw cell kernels; LSTM gates gate-major, ``(4, B, H)`` per step, so each gate is a
-contiguous array). With ``train=True`` the workspace keeps what the backward needs (1-d, ``T*B*5H`` values:
+contiguous array). Forward and backward make the array operations of the per-step ops (GEMM operand layouts,
+summation orders), so outputs and gradients are bitwise those of ``rnn_layer_steps``, which rounds as
+PyTorch's per-step CPU LSTM/GRU does. With ``train=True`` the workspace keeps what the backward needs (1-d, ``T*B*5H`` values:
 LSTM the activated gates ``i, f, g, o`` of each step ``(T, 4, B, H)`` then ``c_t`` ``(T, B, H)``; GRU the GRU
 cell's workspace of each step ``(T, B, 5H)``); with ``train=False`` it is empty and the backward recomputes it.
 The backward runs backpropagation through time on arrays (per step the fused cell backward and one GEMM for the
-hidden state's gradient) and the weight gradients as one GEMM over all steps. When the backward itself is
+hidden state's gradient); ``W_hh``'s gradient is the sum of the steps' products, last step first, as autograd
+over the per-step ops adds them; ``W_ih``'s is one GEMM over all steps, as the per-step path's one ``addmm``. When the backward itself is
 recorded (``create_graph=True``), the layer is recomputed step by step with the differentiable cell ops
 (``rnn_layer_steps``, what ``nn.LSTM``/``nn.GRU`` ran before) and differentiated through them.
 
@@ -80,21 +83,14 @@ def _time_major(xp, x, batch_first):
     return xp.ascontiguousarray(x.transpose(1, 0, 2) if batch_first else x)
 
 
-def _previous_states(xp, out, h0, reverse):
-    """``(T, B, H)``: the hidden state each step started from (``h0`` for the first step processed)."""
-    prev = xp.empty_like(out)
-    if reverse:
-        prev[:-1] = out[1:]
-        prev[-1] = h0
-    else:
-        prev[1:] = out[:-1]
-        prev[0] = h0
-    return prev
-
-
 def rnn_layer_arrays(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mode, raw=None):
     """The forward time loop on arrays: ``x`` ``(T, B, I)`` time-major; returns ``(output, hy, cy, workspace)``
-    (``cy`` None for GRU). The same array operations as a layer of per-step ``mm`` + fused cell ops."""
+    (``cy`` None for GRU). The array operations of the per-step ops (``rnn_layer_steps``), so the values are
+    bitwise theirs: the input projection ``x W_ih^T (+ b)`` as one GEMM on the transposed view of ``W_ih``
+    (``addmm``/``mm`` with ``weight.t()``), per step ``h W_hh^T`` on the transposed view of ``W_hh`` (``mm``/
+    ``addmm``: BLAS with a transpose flag, no copy; a contiguous copy of ``W_hh^T`` would be faster but rounds
+    differently), then the fused cell's pointwise code (LSTM: on gate-major ``(4, B, H)`` blocks, each gate
+    contiguous; pointwise results do not depend on the layout)."""
     steps, batch = x.shape[0], x.shape[1]
     hidden = w_hh.shape[1]
     lstm = mode == LSTM_MODE
@@ -102,42 +98,41 @@ def rnn_layer_arrays(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mode, raw=N
         b_ih, b_hh = b_ih + b_hh, None          # the hidden bias only adds to the pre-activation: one input bias
     gi = xp.matmul(x.reshape(steps * batch, x.shape[2]), w_ih.T)
     if b_ih is not None:
-        gi = gi + b_ih
+        gi += b_ih
+    gi = gi.reshape(steps, batch, gi.shape[1])
     out = xp.empty((steps, batch, hidden), dtype=gi.dtype)
     ws_flat = xp.empty(steps * batch * 5 * hidden, dtype=gi.dtype)
     gates_all, c_all = _split_workspace(ws_flat, steps, batch, hidden, mode)
-    if lstm:
-        # gate-major: the input projection viewed as (4, T, B, H) and W_hh^T as (4, H, H), so a step's gates come
-        # out of one batched GEMM as (4, B, H) and every pointwise op of the cell runs on contiguous arrays
-        gi = gi.reshape(steps, batch, 4, hidden).transpose(2, 0, 1, 3)
-        w_hh_t = xp.ascontiguousarray(w_hh.reshape(4, hidden, hidden).transpose(0, 2, 1))
-    else:
-        gi = gi.reshape(steps, batch, gi.shape[1])
-        w_hh_t = xp.ascontiguousarray(w_hh.T)      # h @ W_hh^T per step: BLAS is ~2x faster on a contiguous copy
     h, c = h0, c0
+    w_hh_t = w_hh.T
+    if lstm:        # the per-step views, gate-major: gi[t] and h W_hh^T as (4, B, H)
+        gi_gm = gi.reshape(steps, batch, 4, hidden).transpose(0, 2, 1, 3)
+        hg = xp.empty((batch, 4 * hidden), dtype=gi.dtype)
+        hg_gm = hg.reshape(batch, 4, hidden).transpose(1, 0, 2)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        if lstm:
+            if raw:
+                res = raw.lstm_cell_forward(gi[t], xp.matmul(h, w_hh_t), c, None, None)
+                if res is not None:
+                    h, c, ws = res
+                    gates_all[t] = ws.reshape(batch, 4, hidden).transpose(1, 0, 2)
+                    c_all[t] = c
+                    out[t] = h
+                    continue
+            xp.matmul(h, w_hh_t, out=hg)
+            # the pre-activation straight into the workspace, which the cell turns into the gates; h and c
+            # straight into the output and the workspace
+            h, c, _ = lstm_cell_arrays(xp, xp.add(gi_gm[t], hg_gm, out=gates_all[t]), c, out=(out[t], c_all[t]))
+            continue
         hg = xp.matmul(h, w_hh_t)
         if b_hh is not None:
             hg = hg + b_hh
-        if lstm:
-            res = raw.lstm_cell_forward(*(_gate_rows(xp, a) for a in (gi[:, t], hg)), c, None, None) if raw \
-                else None
-            if res is not None:
-                h, c, ws = res
-                ws = ws.reshape(batch, 4, hidden).transpose(1, 0, 2)
-            else:
-                hg += gi[:, t]
-                h, c, ws = lstm_cell_arrays(xp, hg, c)
-            gates_all[t] = ws
-            c_all[t] = c
-        else:
-            res = raw.gru_cell_forward(gi[t], hg, h, None, None) if raw else None
-            h, ws = res if res is not None else gru_cell_arrays(xp, gi[t], hg, h)
-            gates_all[t] = ws
+        res = raw.gru_cell_forward(gi[t], hg, h, None, None) if raw else None
+        h, gates_all[t] = res if res is not None else gru_cell_arrays(xp, gi[t], hg, h)
         out[t] = h
-    if steps == 0:
-        c = c0
-    return out, h, (c if lstm else None), ws_flat
+    # copies: the final states may be views of ``out`` and the workspace (or the initial states when there are no
+    # steps), and results must not share memory
+    return out, h.copy(), (c.copy() if lstm else None), ws_flat
 
 
 def _split_workspace(ws, steps, batch, hidden, mode):
@@ -154,52 +149,127 @@ def _gate_rows(xp, block):
     return xp.ascontiguousarray(block.transpose(1, 0, 2)).reshape(block.shape[1], 4 * block.shape[2])
 
 
+def _weight_grad(xp, grad, inp, weight):
+    """The gradient of ``weight`` ``(G, K)`` of ``inp @ weight.t()`` from the product's gradient ``grad``, in the
+    operand layout ``mm``'s backward uses for the transposed view (``grad^T @ inp``; ``(inp^T @ grad)^T`` when
+    ``weight.t()`` is not a transposed layout, e.g. ``K == 1``), so the rounding is the per-step ops'."""
+    item = weight.itemsize
+    if weight.ndim == 2 and weight.strides[1] == item and weight.strides[0] != item:
+        return xp.matmul(grad.T, inp)
+    return xp.matmul(inp.T, grad).T
+
+
+_CHUNK = 1 << 21        # elements of the per-step weight-gradient products computed at once
+
+
+def _sum_steps(xp, parts, reverse):
+    """``parts`` ``(T, ...)`` summed over the steps in the order the backward visits them (the last step
+    processed first), one addition after the other: a reduction over the leading axis of a contiguous array in
+    that order."""
+    return xp.add.reduce(parts if reverse else xp.ascontiguousarray(parts[::-1]), axis=0)
+
+
+def _recurrent_weight_grad(xp, grads, out, h0, weight, reverse):
+    """``W_hh``'s gradient: the sum of every step's ``grad_t^T @ h_(t-1)`` (the ``mm`` backward of that step, in
+    its operand layout, see ``_weight_grad``), added in the order the engine runs the per-step ops' backward
+    (the last step processed first), so the rounding is theirs. The products come from batched GEMMs (one BLAS
+    call per step, as the per-step ops make) over chunks of steps, each chunk summed by one sequential
+    reduction over its leading axis, written in the order of the sum (``_sum_steps``)."""
+    steps = grads.shape[0]
+    rows, cols = weight.shape
+    if steps == 0:
+        return xp.zeros((rows, cols), dtype=out.dtype)
+    item = weight.itemsize
+    transposed = weight.strides[1] == item and weight.strides[0] != item
+    prev = xp.empty_like(out)
+    if reverse:
+        prev[:-1] = out[1:]
+        prev[-1] = h0
+    else:
+        prev[1:] = out[:-1]
+        prev[0] = h0
+    if not reverse:              # the sum's order: the last step first
+        grads, prev = grads[::-1], prev[::-1]
+    per = max(1, min(steps, _CHUNK // (rows * cols)))
+    buf = xp.empty((per + 1, rows, cols), dtype=out.dtype)
+    acc = None
+    for lo in range(0, steps, per):
+        hi = min(steps, lo + per)
+        dst = buf[1:hi - lo + 1]
+        if transposed:
+            xp.matmul(grads[lo:hi].transpose(0, 2, 1), prev[lo:hi], out=dst)
+        else:
+            dst[...] = xp.matmul(prev[lo:hi].transpose(0, 2, 1), grads[lo:hi]).transpose(0, 2, 1)
+        if hi == steps and not h0.flags.c_contiguous:       # the step from h0 (the last one): h0's own layout
+            dst[-1] = _weight_grad(xp, grads[-1], h0, weight)
+        if acc is None:
+            acc = xp.add.reduce(dst, axis=0)
+        else:
+            buf[0] = acc
+            acc = xp.add.reduce(buf[:hi - lo + 1], axis=0)
+    return acc
+
+
 def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out, grad_hy, grad_cy, reverse, mode,
                               has_biases, raw=None):
     """Backpropagation through time on arrays; returns ``(grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh,
-    grad_h0, grad_c0)`` (biases None without ``has_biases``, ``grad_c0`` None for GRU)."""
+    grad_h0, grad_c0)`` (biases None without ``has_biases``, ``grad_c0`` None for GRU). The array operations and
+    summation orders of autograd over the per-step ops (``rnn_layer_steps``), so the values are bitwise theirs:
+    per step the fused cell's backward and ``grad_gates @ W_hh``; a state's gradient is the sum of its parts in
+    the order they reach it (GRU: ``(output's + cell's) + GEMM's``); ``W_hh``'s (GRU: and ``b_hh``'s) gradient
+    the sum of the steps' parts, last step first (``_recurrent_weight_grad``); the input GEMM's gradients over
+    all steps at once, as the per-step path's one ``addmm``."""
     steps, batch, hidden = out.shape[0], out.shape[1], out.shape[2]
     lstm = mode == LSTM_MODE
     gates = (4 if lstm else 3) * hidden
     gates_all, c_all = _split_workspace(ws_flat, steps, batch, hidden, mode)
     grad_in = xp.empty((steps, batch, gates), dtype=out.dtype)
-    grad_hid = grad_in if lstm else xp.empty_like(grad_in)
+    grad_hid_all = grad_in if lstm else xp.empty_like(grad_in)     # the hidden GEMM's output gradients
+    grad_in_gm = grad_in.reshape(steps, batch, 4, hidden).transpose(0, 2, 1, 3) if lstm else None
     dh, dc = grad_hy, (grad_cy if lstm else None)
+    dh_gemm = None                  # GRU: the recurrent GEMM's part of the next state gradient (added last)
+    last = steps - 1 if reverse else 0          # the step processed last (from h0, c0)
     for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
         if grad_out is not None:
-            dh = grad_out[t] if dh is None else dh + grad_out[t]
+            dh = grad_out[t] if dh is None else xp.add(grad_out[t], dh, out=None if dh is grad_hy else dh)
         if lstm:
-            if dh is None and dc is None:
+            if dh is None and dc is None:       # no gradient reaches this step (nor the earlier ones)
                 grad_in[t] = 0
                 continue
-            first = t == (steps - 1 if reverse else 0)
-            c_prev = c0 if first else c_all[t + 1 if reverse else t - 1]
-            c_t, ws = c_all[t], gates_all[t]
-            res = raw.lstm_cell_backward(dh, dc, c_prev, c_t, _gate_rows(xp, ws)) if raw else None
+            c_prev = c0 if t == last else c_all[t + 1 if reverse else t - 1]
+            ws = gates_all[t]
+            res = raw.lstm_cell_backward(dh, dc, c_prev, c_all[t], _gate_rows(xp, ws)) if raw else None
             if res is not None:
                 grad_in[t], dc = res
             else:
-                grad_gates, dc = lstm_cell_backward_arrays(xp, dh, dc, c_prev, c_t, ws)     # gate-major
-                grad_in[t].reshape(batch, 4, hidden)[...] = grad_gates.transpose(1, 0, 2)
+                grad_gates, dc = lstm_cell_backward_arrays(xp, dh, dc, c_prev, c_all[t], ws)     # gate-major
+                grad_in_gm[t] = grad_gates
             dh = xp.matmul(grad_in[t], w_hh)
         else:
+            if dh_gemm is not None:
+                dh = dh_gemm if dh is None else dh + dh_gemm
             if dh is None:
                 dh = xp.zeros((batch, hidden), dtype=out.dtype)
-            ws = gates_all[t]
-            res = raw.gru_cell_backward(dh, ws) if raw else None
-            gi, gh, dh_direct = res if res is not None else gru_cell_backward_arrays(xp, dh, ws)
-            grad_in[t], grad_hid[t] = gi, gh
-            dh = dh_direct + xp.matmul(gh, w_hh)
+            res = raw.gru_cell_backward(dh, gates_all[t]) if raw else None
+            grad_in[t], grad_hid_all[t], dh = res if res is not None else gru_cell_backward_arrays(xp, dh,
+                                                                                                   gates_all[t])
+            dh_gemm = xp.matmul(grad_hid_all[t], w_hh)
+    if dh_gemm is not None:
+        dh = dh + dh_gemm
     flat_in = grad_in.reshape(steps * batch, gates)
-    flat_hid = grad_hid.reshape(steps * batch, gates)
+    x2d = x.reshape(steps * batch, x.shape[2])
     grad_x = xp.matmul(flat_in, w_ih).reshape(x.shape)
-    grad_w_ih = xp.matmul(flat_in.T, x.reshape(steps * batch, x.shape[2]))
-    prev = _previous_states(xp, out, h0, reverse)
-    grad_w_hh = xp.matmul(flat_hid.T, prev.reshape(steps * batch, hidden))
-    grad_b_ih = flat_in.sum(axis=0) if has_biases else None
-    # LSTM: one pre-activation bias, so one gradient; b_hh gets a copy: the two results must not share memory
-    # (each becomes a .grad, and an in-place update of one, e.g. clip_grad_norm_'s scaling, would hit both)
-    grad_b_hh = (grad_b_ih.copy() if lstm else flat_hid.sum(axis=0)) if has_biases else None
+    grad_w_ih = _weight_grad(xp, flat_in, x2d, w_ih)
+    grad_w_hh = _recurrent_weight_grad(xp, grad_hid_all, out, h0, w_hh, reverse)
+    grad_b_ih = grad_b_hh = None
+    if has_biases:
+        grad_b_ih = flat_in.sum(axis=0)
+        if lstm:
+            # one pre-activation bias, one gradient; b_hh gets a copy: the two results must not share memory
+            # (each becomes a .grad, and an in-place update of one, e.g. clip_grad_norm_'s scaling, would hit both)
+            grad_b_hh = grad_b_ih.copy()
+        else:           # each step's addmm bias gradient (a sum over the batch), summed last step first
+            grad_b_hh = _sum_steps(xp, grad_hid_all.sum(axis=1), reverse)
     if dh is None:
         dh = xp.zeros((batch, hidden), dtype=out.dtype)
     if lstm and dc is None:
