@@ -43,6 +43,27 @@ def test_linear_matches_numpy(devices):
     assert tuple(y3.shape) == (2, 4, 2)
 
 
+def test_linear_of_a_contiguous_nd_input_is_one_addmm_as_in_pytorch(devices):
+    # PyTorch's linear runs a contiguous n-d input with a bias as one addmm over its rows, viewed back
+    # (grad_fn ViewBackward0 over AddmmBackward0); any other input is matmul plus the bias.
+    w = openreg.randn(5, 4, device=devices, requires_grad=True)
+    b = openreg.randn(5, device=devices, requires_grad=True)
+    x = openreg.randn(2, 3, 4, device=devices, requires_grad=True)
+    y = F.linear(x, w, b)
+    assert y.grad_fn.name() == "ViewBackward0" and y.grad_fn.next_functions[0][0].name() == "AddmmBackward0"
+    assert tuple(y.shape) == (2, 3, 5) and y.is_contiguous()
+    xn, wn, bn = npy(x).astype(np.float64), npy(w).astype(np.float64), npy(b).astype(np.float64)
+    np.testing.assert_allclose(npy(y), xn @ wn.T + bn, rtol=1e-5, atol=1e-5)
+    g = openreg.randn(2, 3, 5, device=devices)
+    y.backward(g)
+    gn = npy(g).astype(np.float64)
+    np.testing.assert_allclose(npy(x.grad), gn @ wn, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(npy(w.grad), gn.reshape(6, 5).T @ xn.reshape(6, 4), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(npy(b.grad), gn.sum((0, 1)), rtol=1e-5, atol=1e-5)
+    assert F.linear(x.transpose(0, 1), w, b).grad_fn.name() == "AddBackward0"
+    assert tuple(F.linear(openreg.zeros(0, 3, 4, device=devices), w, b).shape) == (0, 3, 5)
+
+
 def test_module_to_keeps_parameter_identity_and_moves_grad(devices):
     lin = nn.Linear(2, 2)
     w = lin.weight

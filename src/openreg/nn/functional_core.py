@@ -24,8 +24,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     >>> openreg.nn.functional.linear(openreg.ones(1, 2), openreg.ones(3, 2), openreg.ones(3)).tolist()
     [[3.0, 3.0, 3.0]]
     """
-    if input.dim() == 2 and bias is not None:
+    ndim = input.dim()
+    if ndim == 2 and bias is not None:
         return A.addmm(bias, input, weight.t())
+    if bias is not None and ndim > 2 and input.is_contiguous() and (ndim == 3 or bias.dim() == 1):
+        # as PyTorch: a contiguous n-d input is one addmm over its rows, viewed back (no separate bias add)
+        size = input.shape
+        rows = 1
+        for s in size[:-1]:
+            rows *= s
+        out = A.addmm(bias, input.reshape(rows, size[-1]), weight.t())
+        return out.view(*size[:-1], out.shape[1])
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
 
