@@ -150,3 +150,19 @@ def test_dot_and_outer(devices):
     np.testing.assert_allclose(N(out), np.outer(u, v), rtol=1e-6)
     with pytest.raises(RuntimeError, match="outer: Expected 1-D argument self, but got 2-D"):
         openreg.outer(openreg.ones(2, 2), openreg.ones(2))
+
+
+@pytest.mark.parametrize("rows", [8, 64, 300])
+def test_mm_and_addmm_of_a_transposed_weight_are_row_major_and_exact(rows):
+    # x @ w.t() (a linear layer) may be computed as (w @ x.t()).t() for speed: same values, row-major result
+    rng = np.random.default_rng(rows)
+    x = rng.standard_normal((rows, 256)).astype(np.float32)
+    w = rng.standard_normal((200, 256)).astype(np.float32)
+    b = rng.standard_normal(200).astype(np.float32)
+    ox, ow, ob = openreg.from_numpy(x), openreg.from_numpy(w), openreg.from_numpy(b)
+    want = x.astype(np.float64) @ w.T.astype(np.float64)
+    for got, ref in ((openreg.mm(ox, ow.t()), want), (openreg.addmm(ob, ox, ow.t()), want + b)):
+        assert got.is_contiguous() and tuple(got.shape) == (rows, 200)
+        np.testing.assert_allclose(got.numpy(), ref, rtol=1e-4, atol=1e-3)
+    y = openreg.nn.functional.linear(ox, ow, ob)
+    np.testing.assert_array_equal(y.numpy(), openreg.addmm(ob, ox, ow.t()).numpy())
