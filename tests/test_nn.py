@@ -291,3 +291,24 @@ def test_small_mlp_trains(devices):
         loss.backward()
         opt.step()
     assert loss.item() < 0.2 * first
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("dtype", [openreg.float32, openreg.float64, openreg.bfloat16])
+def test_nll_loss_without_weights_is_the_weighted_loss_with_ones(devices, dtype, reduction):
+    # the unweighted case (every target a class, none ignored) takes a shorter path: same bits
+    z = openreg.randn(16, 5).to(dtype).to(devices).requires_grad_()
+    y = openreg.randint(0, 5, (16,)).to(devices)
+    a = F.cross_entropy(z, y, reduction=reduction)
+    b = F.cross_entropy(z, y, weight=openreg.ones(5, dtype=dtype, device=devices), reduction=reduction)
+    ga, = openreg.autograd.grad(a.sum(), z)
+    gb, = openreg.autograd.grad(b.sum(), z)
+    assert a.dtype == b.dtype
+    np.testing.assert_array_equal(a.detach().float().cpu().numpy(), b.detach().float().cpu().numpy())
+    np.testing.assert_array_equal(ga.float().cpu().numpy(), gb.float().cpu().numpy())
+    y[3] = -100                       # an ignored row and a bad target still take the general path
+    assert F.cross_entropy(z, y, reduction="sum").item() == pytest.approx(
+        F.cross_entropy(z, y, weight=openreg.ones(5, dtype=dtype, device=devices), reduction="sum").item())
+    y[3] = 5
+    with pytest.raises(IndexError, match="out of bounds"):
+        F.cross_entropy(z, y)

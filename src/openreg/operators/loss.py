@@ -63,9 +63,14 @@ def _check_nll(self: Tensor, target: Tensor, weight: Tensor | None, reduction: i
 
 
 def _picked(self: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, xp):
-    """(row indices, safe class indices, per-row weights with zeros on ignored rows) of a 2-d view."""
+    """(row indices, safe class indices, per-row weights with zeros on ignored rows) of a 2-d view; the weights
+    are None when every row counts with weight 1 (no weight tensor, every target a class, none ignored)."""
     n_cls = self._size[-1]
     t = _on(target, self, xp).reshape(-1)
+    if weight is None and t.size:
+        lo, hi = int(t.min()), int(t.max())      # two reductions instead of five passes for the common case
+        if 0 <= lo and hi < n_cls and not lo <= ignore_index <= hi:
+            return xp.arange(t.size), t, None
     valid = t != ignore_index
     safe = xp.where(valid, t, 0)
     bad = (safe < 0) | (safe >= n_cls)
@@ -85,11 +90,15 @@ def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduct
     xp = _xp(self)
     x = _values(self, self, xp).reshape(-1, self._size[-1])
     rows, safe, w = _picked(self, target, weight, ignore_index, xp)
-    losses = -(x[rows, safe] * w)
-    total = w.sum()
+    if w is None:      # every weight 1: the same values as the general case, which multiplies by 1.0
+        losses = -x[rows, safe].astype(self._dtype.compute_numpy, copy=False)
+        total = xp.asarray(rows.size, dtype=losses.dtype)
+    else:
+        losses = -(x[rows, safe] * w)
+        total = w.sum()
     if reduction == 0:
         out = losses.reshape(tuple(target._size))
-        total = xp.zeros((), dtype=w.dtype)
+        total = xp.zeros((), dtype=losses.dtype)
     elif reduction == 2:
         out = losses.sum()
     else:
@@ -110,6 +119,8 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight:
     _check_nll(self, target, weight, reduction)
     xp = _xp(self)
     rows, safe, w = _picked(self, target, weight, ignore_index, xp)
+    if w is None:
+        w = xp.ones(rows.size, dtype=self._dtype.compute_numpy)
     g = _values(grad_output, self, xp).astype(w.dtype, copy=False).reshape(-1)
     coef = -w * g
     if reduction == 1:
