@@ -410,7 +410,7 @@ def _softmax_rows(spec, self, dim, xp, fn):
 
     def rows(a):
         with quiet():
-            return fn(a - xp.max(a, axis=axis, keepdims=True) if a.size else a, axis)
+            return fn(a - a.max(axis=axis, keepdims=True) if a.size else a, axis)     # methods: no wrapper frames
     return _threads.reduce(rows, x, (axis,) if x.ndim else None, True)
 
 
@@ -419,14 +419,14 @@ def _softmax(spec, self, dim, half_to_float):
 
     def softmax(shifted, axis):
         e = xp.exp(shifted)
-        return e / xp.sum(e, axis=axis, keepdims=True)
+        return e / e.sum(axis=axis, keepdims=True)
     return _softmax_rows(spec, self, dim, xp, softmax)
 
 
 def _log_softmax(spec, self, dim, half_to_float):
     xp = xp_of(self)
     return _softmax_rows(spec, self, dim, xp,
-                         lambda shifted, axis: shifted - xp.log(xp.sum(xp.exp(shifted), axis=axis, keepdims=True)))
+                         lambda shifted, axis: shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True)))
 
 
 def _softmax_grad(g, a):
