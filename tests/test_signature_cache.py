@@ -171,6 +171,40 @@ def test_repeated_ufunc_result_matches_the_first():
         assert results[0].tolist() == first.tolist() and r._version == 1
 
 
+def test_repeated_device_ufunc_result_matches_the_first():
+    """A repeated device ufunc call gets its result tensor from the backend's ``result_maker`` (written out in
+    one frame, handing on the previous result's block): every field equals what the first call's
+    ``wrap_buffer`` gave, results own their memory, and a storage-creation hook still sees each result."""
+    dev = "privateuseone:0"
+    x, y = openreg.full((4, 3), -2.0, device=dev), openreg.arange(3.0, device=dev)
+    first = x * y
+    seen = []
+    openreg.utils.set_storage_create_hook("privateuseone", lambda n, data: seen.append(n))
+    try:
+        results = []
+        for _ in range(4):
+            x * y, x.abs()                 # results freed at once: their blocks are handed on
+            results.append(x * y)
+    finally:
+        openreg.utils.set_storage_create_hook("privateuseone", None)
+    assert seen == [48] * 12
+    for r in results:
+        assert r.tolist() == first.tolist() == [[-0.0, -2.0, -4.0]] * 4
+        assert r.stride() == first.stride() and r.shape == first.shape and r.dtype is first.dtype
+        assert r._ks == first._ks and r.__dict__ == first.__dict__ and r._vc is not first._vc and r._version == 0
+        for name in UntypedStorage.__slots__:
+            if name not in ("__weakref__", "_data"):
+                assert getattr(r._storage, name) == getattr(first._storage, name), name
+        for name in TensorBase.__slots__:
+            if name not in ("__dict__", "__weakref__", "_storage", "_vc", "_arr", "_arr_src"):
+                assert getattr(r, name) == getattr(first, name), name
+        if openreg.privateuseone.driver() == "emulated":     # NumPy arrays over the device memory
+            assert r._arr_src is r._storage._data and r._arr.ctypes.data == r._storage.data_ptr()
+    assert len({r.data_ptr() for r in results}) == len(results)
+    results[0].add_(1)      # results own their memory: writing one leaves the others
+    assert results[1].tolist() == first.tolist() and results[0]._version == 1
+
+
 def test_version_counters_and_hooks_still_work():
     x = openreg.ones(3, requires_grad=True)
     y = openreg.ones(3)

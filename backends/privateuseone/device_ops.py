@@ -502,14 +502,14 @@ def _reduce_into(spec, op, self, dim, keepdim, divisor=None):
 def sum_compute(spec, self, dim=None, keepdim=False, *, dtype=None):
     """``sum`` on the device: a bfloat16 input runs ``bf16_reduce.cu`` (float32 accumulation in the kernel, one
     rounding; no float32 copy of the input)."""
-    if _bf16_reduction(spec, self, dtype):
+    if getattr(self, "_dtype", None) is bfloat16 and _bf16_reduction(spec, self, dtype):
         return _reduce_into(spec, "sum", self, dim, keepdim)
     return RECORDS["sum"].compute["sum.dim_IntList"](spec, self, dim, keepdim, dtype=dtype)
 
 
 def mean_compute(spec, self, dim=None, keepdim=False, *, dtype=None):
     """``mean`` on the device: bfloat16 inputs sum in ``bf16_reduce.cu`` and divide by the count in float32."""
-    if _bf16_reduction(spec, self, dtype):
+    if getattr(self, "_dtype", None) is bfloat16 and _bf16_reduction(spec, self, dtype):
         return _reduce_into(spec, "sum", self, dim, keepdim, divisor=True)
     return RECORDS["mean"].compute["mean.dim"](spec, self, dim, keepdim, dtype=dtype)
 

@@ -16,7 +16,7 @@ the last storage (or storage slice) referencing it is gone.
 """
 from __future__ import annotations
 
-from functools import partial
+import weakref
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from openreg.dtypes import raw_storage_numpy
 from openreg.storage import StorageBackend
 
 from . import state
-from .allocator import _REUSED_BATCH, Block, CachingAllocator, get_allocator, take_released
+from .allocator import _REUSE_SCAN, _REUSED_BATCH, Block, CachingAllocator, get_allocator, take_released
 from .driver_select import on_driver_switch
 
 _new = object.__new__
@@ -107,7 +107,26 @@ def context() -> _Context:
 def _reset_context(build: bool = False) -> _Context | None:
     global _ctx
     _ctx = _Context() if build else None
+    if not build:                   # the driver changed: backends read its array module again
+        for backend in list(_array_module_holders):
+            backend.__dict__.pop("array_module", None)
     return _ctx
+
+
+_array_module_holders: weakref.WeakSet = weakref.WeakSet()   # backends keeping the array module
+
+
+class _ArrayModule:
+    """``PrivateUse1StorageBackend.array_module``: the driver's array module, kept on the backend once read (this
+    descriptor has no ``__set__``, so the kept value is then found without a call; kernels ask on every call)
+    and dropped when the driver changes."""
+
+    def __get__(self, obj, cls=None):
+        xp = (_ctx or context()).xp
+        if obj is not None:
+            obj.__dict__["array_module"] = xp
+            _array_module_holders.add(obj)
+        return xp
 
 
 on_driver_switch(_reset_context)
@@ -158,9 +177,7 @@ def pool_empty(shape: tuple, np_dtype, device):
 class PrivateUse1StorageBackend(StorageBackend):
     """``openreg.storage.StorageBackend`` for the ``privateuseone`` device type."""
 
-    @property
-    def array_module(self):
-        return (_ctx or context()).xp
+    array_module = _ArrayModule()
 
     def allocate(self, nbytes: int, device: Device) -> DeviceAllocation:
         ctx = _ctx or context()
@@ -168,13 +185,16 @@ class PrivateUse1StorageBackend(StorageBackend):
         return DeviceAllocation(ctx.allocator, _index(ctx, device), nbytes)
 
     def as_array(self, data, np_dtype, shape, byte_strides, byte_offset):
-        alloc = allocation_of(data)
-        drv = (_ctx or context()).driver
+        alloc = data if data.__class__ is DeviceAllocation else allocation_of(data)
+        ctx = _ctx or context()
         if 0 in shape:  # an empty view may sit past the end of its storage (e.g. as_strided((0,), (1,), 10**5))
-            return drv.array_module.empty(tuple(shape), np_dtype)
-        if alloc.segment is None:
+            return ctx.xp.empty(tuple(shape), np_dtype)
+        segment = alloc.segment
+        if segment is None:
             raise RuntimeError(f"cannot view a zero-byte '{PRIVATEUSE1}' storage with shape {list(shape)}")
-        return drv.as_array(alloc.segment, byte_offset, np_dtype, tuple(shape), tuple(byte_strides))
+        if ctx.host:    # the emulated driver's as_array, without its call
+            return np.ndarray(shape, np_dtype, buffer=segment.mem, offset=byte_offset, strides=byte_strides)
+        return ctx.driver.as_array(segment, byte_offset, np_dtype, tuple(shape), tuple(byte_strides))
 
     def data_ptr(self, data) -> int:
         return allocation_of(data).ptr
@@ -225,22 +245,33 @@ class PrivateUse1StorageBackend(StorageBackend):
             return alloc, arr
         return alloc, ctx.driver.as_array(segment, 0, np_dtype, shape, _contiguous_bytes(shape, np_dtype.itemsize))
 
-    def buffer_maker(self, shape: tuple, np_dtype, device):
-        """``new_buffer(shape, np_dtype, device)`` as a function of no arguments, for a structured kernel's cached
-        signature to call for each result. On the emulated driver it is specialised to the one request: the
-        block the previous result of the same bytes released is handed on (``CachingAllocator.reuse``, its totals
-        counted with one ``next``), with the array its segment last had; anything else goes to ``new_buffer``."""
+    def result_maker(self, shape: tuple, np_dtype, device, dtype, layout: tuple):
+        """A function of no arguments giving a new tensor over fresh row-major device memory for a result of
+        ``shape`` (``dtype``, its storage type ``np_dtype``) laid out as ``layout`` says (``buffer_layout`` of an
+        earlier such result): ``wrap_known_buffer(*new_buffer(shape, np_dtype, device), dtype, device, layout)``,
+        its ``_arr`` the array to write the result into. A structured kernel's cached signature calls it for each
+        result of its ufunc. On the emulated driver it is that call specialised to the one request, written out
+        in one frame: the block the previous result of the same bytes released (the last one, or one of the few
+        released before it) is handed on as ``CachingAllocator.reuse`` does, its totals counted with one
+        ``next``, with the array its segment last had; anything else goes to ``new_buffer``. None elsewhere."""
         ctx = _ctx or context()
         nbytes = np_dtype.itemsize
         for n in shape:
             nbytes *= n
-        if not ctx.host or not nbytes:
-            return partial(self.new_buffer, shape, np_dtype, device)
+        if not ctx.host or not nbytes or type(self).on_create is not StorageBackend.on_create:
+            return None
+        from openreg._array_bridge import wrap_known_buffer
+        from openreg.storage import UntypedStorage, _create_hooks
+        from openreg.tensor import Tensor as tensor_type
+        from openreg.tensor import new_version
+
         index = _index(ctx, device)
         allocator = ctx.allocator
         released = allocator.released
         counter = allocator.reuse_counter(index, nbytes)
         new_buffer = self.new_buffer
+        size, stride, ks, _, backend, _ = layout
+        device_type = device._type
 
         def make():
             if released:
@@ -249,8 +280,24 @@ class PrivateUse1StorageBackend(StorageBackend):
                 except IndexError:          # another thread took it since the test
                     freed = None
                 if freed is not None and (freed.requested != nbytes or freed.device != index):
-                    released.append(freed)  # released for another request: give it back, look at the few
-                    freed = take_released(released, index, nbytes)      # released before it
+                    released.append(freed)  # released for another request: give it back
+                    freed = None
+                    # take_released(released, index, nbytes) for the few released before it, written out
+                    n = len(released)
+                    for i in range(n - 2, max(n - 1 - _REUSE_SCAN, -1), -1):
+                        try:
+                            b = released[i]
+                        except IndexError:  # fewer blocks (or another thread took some)
+                            break
+                        if b.requested == nbytes and b.device == index:
+                            try:
+                                freed = released.pop(i)
+                            except IndexError:
+                                break
+                            if freed is not b:      # another thread changed the list: give it back
+                                released.append(freed)
+                                freed = None
+                            break
                 if freed is not None:
                     next(counter)
                     segment = freed.segment
@@ -262,11 +309,38 @@ class PrivateUse1StorageBackend(StorageBackend):
                     alloc.ptr = segment.ptr
                     view = segment.view
                     if view is not None and view[1] is np_dtype and (view[0] is shape or view[0] == shape):
-                        return alloc, view[2]
-                    arr = np.ndarray(shape, np_dtype, segment.mem)
-                    segment.view = (shape, np_dtype, arr)
-                    return alloc, arr
-            return new_buffer(shape, np_dtype, device)
+                        arr = view[2]
+                    else:
+                        arr = np.ndarray(shape, np_dtype, segment.mem)
+                        segment.view = (shape, np_dtype, arr)
+                    # wrap_known_buffer(alloc, arr, dtype, device, layout), written out (test_signature_cache
+                    # checks that they agree)
+                    storage = _new(UntypedStorage)
+                    storage._data = alloc
+                    storage._nbytes = nbytes
+                    storage.device = device
+                    storage._backend = backend
+                    storage._base = storage._pinned_by = None
+                    storage._base_offset = 0
+                    storage._resizable = True
+                    if _create_hooks:
+                        hook = _create_hooks.get(device_type)
+                        if hook is not None:
+                            hook(nbytes, alloc)
+                    t = _new(tensor_type)
+                    t._storage = storage
+                    t._size = size
+                    t._stride = stride
+                    t._offset = 0
+                    t._dtype = dtype
+                    t._ks = ks
+                    t._vc = new_version()
+                    t._base = t._grad_fn = None
+                    t._arr, t._arr_src = arr, alloc
+                    t._rg = False
+                    return t
+            data, arr = new_buffer(shape, np_dtype, device)
+            return wrap_known_buffer(data, arr, dtype, device, layout)
         return make
 
     def adopt(self, arr, device):

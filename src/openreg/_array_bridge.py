@@ -227,7 +227,7 @@ def wrap_array(arr, dtype=None, device: Device = CPU):
         t._arr = t._arr_src = arr
         t._rg = False
         return t
-    backend = storage_backend(device._type)
+    backend = _backends.get(device._type) or storage_backend(device._type)
     data, arr = backend.adopt(arr, device)
     if arr.flags.c_contiguous:      # fresh row-major device memory (a backend's adopt gives that but for
         return wrap_buffer(data, arr, dtype, device)    # a dense permuted layout): its wrap, written out

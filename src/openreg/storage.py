@@ -59,6 +59,12 @@ class StorageBackend:
             return None
         return partial(self.new_buffer, shape, np_dtype, device)
 
+    def result_maker(self, shape: tuple, np_dtype, device: Device, dtype, layout: tuple):
+        """A function of no arguments giving a new tensor over fresh memory from ``new_buffer`` for a result of
+        ``shape``, laid out as ``layout`` (``_array_bridge.buffer_layout``) says, whose ``_arr`` a kernel writes
+        the result into (a structured kernel's cached signature calls it for each result); None when the backend
+        has none specialised (then ``buffer_maker``'s result is wrapped)."""
+
     def adopt(self, arr, device: Device):
         """Take a freshly computed array as a storage buffer: ``(data, array_viewing_data)``."""
         raise NotImplementedError

@@ -299,13 +299,14 @@ class _Plan:
     the result's strides when an operand is not row-major: TensorIterator's layout depends on the operands'
     sizes and strides alone, which the signature holds), and
     ``ufunc`` when the call is one array-module ufunc over the tensors' own arrays (writing into the device
-    memory ``buffer()`` gives, on a backend that has it: ``StorageBackend.buffer_maker`` of the result)."""
+    memory ``buffer()`` gives, on a backend that has it: ``StorageBackend.buffer_maker`` of the result; once
+    the result's layout is known, into the array of the tensor ``result()`` gives, ``result_maker``'s)."""
 
-    __slots__ = ("buffer", "layout", "loud", "small", "spec", "strided", "ufunc", "unless")
+    __slots__ = ("buffer", "layout", "loud", "result", "small", "spec", "strided", "ufunc", "unless")
 
     def __init__(self, spec, small, strided, ufunc, unless=None):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
-        self.buffer = None
+        self.buffer = self.result = None    # result: the backend's result_maker, once the layout is known
         # the kernel's ``ufunc_unless``, or the check its ``for_driver()`` gives for the driver in use (plans are
         # dropped when it changes): True when the ufunc never applies there
         if ufunc is not None and unless is not None:
@@ -427,6 +428,18 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 token = enter_quiet() if plan.loud else None
                 try:
                     if buffer is not None:       # a device: the ufunc writes into fresh device memory
+                        make = plan.result
+                        if make is not None:     # the result tensor first, then the ufunc into its array
+                            t = make()
+                            if len(args) == 1:
+                                direct(x, t._arr)
+                            else:
+                                b = args[1]
+                                y = b._arr
+                                if y is None or b._arr_src is not b._storage._data:
+                                    y = b._array()
+                                direct(x, y, t._arr)
+                            return t
                         data, out = buffer()
                         if len(args) == 1:
                             direct(x, out)           # the output positionally: parsed faster than out=
@@ -440,7 +453,9 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                         if layout is not None:
                             return wrap_known_buffer(data, out, spec.dtype, spec.device, layout)
                         t = wrap_buffer(data, out, spec.dtype, spec.device)
-                        plan.layout = buffer_layout(t)     # every later call's result is laid out alike
+                        plan.layout = layout = buffer_layout(t)     # every later call's result is laid out alike
+                        plan.result = storage_backend(spec.device._type).result_maker(
+                            spec.size, spec.dtype.numpy, spec.device, spec.dtype, layout)
                         return t
                     if len(args) == 1:
                         arr = direct(x)
