@@ -79,6 +79,20 @@ def test_numpy_stream_is_counter_based():
     assert philox.uint32_stream(1 << 32, 0, 4).tolist() != philox.uint32_stream(0, 0, 4).tolist()
 
 
+@pytest.mark.parametrize("seed, offset, n", [(123, 0, 9), (2**64 - 1, 2**34 - 3, 777), (5, 3, 4 * (1 << 14) + 10),
+                                             (7, 2**36 + 1, 70001)])
+def test_stream_equals_the_block_function_across_its_passes(seed, offset, n):
+    # uint32_stream computes blocks in passes of one-dimensional rounds; word j must be word j % 4 of
+    # philox4x32_10(counter=j // 4) for every j, also across a pass boundary and with a counter above 2**32
+    words = philox.uint32_stream(seed, offset, n)
+    first = offset // 4
+    blocks = np.arange(first, (offset + n - 1) // 4 + 1, dtype=np.uint64)
+    counter = np.stack([blocks & np.uint64(0xFFFFFFFF), blocks >> np.uint64(32),
+                        np.zeros_like(blocks), np.zeros_like(blocks)])
+    want = philox.philox4x32_10(counter, np.array(philox.split_seed(seed), np.uint64).reshape(2, 1))
+    np.testing.assert_array_equal(words, want.T.reshape(-1)[offset - 4 * first:][:n])
+
+
 def test_numpy_transforms_are_exact():
     w = philox.uint32_stream(9, 0, 8)
     assert philox.uniform_f32(9, 0, 8).tolist() == [float(x >> 8) * 2.0 ** -24 for x in w.tolist()]
