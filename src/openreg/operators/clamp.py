@@ -16,7 +16,7 @@ from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, common_device, scalar_type_name
 from ..scalar_conversion import check_scalar_fits
 from ..tensor import TensorBase as Tensor
-from ._compute import operand, select, xp_of
+from ._compute import operand, select, with_constant, xp_of
 from ._formulas import mask
 from ._pointwise import promote
 from ._record import NONDIFF, Deriv, Op, register
@@ -45,10 +45,10 @@ def _clamp_meta(self, min=None, max=None) -> Spec:
 def _clamp(spec, self, min=None, max=None):
     xp = xp_of(self)
     x = operand(self, spec, xp)
-    if min is not None:
-        x = xp.maximum(x, operand(min, spec, xp))
-    if max is not None:
-        x = xp.minimum(x, operand(max, spec, xp))
+    for bound, ufunc in ((min, xp.maximum), (max, xp.minimum)):
+        if bound is not None:
+            b = operand(bound, spec, xp)
+            x = with_constant(xp, ufunc, x, b) if b.ndim == 0 and b.dtype == x.dtype else ufunc(x, b)
     return x
 
 

@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from .._array_bridge import to_compute
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
-from ._compute import as_compute, pair, quiet, select, upcast, xp_of
+from ._compute import as_compute, pair, quiet, select, upcast, with_constant, xp_of
 from ._formulas import sign
 from ._pointwise import binary_spec, float_spec, is_integral
 from ._record import Deriv, Op, register
@@ -234,7 +234,8 @@ def _relu_meta(self) -> Spec:
 def _relu(spec, self):
     xp = xp_of(self)
     x = to_compute(self)
-    return xp.maximum(x, xp.zeros((), dtype=x.dtype))
+    # max(0, x), in this order: -0.0 stays -0.0 and NaN stays NaN, as PyTorch's relu gives
+    return with_constant(xp, xp.maximum, x, xp.zeros((), dtype=x.dtype), constant_first=True)
 
 
 def _bitwise_not_meta(self) -> Spec:
