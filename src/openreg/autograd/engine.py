@@ -24,7 +24,18 @@ from . import grad_mode
 from ._ops import expandable_to, sum_to
 from .accumulate_grad import AccumulateGrad
 from .graph import _NO_HOOKS, _NO_MAP, UINT64_MAX, Node, grad_accumulator, gradient_edge
+from .saved import SavedTensor
 
+_new = object.__new__
+_FormulaNode = None
+
+
+def _formula_node_class():
+    """``FormulaNode``, imported on first use (kernel.py imports the tensor module, which imports this one)."""
+    global _FormulaNode
+    from .kernel import FormulaNode
+    _FormulaNode = FormulaNode
+    return FormulaNode
 _is_none = functools.partial(operator.is_, None)    # ``g is None`` without a Python frame (for map)
 
 
@@ -115,7 +126,14 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
     for t in roots:     # gradient_edge(t), written out for an output that is not a view
         fn = t._grad_fn
         root_edges.append((fn, t._output_nr) if fn is not None and t._base is None else gradient_edge(t))
-    root = GraphRoot(root_edges, root_grads)
+    formula_node = _FormulaNode or _formula_node_class()
+    root = _new(GraphRoot)      # GraphRoot(root_edges, root_grads) written out
+    root.next_edges = root_edges
+    root._sequence_nr = UINT64_MAX
+    root._pre_hooks = root._post_hooks = _NO_HOOKS
+    root._tensor_pre_hooks = root._retains = _NO_MAP
+    root.input_meta = []
+    root.grads = root_grads
     # targets: edges whose gradient is captured (grad) or accumulated (backward(inputs=...))
     targets: dict = {}
     input_edges = []
@@ -207,6 +225,16 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
             elif not node._post_hooks and (
                     grads[0] is None if len(grads) == 1 else all(map(_is_none, grads))):
                 outputs = [None] * len(edges)
+            elif node.__class__ is formula_node and not node._post_hooks and \
+                    (plan := node.info.bwd_by_slot) is not None:
+                # FormulaNode.apply's planned path written out (its gradients are not all None here)
+                outputs = [None] * len(edges)
+                gin = list(grads) if node.info.multi_output else grads[0]
+                sargs = node.args
+                for i, fn in plan:
+                    if edges[i] is not None:
+                        outputs[i] = fn(gin, sargs)
+                gin = None
             else:
                 outputs = node.apply(grads)
                 if len(outputs) != len(edges):
@@ -218,7 +246,20 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
                     if r is not None:
                         outputs = list(r)
             if not keep_graph and node is not root:
-                node.release()
+                if node.__class__ is formula_node:     # FormulaNode.release written out
+                    sargs = node.args
+                    if sargs is not None:
+                        for v in sargs._values.values():
+                            if v.__class__ is SavedTensor:
+                                v.freed = True
+                                v.data = None
+                            elif v.__class__ is list:
+                                for st in v:
+                                    if st.__class__ is SavedTensor:
+                                        st.release()
+                    sargs = None
+                else:
+                    node.release()
             del grads
             i = -1
             for e in edges:

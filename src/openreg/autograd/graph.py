@@ -203,6 +203,7 @@ def grad_fn_of(t):
 
 
 _AccumulateGrad = None
+_new = object.__new__
 
 
 def _accumulate_grad_class():
@@ -222,13 +223,23 @@ def grad_accumulator(t):
         acc = m.grad_acc()
         if acc is not None:
             return acc
-    m = get_meta(t)
+    if m is None:
+        m = get_meta(t)
+    cls = _AccumulateGrad or _accumulate_grad_class()
     with _create_lock:
         acc = m.grad_acc() if m.grad_acc is not None else None
         if acc is None:
-            if m.lock is None:
-                m.lock = threading.Lock()
-            acc = _accumulate_grad_class()(t, m.lock)
+            lock = m.lock
+            if lock is None:
+                lock = m.lock = threading.Lock()
+            acc = _new(cls)     # AccumulateGrad(t, lock) written out: a leaf's accumulator is made every step
+            acc.next_edges = []
+            acc._sequence_nr = UINT64_MAX
+            acc._pre_hooks = acc._post_hooks = _NO_HOOKS
+            acc._tensor_pre_hooks = acc._retains = _NO_MAP
+            acc.variable = t
+            acc.input_meta = [(t._size, t._dtype, t._storage.device)]
+            acc.lock = lock
             m.grad_acc = weakref.ref(acc)
     return acc
 

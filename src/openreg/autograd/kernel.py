@@ -350,13 +350,17 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
          "    if _op_level[0] >= 0:",
          f"        return _op_general(_op_ks{', ' if call else ''}{call})",
          "    if not _op_gm.enabled:",
-         f"        _op_out = _op_redispatch(_op_ks & _op_AFTER{', ' if call else ''}{call})"]
+         "        _op_ks &= _op_AFTER",
+         "        _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)",
+         f"        _op_out = _op_fn(_op_ks{', ' if call else ''}{call}) if _op_wk else _op_fn({call})"]
     if info.is_view:
         L.append(f"        if {' or '.join(f'_op_needs({t})' for t in tensors) or 'False'}:")
         L.append("            _op_mark(_op_out)")
     L += ["        return _op_out",
           f"    if not ({any_req}):",
-          f"        return _op_redispatch(_op_ks & _op_AFTER{', ' if call else ''}{call})",
+          "        _op_ks &= _op_AFTER",
+          "        _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)",
+          f"        return _op_fn(_op_ks{', ' if call else ''}{call}) if _op_wk else _op_fn({call})",
           "    _op_need = False"]
     for i, t in enumerate(tensors):
         L += [f"    if {t} is None:",
