@@ -97,7 +97,7 @@ def lstm_cell_arrays(xp, gates, cx, out=None):
     becomes the workspace): the pointwise part of a step. ``out``: arrays ``(hy, cy)`` to write into. The same
     values in either layout."""
     if gates.ndim == 3 and out is not None:
-        return _lstm_cell_gate_major(xp, gates, cx, *out)
+        return lstm_cell_gate_major(xp, gates, cx, *out)
     hidden = cx.shape[-1]
     g = xp.tanh(lstm_gates(gates, hidden)[2])
     ws = _sigmoid_(xp, gates)
@@ -111,7 +111,7 @@ def lstm_cell_arrays(xp, gates, cx, out=None):
     return hy, cy, ws
 
 
-def _lstm_cell_gate_major(xp, ws, cx, hy, cy):
+def lstm_cell_gate_major(xp, ws, cx, hy, cy):
     """``lstm_cell_arrays`` on a gate-major ``(4, B, H)`` block into ``hy``/``cy``: the same operations per
     element (``i * g`` as ``g * i``), fewer calls and temporaries."""
     g = xp.tanh(ws[2])
@@ -130,7 +130,7 @@ def lstm_cell_backward_arrays(xp, grad_hy, grad_cy, cx, cy, ws):
     Each gate's gradient is a product evaluated left to right (``grad_i = grad_c * g * i * (1 - i)``, ...): the
     same values in either layout (gate-major computes each gate in place in its contiguous slot)."""
     if ws.ndim == 3:
-        return _lstm_cell_backward_gate_major(xp, grad_hy, grad_cy, cx, cy, ws)
+        return lstm_cell_backward_gate_major(xp, grad_hy, grad_cy, cx, cy, ws)
     hidden = cx.shape[-1]
     i, f, g, o = lstm_gates(ws, hidden)
     tanh_cy = xp.tanh(cy)
@@ -148,18 +148,30 @@ def lstm_cell_backward_arrays(xp, grad_hy, grad_cy, cx, cy, ws):
     return grad_gates, grad_c * f
 
 
-def _lstm_cell_backward_gate_major(xp, grad_hy, grad_cy, cx, cy, ws):
+def lstm_backward_constants(xp, ws, cy):
+    """The factors of the LSTM cell's backward that do not depend on the incoming gradients, for gate-major
+    workspaces ``ws`` ``(..., 4, B, H)`` and cell states ``cy`` ``(..., B, H)`` of any number of steps at once:
+    ``(tanh(cy), 1 - tanh(cy)^2, 1 - ws, 1 - g^2)`` (``lstm_cell_backward_gate_major``'s ``consts``)."""
+    tanh_cy = xp.tanh(cy)
+    d_tanh = tanh_cy * tanh_cy
+    xp.subtract(1, d_tanh, out=d_tanh)
+    d_g = ws[..., 2, :, :] * ws[..., 2, :, :]
+    xp.subtract(1, d_g, out=d_g)
+    return tanh_cy, d_tanh, 1 - ws, d_g
+
+
+def lstm_cell_backward_gate_major(xp, grad_hy, grad_cy, cx, cy, ws, consts=None, out=None):
     """``lstm_cell_backward_arrays`` for a gate-major ``(4, B, H)`` workspace: the same operations in the same
-    order per element, fewer passes (``1 - gate`` of all gates at once, each product in place in its slot)."""
+    order per element, fewer passes (``1 - gate`` of all gates at once, each product in place in its slot).
+    ``consts``: this step's ``lstm_backward_constants`` (computed for all steps of a layer at once); ``out``: a
+    ``(4, B, H)`` array for the gate gradients."""
     i, f, g, o = ws
-    grad_gates = xp.empty_like(ws)
+    grad_gates = xp.empty_like(ws) if out is None else out
     grad_i, grad_f, grad_g, grad_o = grad_gates
-    one_minus = 1 - ws
+    tanh_cy, d_tanh, one_minus, d_g = consts if consts is not None else lstm_backward_constants(xp, ws, cy)
     if grad_hy is not None:
-        tanh_cy = xp.tanh(cy)
         grad_c = grad_hy * o
-        sq = tanh_cy * tanh_cy
-        grad_c *= xp.subtract(1, sq, out=sq)
+        grad_c *= d_tanh
         grad_c += 0 if grad_cy is None else grad_cy         # (0 or grad_cy) + grad_hy * o * (1 - tanh(cy)^2)
         xp.multiply(grad_hy, tanh_cy, out=grad_o)
         grad_o *= o
@@ -173,9 +185,8 @@ def _lstm_cell_backward_gate_major(xp, grad_hy, grad_cy, cx, cy, ws):
     xp.multiply(grad_c, cx, out=grad_f)
     grad_f *= f
     grad_f *= one_minus[1]
-    gg = g * g
     xp.multiply(grad_c, i, out=grad_g)
-    grad_g *= xp.subtract(1, gg, out=gg)
+    grad_g *= d_g
     grad_c *= f
     return grad_gates, grad_c
 

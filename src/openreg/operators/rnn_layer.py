@@ -43,8 +43,9 @@ from .recurrent import (
     check_operands,
     gru_cell_arrays,
     gru_cell_backward_arrays,
-    lstm_cell_arrays,
-    lstm_cell_backward_arrays,
+    lstm_backward_constants,
+    lstm_cell_backward_gate_major,
+    lstm_cell_gate_major,
 )
 
 LSTM_MODE, GRU_MODE = 2, 3
@@ -122,7 +123,7 @@ def rnn_layer_arrays(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mode, raw=N
             xp.matmul(h, w_hh_t, out=hg)
             # the pre-activation straight into the workspace, which the cell turns into the gates; h and c
             # straight into the output and the workspace
-            h, c, _ = lstm_cell_arrays(xp, xp.add(gi_gm[t], hg_gm, out=gates_all[t]), c, out=(out[t], c_all[t]))
+            h, c, _ = lstm_cell_gate_major(xp, xp.add(gi_gm[t], hg_gm, out=gates_all[t]), c, out[t], c_all[t])
             continue
         hg = xp.matmul(h, w_hh_t)
         if b_hh is not None:
@@ -229,6 +230,8 @@ def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out,
     dh, dc = grad_hy, (grad_cy if lstm else None)
     dh_gemm = None                  # GRU: the recurrent GEMM's part of the next state gradient (added last)
     last = steps - 1 if reverse else 0          # the step processed last (from h0, c0)
+    consts = None
+    buf = xp.empty((4, batch, hidden), dtype=out.dtype) if lstm else None
     for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
         if grad_out is not None:
             dh = grad_out[t] if dh is None else xp.add(grad_out[t], dh, out=None if dh is grad_hy else dh)
@@ -242,7 +245,10 @@ def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out,
             if res is not None:
                 grad_in[t], dc = res
             else:
-                grad_gates, dc = lstm_cell_backward_arrays(xp, dh, dc, c_prev, c_all[t], ws)     # gate-major
+                if consts is None:          # the gradient-independent factors of every step, at once
+                    consts = lstm_backward_constants(xp, gates_all, c_all)
+                grad_gates, dc = lstm_cell_backward_gate_major(xp, dh, dc, c_prev, c_all[t], ws,
+                                                                tuple(k[t] for k in consts), buf)
                 grad_in_gm[t] = grad_gates
             dh = xp.matmul(grad_in[t], w_hh)
         else:
