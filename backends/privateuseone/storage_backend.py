@@ -20,6 +20,7 @@ import weakref
 
 import numpy as np
 
+from openreg import devices as _devices
 from openreg.aten.structured import clear_signature_caches
 from openreg.devices import PRIVATEUSE1, mark_privateuse1_used
 from openreg.devices import device as Device
@@ -72,6 +73,28 @@ class DeviceAllocation(Block):
 
     def __repr__(self) -> str:
         return f"DeviceAllocation(device={self.device}, nbytes={self.nbytes}, ptr=0x{self.ptr:x})"
+
+
+def _allocation(allocator: CachingAllocator, index: int, nbytes: int) -> DeviceAllocation:
+    """``DeviceAllocation(allocator, index, nbytes)``; when one of the blocks released last served the same bytes
+    on the same device, it is handed on here (as ``CachingAllocator.reuse`` does, accounted through ``reused``)
+    without the constructor's, malloc's and reuse's calls: every device factory and kernel output asks."""
+    released = allocator.released
+    if released and nbytes:
+        freed = take_released(released, index, nbytes)
+        if freed is not None:
+            reused = allocator.reused
+            reused.append(freed)
+            if len(reused) > _REUSED_BATCH:
+                allocator.take_reused()
+            segment = freed.segment
+            alloc = _new(DeviceAllocation)
+            alloc.segment, alloc.size, alloc.requested, alloc.device, alloc.nbytes = \
+                segment, segment.nbytes, nbytes, index, nbytes
+            alloc.allocator = allocator
+            alloc.ptr = segment.ptr
+            return alloc
+    return DeviceAllocation(allocator, index, nbytes)
 
 
 def allocation_of(data) -> DeviceAllocation:
@@ -168,7 +191,7 @@ def pool_empty(shape: tuple, np_dtype, device):
         nbytes *= n
     if not nbytes:
         return np.empty(shape, np_dtype)
-    alloc = DeviceAllocation(ctx.allocator, _index(ctx, device), nbytes)
+    alloc = _allocation(ctx.allocator, _index(ctx, device), nbytes)
     arr = np.ndarray.__new__(PoolArray, shape, np_dtype, alloc.segment.mem)
     arr._openreg_alloc = alloc
     return arr
@@ -181,8 +204,12 @@ class PrivateUse1StorageBackend(StorageBackend):
 
     def allocate(self, nbytes: int, device: Device) -> DeviceAllocation:
         ctx = _ctx or context()
-        mark_privateuse1_used()  # from now on the backend keeps its name
-        return DeviceAllocation(ctx.allocator, _index(ctx, device), nbytes)
+        if not _devices._privateuse1_used:
+            mark_privateuse1_used()  # from now on the backend keeps its name
+        index = device.index if device.__class__ is Device else None
+        if index.__class__ is not int or not 0 <= index < ctx.device_count:
+            index = _index(ctx, device)
+        return _allocation(ctx.allocator, index, nbytes)
 
     def as_array(self, data, np_dtype, shape, byte_strides, byte_offset):
         alloc = data if data.__class__ is DeviceAllocation else allocation_of(data)
