@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, fmt_shape
 from ._compute import operand, quiet, select, upcast, xp_of
@@ -62,7 +64,7 @@ def _normal_cdf_f32(xp, x):
     t = xp.abs(x)
     t *= f32(_AS_P * _INV_SQRT_2)
     t += f32(1.0)
-    xp.reciprocal(t, out=t)
+    xp.divide(f32(1.0), t, out=t)       # the same rounded quotient as reciprocal, which NumPy runs ~2x slower
     poly = t * f32(-0.5 * _AS[-1])
     for c in _AS[-2::-1]:
         poly += f32(-0.5 * c)
@@ -72,7 +74,13 @@ def _normal_cdf_f32(xp, x):
     xp.exp(gauss, out=gauss)
     poly *= gauss                  # -erfc(|x| / sqrt 2) / 2
     poly += f32(0.5)
-    xp.copysign(poly, x, out=poly)
+    if xp is np:   # copysign on the bits: NumPy's copysign loop is ~4x slower than two integer passes
+        bits, sign = poly.view(np.uint32), t.view(np.uint32)           # t is free now
+        np.bitwise_and(x.view(np.uint32), np.uint32(0x80000000), out=sign)
+        bits &= np.uint32(0x7FFFFFFF)
+        bits |= sign
+    else:
+        xp.copysign(poly, x, out=poly)
     poly += f32(0.5)
     return poly, gauss
 
