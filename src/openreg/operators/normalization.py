@@ -14,7 +14,7 @@ saved mean and inverse standard deviation and return only the gradients ``output
 from __future__ import annotations
 
 from .._dispatch.ops import A
-from ._compute import quiet
+from ._compute import last_axis_sums, quiet
 from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, xp_of
 from ._record import Deriv, Op, register
@@ -67,9 +67,9 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
     rows, n = _rows(x, k)
     stat_shape = x.shape[:x.ndim - k] + (1,) * k
     with quiet():     # an empty row gives NaN statistics, as PyTorch's
-        mean = rows.sum(axis=1, keepdims=True) / n
+        mean = last_axis_sums(xp, rows) / n
         y = rows - mean
-        var = xp.square(y).sum(axis=1, keepdims=True) / n
+        var = last_axis_sums(xp, xp.square(y)) / n
         rstd = 1.0 / xp.sqrt(var + eps)
     y *= rstd
     if weight is not None:
@@ -98,6 +98,7 @@ def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, w
         if t.numel() != rows_expected:
             raise RuntimeError(f"native_layer_norm_backward: {what} should have {rows_expected} elements (one per "
                                f"normalized row of input {list(input._size)}), got {list(t._size)}")
+    xp = xp_of(input)
     x = values(input)
     g = values(grad_out, input)
     rows, n = _rows(x, k)
@@ -108,8 +109,8 @@ def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, w
     gi = gw = gb = None
     if output_mask[0]:
         gx = g_rows * values(weight, input).reshape(1, n) if weight is not None else g_rows
-        a = gx - gx.sum(axis=1, keepdims=True) / n
-        a -= xhat * ((gx * xhat).sum(axis=1, keepdims=True) / n)
+        a = gx - last_axis_sums(xp, gx) / n
+        a -= xhat * (last_axis_sums(xp, gx * xhat) / n)
         a *= r
         gi = store(a.reshape(x.shape), input._dtype, input.device)
     if output_mask[1] and weight is not None:

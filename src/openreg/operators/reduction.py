@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from .._array_bridge import to_compute
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, normalize_dims, reduce_shape, scalar_type_name, wrap_dim
-from ._compute import as_compute, quiet, upcast, xp_of
+from ._compute import as_compute, last_axis_sums, quiet, upcast, xp_of
 from ._formulas import mask
 from ._record import Deriv, Op, register
 
@@ -419,14 +419,18 @@ def _softmax(spec, self, dim, half_to_float):
 
     def softmax(shifted, axis):
         e = xp.exp(shifted)
-        return e / e.sum(axis=axis, keepdims=True)
+        return e / _sums(xp, e, axis)
     return _softmax_rows(spec, self, dim, xp, softmax)
 
 
 def _log_softmax(spec, self, dim, half_to_float):
     xp = xp_of(self)
     return _softmax_rows(spec, self, dim, xp,
-                         lambda shifted, axis: shifted - xp.log(xp.exp(shifted).sum(axis=axis, keepdims=True)))
+                         lambda shifted, axis: shifted - xp.log(_sums(xp, xp.exp(shifted), axis)))
+
+
+def _sums(xp, e, axis):
+    return last_axis_sums(xp, e) if axis == e.ndim - 1 else e.sum(axis=axis, keepdims=True)
 
 
 def _softmax_grad(g, a):
