@@ -306,10 +306,11 @@ def _lstm_grad(which: int):
 
 
 # -- GRU ----------------------------------------------------------------------------------------------------
-def gru_cell_arrays(xp, input_gates, hidden_gates, hx):
-    """``(hy, workspace)``: ``input_gates``/``hidden_gates`` ``(B, 3H)`` with their biases already added."""
+def gru_cell_arrays(xp, input_gates, hidden_gates, hx, out=None):
+    """``(hy, workspace)``: ``input_gates``/``hidden_gates`` ``(B, 3H)`` with their biases already added.
+    ``out``: arrays ``(hy (B, H), workspace (B, 5H))`` to write into."""
     hidden = hx.shape[-1]
-    ws = xp.empty((hx.shape[0], 5 * hidden), dtype=input_gates.dtype)
+    hy, ws = out if out is not None else (None, xp.empty((hx.shape[0], 5 * hidden), dtype=input_gates.dtype))
     rz = _sigmoid_(xp, input_gates[:, :2 * hidden] + hidden_gates[:, :2 * hidden])
     ws[:, :2 * hidden] = rz
     hn = hidden_gates[:, 2 * hidden:]
@@ -317,19 +318,46 @@ def gru_cell_arrays(xp, input_gates, hidden_gates, hx):
     ws[:, 2 * hidden:3 * hidden] = n
     ws[:, 3 * hidden:4 * hidden] = hx
     ws[:, 4 * hidden:] = hn
-    return n + rz[:, hidden:] * (hx - n), ws
+    update = hx - n
+    update *= rz[:, hidden:]                    # z * (hx - n)
+    return xp.add(n, update, out=hy), ws
 
 
-def gru_cell_backward_arrays(xp, grad_hy, ws):
-    """``(grad_input_gates, grad_hidden_gates, grad_hx)`` from the workspace."""
+def gru_backward_constants(xp, ws):
+    """The factors of the GRU cell's backward that do not depend on the incoming gradient, for workspaces
+    ``ws`` ``(..., B, 5H)`` of any number of steps at once: ``(1 - z, 1 - n^2, 1 - r, hx - n)``
+    (``gru_cell_backward_arrays``'s ``consts``)."""
+    hidden = ws.shape[-1] // 5
+    r, z, n, hx = (ws[..., k * hidden:(k + 1) * hidden] for k in range(4))
+    d_n = n * n
+    return 1 - z, xp.subtract(1, d_n, out=d_n), 1 - r, hx - n
+
+
+def gru_cell_backward_arrays(xp, grad_hy, ws, consts=None, out=None):
+    """``(grad_input_gates, grad_hidden_gates, grad_hx)`` from the workspace. ``consts``: this step's
+    ``gru_backward_constants`` (computed for all steps at once); ``out``: arrays ``(grad_input_gates,
+    grad_hidden_gates)`` ``(B, 3H)`` to write into. Each gradient is a product evaluated left to right
+    (``grad_n = grad_hy * (1 - z) * (1 - n^2)``, ...)."""
     hidden = ws.shape[1] // 5
-    r, z, n, hx, hn = (ws[:, k * hidden:(k + 1) * hidden] for k in range(5))
-    grad_n = grad_hy * (1 - z) * (1 - n * n)
-    grad_input = xp.empty((ws.shape[0], 3 * hidden), dtype=ws.dtype)
-    grad_input[:, :hidden] = grad_n * hn * r * (1 - r)
-    grad_input[:, hidden:2 * hidden] = grad_hy * (hx - n) * z * (1 - z)
+    r, z, hn = ws[:, :hidden], ws[:, hidden:2 * hidden], ws[:, 4 * hidden:]
+    one_minus_z, d_n, one_minus_r, hx_n = consts if consts is not None else gru_backward_constants(xp, ws)
+    grad_n = grad_hy * one_minus_z
+    grad_n *= d_n
+    grad_input, grad_hidden = out if out is not None else (xp.empty((ws.shape[0], 3 * hidden), dtype=ws.dtype),
+                                                           None)
+    part = grad_n * hn
+    part *= r
+    part *= one_minus_r
+    grad_input[:, :hidden] = part
+    part = grad_hy * hx_n
+    part *= z
+    part *= one_minus_z
+    grad_input[:, hidden:2 * hidden] = part
     grad_input[:, 2 * hidden:] = grad_n
-    grad_hidden = grad_input.copy()
+    if grad_hidden is None:
+        grad_hidden = grad_input.copy()
+    else:
+        grad_hidden[...] = grad_input
     grad_hidden[:, 2 * hidden:] *= r
     return grad_input, grad_hidden, grad_hy * z
 

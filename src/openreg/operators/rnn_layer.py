@@ -41,6 +41,7 @@ from .recurrent import (
     _gru_tangents,
     _lstm_tangents,
     check_operands,
+    gru_backward_constants,
     gru_cell_arrays,
     gru_cell_backward_arrays,
     lstm_backward_constants,
@@ -129,7 +130,10 @@ def rnn_layer_arrays(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mode, raw=N
         if b_hh is not None:
             hg = hg + b_hh
         res = raw.gru_cell_forward(gi[t], hg, h, None, None) if raw else None
-        h, gates_all[t] = res if res is not None else gru_cell_arrays(xp, gi[t], hg, h)
+        if res is None:
+            h = gru_cell_arrays(xp, gi[t], hg, h, out=(out[t], gates_all[t]))[0]
+            continue
+        h, gates_all[t] = res
         out[t] = h
     # copies: the final states may be views of ``out`` and the workspace (or the initial states when there are no
     # steps), and results must not share memory
@@ -257,8 +261,13 @@ def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out,
             if dh is None:
                 dh = xp.zeros((batch, hidden), dtype=out.dtype)
             res = raw.gru_cell_backward(dh, gates_all[t]) if raw else None
-            grad_in[t], grad_hid_all[t], dh = res if res is not None else gru_cell_backward_arrays(xp, dh,
-                                                                                                   gates_all[t])
+            if res is not None:
+                grad_in[t], grad_hid_all[t], dh = res
+            else:
+                if consts is None:          # the gradient-independent factors of every step, at once
+                    consts = gru_backward_constants(xp, gates_all)
+                dh = gru_cell_backward_arrays(xp, dh, gates_all[t], tuple(k[t] for k in consts),
+                                              (grad_in[t], grad_hid_all[t]))[2]
             dh_gemm = xp.matmul(grad_hid_all[t], w_hh)
     if dh_gemm is not None:
         dh = dh + dh_gemm
