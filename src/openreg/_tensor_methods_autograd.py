@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import weakref
 
+from ._quiet import enter_quiet as _enter_quiet
+from ._quiet import leave_quiet as _leave_quiet
 from ._tensor_methods import mixin
 from .autograd import _implicit_grad
 from .autograd import backward as _autograd_backward
-from .autograd.engine import run_backward as _run_backward
+from .autograd.engine import _run_backward
 from .autograd.grad_mode import state as _gm_state
 from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, hook_map, requires_grad_of
 from .autograd.inference import REQUIRES_GRAD_MSG, InferenceVersion
@@ -36,8 +38,13 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
     if gradient is None and inputs is None and self._rg and not self._size and (
             (dt := self._dtype).is_floating_point or dt.is_complex):
         # a scalar loss's backward: autograd.backward's checks, all passed, and its implicit ones gradient
-        _run_backward([self], [_implicit_grad(self)], keep_graph=create_graph if retain_graph is None else
-                      retain_graph, create_graph=create_graph, inputs=None, accumulate=True)
+        grads = [_implicit_grad(self)]
+        token = _enter_quiet()      # run_backward written out
+        try:
+            _run_backward([self], grads, create_graph if retain_graph is None else retain_graph, create_graph, None,
+                          True)
+        finally:
+            _leave_quiet(token)
         return
     _autograd_backward([self], None if gradient is None else [gradient], retain_graph, create_graph, inputs=inputs)
 

@@ -21,6 +21,8 @@ from . import grad_mode
 from ._ops import clone_like
 from .graph import _NO_HOOKS, _NO_MAP, UINT64_MAX, Node
 
+_gm = grad_mode.state
+
 
 class AccumulateGrad(Node):
     """Sink of the graph for one leaf tensor."""
@@ -53,8 +55,12 @@ class AccumulateGrad(Node):
             return []
         stealable = sys.getrefcount(new_grad) <= 2   # only this frame holds it (the engine dropped its refs)
         with self.lock:
-            accumulate(var, new_grad, stealable=stealable)
-            del new_grad
+            grad = var._grad
+            if grad is not None and not _gm.enabled and grad._grad_fn is None and not grad._rg:
+                A.add___Tensor(grad, new_grad)      # accumulate's in-place update, written out
+            else:
+                accumulate(var, new_grad, stealable=stealable)
+            del new_grad, grad
             m = var._ameta
             if m is not None:
                 for _hid, hook in list(m.post_acc_hooks):
@@ -70,7 +76,9 @@ def accumulate(var, new_grad, *, stealable: bool = False) -> None:
         limit = 3 if new_grad._base is None else 4
         if stealable and new_grad._stride == var._stride and new_grad._offset == 0 and \
                 sys.getrefcount(new_grad._storage) <= limit and (new_grad._base is None or _sole_view(new_grad)):
-            var._grad = new_grad if grad_mode.state.enabled else _detached(new_grad)
+            # _detached(new_grad) written out
+            var._grad = new_grad if grad_mode.state.enabled or (new_grad._grad_fn is None and not new_grad._rg) \
+                else new_grad.detach()
         else:
             var._grad = clone_like(new_grad, var)
         return
@@ -87,12 +95,6 @@ def _sole_view(t) -> bool:
     """A view whose base covers exactly the same elements (e.g. ``x.t()`` of a fresh result)."""
     base = t._base
     return base.numel() == t.numel() and sys.getrefcount(base) <= 3
-
-
-def _detached(t):
-    if t._grad_fn is None and not t._rg:
-        return t
-    return t.detach()
 
 
 def inductor_accumulate_grad_(variable, new_grad) -> None:

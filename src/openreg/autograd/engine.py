@@ -300,7 +300,7 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
             _retain(t, g)
         for node, grads in acc_updates:
             node.apply(grads)
-            if not keep_graph:
+            if not keep_graph and node.__class__ is not AccumulateGrad:    # its release is Node's no-op
                 node.release()
     finally:
         grad_mode.state.enabled = prev_mode

@@ -91,8 +91,17 @@ class SavedTensor:
         if self.freed:
             raise RuntimeError(FREED_MSG)
         t = self.data
-        if self.is_output:
-            t = _from_fields(t)
+        if self.is_output:      # _from_fields(t) written out
+            f = t
+            t = _new(_Tensor or _tensor_class())
+            storage, t._size, t._stride, t._offset, t._dtype, t._vc, base, qparams, t._arr, t._arr_src = f
+            t._storage = storage
+            t._base = base
+            t._ks = (_KEYSETS if base is None else _VIEW_KEYSETS)[storage.device._type]
+            t._rg = False
+            t._grad_fn = None
+            if qparams is not None:
+                t._qparams = qparams
         if t._vc.value != self.version:
             owner_name = owner.name() if owner is not None else "a node"
             src = owner if self.is_output else t._grad_fn
