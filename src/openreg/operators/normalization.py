@@ -441,10 +441,11 @@ def _channels(x):
     return x.reshape(n, c, k), k
 
 
-def _channel_sums(a3):
-    """Per-channel sums of ``(N, C, K)``: each row of K contiguous elements first (NumPy's pairwise sum), then
-    over the batch. A reduction over the non-adjacent axes (0, 2) in one call walks rows of K and costs ~3x."""
-    return a3.sum(axis=2).sum(axis=0)
+def _channel_sums(xp, a3):
+    """Per-channel sums of ``(N, C, K)``: each row of K contiguous elements first (``last_axis_sums``: BLAS for
+    NumPy floats), then over the batch. A reduction over the non-adjacent axes (0, 2) in one call walks rows of
+    K and costs ~3x."""
+    return last_axis_sums(xp, a3)[..., 0].sum(axis=0)
 
 
 def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -458,10 +459,10 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
     if training:
         count = x3.shape[0] * k
         with quiet():     # an empty batch gives NaN statistics, as PyTorch's
-            mean = _channel_sums(x3) / count
+            mean = _channel_sums(xp, x3) / count
             xc = x3 - mean.reshape(c, 1)
             xp.multiply(xc, xc, out=xc)
-            var = _channel_sums(xc) / count
+            var = _channel_sums(xp, xc) / count
         invstd = 1.0 / xp.sqrt(var + eps)
         if running_mean is not None:
             _update_running(running_mean, (1 - momentum) * values(running_mean, input) + momentum * mean)
@@ -525,8 +526,8 @@ def _native_batch_norm_backward(grad_out, input, weight, running_mean, running_v
     g3 = g.reshape(x3.shape)
     mean, invstd = mean.astype(x.dtype, copy=False), invstd.astype(x.dtype, copy=False)
     xc = x3 - mean.reshape(c, 1)
-    sum_g = _channel_sums(g3)
-    dotp = _channel_sums(xc * g3)
+    sum_g = _channel_sums(xp, g3)
+    dotp = _channel_sums(xp, xc * g3)
     gi = gw = gb = None
     if output_mask[0]:
         scale = invstd if weight is None else invstd * values(weight, input).astype(x.dtype, copy=False)
