@@ -30,6 +30,7 @@ from .graph import (
     Node,
     NotImplementedNode,
     _sequence,
+    grad_accumulator,
     gradient_edge,
     requires_grad_of,
     tensor_meta,
@@ -330,7 +331,7 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
           "_op_gm": _gm, "_op_tls": _tls, "_op_AFTER": AFTER_AUTOGRAD_MASK, "_op_AUTOGRAD": AUTOGRAD_MASK,
           "_op_cache": info.cache, "_op_entry": info.entry, "_op_resolve": _resolve, "_op_needs": _needs,
           "_op_mark": _mark_no_grad_views, "_op_type": type, "_op_isinstance": isinstance, "_op_Tensor": Tensor,
-          "_op_tmeta": _tmeta, "_op_gradient_edge": gradient_edge, "_op_requires_grad_of": requires_grad_of,
+          "_op_tmeta": _tmeta, "_op_gradient_edge": gradient_edge, "_op_grad_accumulator": grad_accumulator, "_op_requires_grad_of": requires_grad_of,
           "_op_new": _new, "_op_FormulaNode": FormulaNode, "_op_next": next, "_op_sequence": _sequence,
           "_op_NO_HOOKS": _NO_HOOKS, "_op_NO_MAP": _NO_MAP, "_op_slots": info.slots,
           "_op_WITH_AUTOGRAD": WITH_AUTOGRAD, "_op_with_autograd_memo": with_autograd_memo,
@@ -373,8 +374,17 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
               f"        _op_b = {t}._base",
               f"        if {t}._rg:",
               "            if _op_dt.is_floating_point or _op_dt.is_complex:",
-              (f"                _op_e{i} = ({t}._grad_fn, {t}._output_nr) if {t}._grad_fn is not None and "
-               f"_op_b is None else _op_gradient_edge({t})"),
+              # gradient_edge(t) written out for a tensor that is not a view: its grad_fn, or else its leaf's
+              # accumulator (grad_accumulator's lookup of a live one inline)
+              "                if _op_b is not None:",
+              f"                    _op_e{i} = _op_gradient_edge({t})",
+              f"                elif (_op_gf := {t}._grad_fn) is not None:",
+              f"                    _op_e{i} = (_op_gf, {t}._output_nr)",
+              (f"                elif (_op_am := {t}._ameta) is not None and (_op_ga := _op_am.grad_acc) is not "
+               "None and (_op_acc := _op_ga()) is not None:"),
+              f"                    _op_e{i} = (_op_acc, 0)",
+              "                else:",
+              f"                    _op_e{i} = (_op_grad_accumulator({t}), 0)",
               "                _op_need = True",
               "            else:",
               f"                _op_e{i} = None",
