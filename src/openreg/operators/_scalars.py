@@ -59,24 +59,21 @@ def binary_operator(tensor_overload: str, scalar_overload: str):
     """A Python operator (``__add__``) over two overloads named as ``ops.A`` attributes (``"add__Tensor"``):
     ``NotImplemented`` for operands that are neither tensors nor numbers, so Python raises its TypeError.
 
-    The overloads exist only after the tensor class, so the first call builds the operator (the tensor
-    overload's generated call, answering non-tensors through the Scalar overload: no wrapper frame per call)
-    and puts it in this function's place on the class."""
-    built: list = []
+    The overloads exist only after the tensor class, so the first call builds the call it forwards to: the
+    tensor overload's generated call, which answers a non-tensor through the Scalar overload (no type test
+    per call). The class itself is never patched (#11: Tensor's methods come from its class statement)."""
+    call = None
 
     def op(self, other):
-        if not built:
+        nonlocal call
+        if call is None:
             from .._dispatch.ops import A
             scalar = getattr(A, scalar_overload)._call
 
             def non_tensor(self, other):
                 return scalar(self, other) if is_number(other) else NotImplemented
-            built.append(getattr(A, tensor_overload)._operator(non_tensor))
-            for klass in type(self).__mro__:
-                for name, value in list(vars(klass).items()):
-                    if value is op:
-                        setattr(klass, name, built[0])
-        return built[0](self, other)
+            call = getattr(A, tensor_overload)._operator(non_tensor)
+        return call(self, other)
     return op
 
 
