@@ -547,3 +547,21 @@ def test_implicit_scalar_gradient(devices):
         loss.backward()
     assert any("ones_like" in n for n in mode.names), mode.names
     assert npy(x.grad).tolist() == [2.0, 2.0]
+
+
+def test_as_subclass_aliases_into_the_graph_and_make_subclass_makes_a_leaf():
+    class Tagged(openreg.Tensor):
+        pass
+    x = openreg.ones(3, requires_grad=True)
+    y = x.as_subclass(Tagged)
+    assert type(y) is Tagged and y.grad_fn.name() == "AliasBackward0" and not y.is_leaf
+    assert y.data_ptr() == x.data_ptr()
+    (y * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    plain = openreg.zeros(2).as_subclass(Tagged)
+    assert type(plain) is Tagged and not plain.requires_grad and plain.grad_fn is None
+    leaf = openreg.Tensor._make_subclass(Tagged, openreg.zeros(2), True)
+    assert type(leaf) is Tagged and leaf.requires_grad and leaf.is_leaf
+    for bad in (int, 3):
+        with pytest.raises(TypeError, match="does not inherit from Tensor"):
+            x.as_subclass(bad)

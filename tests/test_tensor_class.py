@@ -58,3 +58,4 @@ def test_nothing_is_patched_onto_tensor_after_its_class_statement():
     result = _probe()
     assert result["changed"] == []
     assert result["dir_before"] == result["dir_after"]
+

@@ -1,6 +1,6 @@
 """Autograd methods of Tensor: ``backward``, ``register_hook``, ``retain_grad``, ``grad_fn``/``is_leaf``/
 ``requires_grad`` (aware of views whose base changed in place), ``register_post_accumulate_grad_hook``,
-``detach_``.
+``detach_``, and the subclass constructors ``as_subclass`` / ``Tensor._make_subclass``.
 
 >>> import openreg
 >>> x = openreg.ones(2, requires_grad=True)
@@ -175,7 +175,56 @@ def is_inference(self) -> bool:
     return type(self._vc) is InferenceVersion
 
 
+_NOT_A_TENSOR_CLASS = ("Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. "
+                       "Make sure your class inherits from Tensor.")
+
+
+def _tensor_class(cls) -> type:
+    from .tensor import Tensor
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(_NOT_A_TENSOR_CLASS)
+    return cls
+
+
+def as_subclass(self, cls):
+    """This tensor's data as an instance of the Tensor subclass ``cls``: an alias that stays in the autograd
+    graph (``AliasBackward0``), as in PyTorch.
+
+    >>> import openreg
+    >>> class Tagged(openreg.Tensor):
+    ...     pass
+    >>> x = openreg.ones(2, requires_grad=True)
+    >>> y = x.as_subclass(Tagged)
+    >>> type(y).__name__, y.grad_fn.name()
+    ('Tagged', 'AliasBackward0')
+    """
+    from ._dispatch.ops import A
+    out = A.alias(self)
+    out.__class__ = _tensor_class(cls)
+    return out
+
+
+def _make_subclass(cls, data, require_grad: bool = False):
+    """A leaf of the Tensor subclass ``cls`` sharing ``data``'s storage (PyTorch's ``Tensor._make_subclass``,
+    which subclasses such as ``Parameter`` build on), requiring grad as ``require_grad`` says.
+
+    >>> import openreg
+    >>> class Weight(openreg.Tensor):
+    ...     pass
+    >>> w = openreg.Tensor._make_subclass(Weight, openreg.zeros(2), True)
+    >>> type(w).__name__, w.requires_grad, w.is_leaf
+    ('Weight', True, True)
+    """
+    if not isinstance(data, TensorBase):
+        raise TypeError(f"_make_subclass(): argument 'data' (position 2) must be Tensor, not {type(data).__name__}")
+    out = _tensor_class(cls)._make(data._storage, data._size, data._stride, data._offset, data._dtype)
+    if require_grad:
+        out.requires_grad_(True)
+    return out
+
+
 AutogradMethods = mixin("AutogradMethods", {
+    "as_subclass": as_subclass, "_make_subclass": staticmethod(_make_subclass),
     "is_inference": is_inference,
     "grad": property(_get_grad, _grad_property.fset),
     "backward": backward, "register_hook": register_hook, "retain_grad": retain_grad,
