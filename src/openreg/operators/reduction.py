@@ -418,15 +418,23 @@ def _softmax(spec, self, dim, half_to_float):
     xp = xp_of(self)
 
     def softmax(shifted, axis):
-        e = xp.exp(shifted)
-        return e / _sums(xp, e, axis)
+        if not shifted.ndim:
+            e = xp.exp(shifted)
+            return e / _sums(xp, e, axis)
+        # ``shifted`` is this call's own temporary: written in place (two fewer arrays of the input's size,
+        # whose page faults cost as much as the arithmetic on large attention maps)
+        e = xp.exp(shifted, out=shifted)
+        return xp.divide(e, _sums(xp, e, axis), out=e)
     return _softmax_rows(spec, self, dim, xp, softmax)
 
 
 def _log_softmax(spec, self, dim, half_to_float):
     xp = xp_of(self)
-    return _softmax_rows(spec, self, dim, xp,
-                         lambda shifted, axis: shifted - xp.log(_sums(xp, xp.exp(shifted), axis)))
+
+    def log_softmax(shifted, axis):
+        lse = xp.log(_sums(xp, xp.exp(shifted), axis))
+        return shifted - lse if not shifted.ndim else xp.subtract(shifted, lse, out=shifted)
+    return _softmax_rows(spec, self, dim, xp, log_softmax)
 
 
 def _sums(xp, e, axis):
