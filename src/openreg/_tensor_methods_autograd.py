@@ -115,7 +115,7 @@ def _is_leaf(self) -> bool:
 
 
 def _get_requires_grad(self) -> bool:
-    return self._requires_grad or (self._base is not None and requires_grad_of(self))
+    return self._rg or (self._base is not None and requires_grad_of(self))
 
 
 def _set_requires_grad(self, value: bool) -> None:
