@@ -66,6 +66,9 @@ from . import autograd  # noqa: F401,E402
 from .autograd.grad_mode import (  # noqa: F401,E402
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled,
 )
+from .autograd.anomaly_mode import (  # noqa: F401,E402
+    is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
+)
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
 from . import linalg, nn, optim, sparse, special  # noqa: F401,E402
 from . import accelerator, amp, cuda_name as _cuda_name  # noqa: F401,E402

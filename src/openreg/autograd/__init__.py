@@ -189,6 +189,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
     return tuple(out)
 
 
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .variable import Variable
@@ -200,6 +201,7 @@ __all__ = [
     "Node",
     "Variable",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "forward_ad",
     "grad",
@@ -209,5 +211,6 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "once_differentiable",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]

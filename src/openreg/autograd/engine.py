@@ -23,6 +23,8 @@ from .._quiet import enter_quiet, leave_quiet
 from . import grad_mode
 from ._ops import expandable_to, sum_to
 from .accumulate_grad import AccumulateGrad
+from .anomaly_mode import check_outputs, warn_error
+from .anomaly_mode import state as anomaly
 from .graph import _NO_HOOKS, _NO_MAP, UINT64_MAX, Node, grad_accumulator, gradient_edge
 from .saved import SavedTensor
 
@@ -119,6 +121,23 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
         return _run_backward(roots, root_grads, keep_graph, create_graph, inputs, accumulate)
     finally:
         leave_quiet(token)
+
+
+def _apply_checked(node, grads, edges):
+    """A node's gradients under anomaly detection: an error inside warns which node raised it, and NaN in
+    the result raises (``anomaly_mode``)."""
+    try:
+        if all(map(_is_none, grads)) and not node._post_hooks:
+            return [None] * len(edges)
+        outputs = node.apply(grads)
+        if len(outputs) != len(edges):
+            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                               f"(expected {len(edges)}, got {len(outputs)})")
+        check_outputs(node, outputs)
+    except Exception:
+        warn_error(node)
+        raise
+    return outputs
 
 
 def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph: bool, inputs, accumulate: bool):
@@ -220,7 +239,9 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
                 acc_updates.append((node, grads))
                 continue
             edges = node.next_edges
-            if node is root:
+            if anomaly[0] and node is not root:
+                outputs = _apply_checked(node, grads, edges)
+            elif node is root:
                 outputs = list(root_grads)      # GraphRoot.apply
             elif not node._post_hooks and (
                     grads[0] is None if len(grads) == 1 else all(map(_is_none, grads))):
