@@ -89,6 +89,10 @@ SAMPLES = {
     "clamp": Sample(lambda m: (m(2, 3), -1.0, 1.0), np.clip),
     "clamp_min": Sample(lambda m: (m(2, 3), 0.5), np.maximum),
     "clamp_max": Sample(lambda m: (m(2, 3), 0.5), np.minimum),
+    # differences.py
+    "diff": Sample(lambda m: (m(2, 5),), lambda x: np.diff(x), variants=("overload", "function", "method")),
+    "count_nonzero": Sample(lambda m: (m(2, 3),), lambda x: np.asarray(np.count_nonzero(x), np.int64),
+                            variants=("overload", "function", "method")),
     # diag.py
     "diag": Sample(lambda m: (m(3),), np.diag, variants=("overload", "function", "method")),
     "diag_embed": Sample(lambda m: (m(2, 3),), lambda x: np.stack([np.diag(r) for r in x]),
