@@ -132,19 +132,20 @@ def with_constant(xp, ufunc, x, value, constant_first: bool = False):
     return out.reshape(x.shape)
 
 
-def last_axis_sums(xp, a):
-    """``a.sum(axis=-1, keepdims=True)``; NumPy float32/float64 arrays in row-major order through BLAS
-    (``rows @ ones``): NumPy reduces along short rows ~6x slower than the matrix-vector product (512 rows of
-    48: 14 against 2.4 us). The same sum, in BLAS's order.
+def axis_sums(xp, a, axis: int = -1):
+    """``a.sum(axis=axis, keepdims=True)``; along the last axis of NumPy float32/float64 arrays in row-major order
+    through BLAS (``rows @ ones``): NumPy reduces along short rows ~6x slower than the matrix-vector product (512
+    rows of 48: 14 against 2.4 us). The same sum, in BLAS's order.
 
     >>> import numpy as np
-    >>> last_axis_sums(np, np.arange(6.0).reshape(2, 3)).tolist()
-    [[3.0], [12.0]]
+    >>> axis_sums(np, np.arange(6.0).reshape(2, 3)).tolist(), axis_sums(np, np.arange(6.0).reshape(2, 3), 0).tolist()
+    ([[3.0], [12.0]], [[3.0, 5.0, 7.0]])
     """
-    if xp is np and a.dtype in _BLAS_FLOATS and a.ndim and a.shape[-1] > 1 and a.flags.c_contiguous:
+    if (xp is np and a.dtype in _BLAS_FLOATS and a.ndim and axis in (-1, a.ndim - 1) and a.shape[-1] > 1
+            and a.flags.c_contiguous):
         n = a.shape[-1]
         return np.matmul(a.reshape(-1, n), np.ones(n, a.dtype)).reshape(a.shape[:-1] + (1,))
-    return a.sum(axis=-1, keepdims=True)
+    return a.sum(axis=axis, keepdims=True)
 
 
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))

@@ -20,7 +20,7 @@ from .._dispatch.ops import A
 from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.structured import empty_tensor
 from ..tensor import TensorBase as Tensor
-from ._compute import last_axis_sums
+from ._compute import axis_sums
 from ._record import Deriv, Op, register
 
 
@@ -152,7 +152,7 @@ def log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, inp
     g = _values(grad_output, output, xp)
     shape = tuple(output._size) or (1,)
     y, g = y.reshape(shape), g.reshape(shape)
-    res = g - xp.exp(y) * (last_axis_sums(xp, g) if d == g.ndim - 1 else g.sum(axis=d, keepdims=True))
+    res = g - xp.exp(y) * axis_sums(xp, g, d)
     return _store(res.reshape(tuple(output._size)), output._dtype, output.device)
 
 

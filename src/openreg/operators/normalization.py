@@ -14,7 +14,7 @@ saved mean and inverse standard deviation and return only the gradients ``output
 from __future__ import annotations
 
 from .._dispatch.ops import A
-from ._compute import last_axis_sums, quiet
+from ._compute import axis_sums, quiet
 from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, xp_of
 from ._record import Deriv, Op, register
@@ -67,9 +67,9 @@ def _native_layer_norm(input, normalized_shape, weight, bias, eps):
     rows, n = _rows(x, k)
     stat_shape = x.shape[:x.ndim - k] + (1,) * k
     with quiet():     # an empty row gives NaN statistics, as PyTorch's
-        mean = last_axis_sums(xp, rows) / n
+        mean = axis_sums(xp, rows) / n
         y = rows - mean
-        var = last_axis_sums(xp, xp.square(y)) / n
+        var = axis_sums(xp, xp.square(y)) / n
         rstd = 1.0 / xp.sqrt(var + eps)
     y *= rstd
     if weight is not None:
@@ -109,8 +109,8 @@ def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, w
     gi = gw = gb = None
     if output_mask[0]:
         gx = g_rows * values(weight, input).reshape(1, n) if weight is not None else g_rows
-        a = gx - last_axis_sums(xp, gx) / n
-        a -= xhat * (last_axis_sums(xp, gx * xhat) / n)
+        a = gx - axis_sums(xp, gx) / n
+        a -= xhat * (axis_sums(xp, gx * xhat) / n)
         a *= r
         gi = store(a.reshape(x.shape), input._dtype, input.device)
     if output_mask[1] and weight is not None:
@@ -442,10 +442,10 @@ def _channels(x):
 
 
 def _channel_sums(xp, a3):
-    """Per-channel sums of ``(N, C, K)``: each row of K contiguous elements first (``last_axis_sums``: BLAS for
+    """Per-channel sums of ``(N, C, K)``: each row of K contiguous elements first (``axis_sums``: BLAS for
     NumPy floats), then over the batch. A reduction over the non-adjacent axes (0, 2) in one call walks rows of
     K and costs ~3x."""
-    return last_axis_sums(xp, a3)[..., 0].sum(axis=0)
+    return axis_sums(xp, a3)[..., 0].sum(axis=0)
 
 
 def _native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):

@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from .._array_bridge import to_compute
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, normalize_dims, reduce_shape, scalar_type_name, wrap_dim
-from ._compute import as_compute, last_axis_sums, quiet, upcast, xp_of
+from ._compute import as_compute, axis_sums, quiet, upcast, xp_of
 from ._formulas import mask
 from ._record import Deriv, Op, register
 
@@ -420,11 +420,11 @@ def _softmax(spec, self, dim, half_to_float):
     def softmax(shifted, axis):
         if not shifted.ndim:
             e = xp.exp(shifted)
-            return e / _sums(xp, e, axis)
+            return e / axis_sums(xp, e, axis)
         # ``shifted`` is this call's own temporary: written in place (two fewer arrays of the input's size,
         # whose page faults cost as much as the arithmetic on large attention maps)
         e = xp.exp(shifted, out=shifted)
-        return xp.divide(e, _sums(xp, e, axis), out=e)
+        return xp.divide(e, axis_sums(xp, e, axis), out=e)
     return _softmax_rows(spec, self, dim, xp, softmax)
 
 
@@ -432,13 +432,9 @@ def _log_softmax(spec, self, dim, half_to_float):
     xp = xp_of(self)
 
     def log_softmax(shifted, axis):
-        lse = xp.log(_sums(xp, xp.exp(shifted), axis))
+        lse = xp.log(axis_sums(xp, xp.exp(shifted), axis))
         return shifted - lse if not shifted.ndim else xp.subtract(shifted, lse, out=shifted)
     return _softmax_rows(spec, self, dim, xp, log_softmax)
-
-
-def _sums(xp, e, axis):
-    return last_axis_sums(xp, e) if axis == e.ndim - 1 else e.sum(axis=axis, keepdims=True)
 
 
 def _softmax_grad(g, a):
