@@ -123,16 +123,22 @@ def run_backward(roots: list, root_grads: list, *, keep_graph: bool, create_grap
         leave_quiet(token)
 
 
+def _apply(node, grads, edges) -> list:
+    """``node.apply(grads)``, which must give one gradient per edge."""
+    outputs = node.apply(grads)
+    if len(outputs) != len(edges):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {len(edges)}, got {len(outputs)})")
+    return outputs
+
+
 def _apply_checked(node, grads, edges):
     """A node's gradients under anomaly detection: an error inside warns which node raised it, and NaN in
     the result raises (``anomaly_mode``)."""
     try:
         if all(map(_is_none, grads)) and not node._post_hooks:
             return [None] * len(edges)
-        outputs = node.apply(grads)
-        if len(outputs) != len(edges):
-            raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                               f"(expected {len(edges)}, got {len(outputs)})")
+        outputs = _apply(node, grads, edges)
         check_outputs(node, outputs)
     except Exception:
         warn_error(node)
@@ -257,10 +263,7 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
                         outputs[i] = fn(gin, sargs)
                 gin = None
             else:
-                outputs = node.apply(grads)
-                if len(outputs) != len(edges):
-                    raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
-                                       f"(expected {len(edges)}, got {len(outputs)})")
+                outputs = _apply(node, grads, edges)
             if node._post_hooks:
                 for _hid, hook in list(node._post_hooks):
                     r = hook(tuple(outputs), tuple(grads))
