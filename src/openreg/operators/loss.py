@@ -166,7 +166,7 @@ def meta_log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int
 def _nll_loss_grad(g, a):
     if g[0] is None:
         return None
-    return A.nll_loss_backward(g[0], a.self, a.target, a.weight, a.reduction, a.ignore_index, a.result[1])
+    return A.nll_loss_backward(g[0], a.self, a.target, a.weight, a.reduction, a.ignore_index, a.result1)
 
 
 def _nll_loss_jvp(t, a):
@@ -183,7 +183,7 @@ nll_loss_forward_op = Op(
     "nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> "
     "(Tensor output, Tensor total_weight)",
     kernels={"nll_loss_forward": {"CompositeExplicitAutograd": nll_loss_forward, "Meta": meta_nll_loss_forward}},
-    derivatives={"nll_loss_forward": Deriv(save="self target weight result", name="NllLossBackward0",
+    derivatives={"nll_loss_forward": Deriv(save="self target weight result1", name="NllLossBackward0",
                                            self=_nll_loss_grad, jvp={"self": _nll_loss_jvp})},
     function=False, method=False)
 nll_loss_backward_op = Op(

@@ -184,11 +184,11 @@ def _meta_max_pool2d_backward(grad_output, self, kernel_size, stride, padding, d
 
 def _max_pool_grad(g, a):
     return A.max_pool2d_with_indices_backward(
-        g[0], a.self, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode, a.result[1])
+        g[0], a.self, a.kernel_size, a.stride, a.padding, a.dilation, a.ceil_mode, a.result1)
 
 
 def _max_pool_jvp(t, a):
-    idx = a.result[1]
+    idx = a.result1
     return [t.flatten(-2).gather(-1, idx.flatten(-2)).view(tuple(idx.shape)), None]   # no tangent for indices
 
 
@@ -200,7 +200,7 @@ max_pool2d_with_indices = Op(
     kernels={"max_pool2d_with_indices": {"CompositeExplicitAutograd": _max_pool2d_with_indices,
                                          "Meta": _meta_max_pool2d_with_indices}},
     derivatives={"max_pool2d_with_indices": Deriv(
-        save="self kernel_size stride padding dilation ceil_mode result", self=_max_pool_grad,
+        save="self kernel_size stride padding dilation ceil_mode result1", self=_max_pool_grad,
         jvp={"self": _max_pool_jvp})},
     function=False, method=False,
     doc="""2-d max pooling returning the values and the flat ``h * W + w`` index of each maximum.

@@ -70,7 +70,7 @@ def _pick(op: str, self, dim, keepdim, positions):
     idx = xp.take_along_axis(order, pos, axis=d)
     vals, ind = _take(self, xp, idx, d), wrap_array(idx.astype(xp.int64), _dt.int64, self.device)
     if not keepdim:
-        vals, ind = A.squeeze__dim(vals, d), A.squeeze__dim(ind, d)
+        vals, ind = A.squeeze___dim(vals, d), A.squeeze___dim(ind, d)   # in place: results are no views
     return vals, ind
 
 
@@ -97,13 +97,13 @@ def _meta_reduced_pair(self, dim, keepdim):
 
 
 def _scatter_values_grad(g, a):
-    """Gradient of values picked at ``a.result[1]`` along ``a.dim``: scattered back (into zeros)."""
+    """Gradient of values picked at ``a.result1`` along ``a.dim``: scattered back (into zeros)."""
     if g[0] is None:
         return None
     if a.self.dim() == 0:
         return g[0]
     d = wrap_dim(a.dim, a.self.dim())
-    gv, idx = g[0], a.result[1]
+    gv, idx = g[0], a.result1
     if not a.keepdim:
         gv, idx = gv.unsqueeze(d), idx.unsqueeze(d)
     zeros = A.zeros(list(a.self.shape), dtype=gv.dtype, device=gv.device)
@@ -114,12 +114,12 @@ def _gather_values_jvp(t, a):
     if a.self.dim() == 0:
         return [t, None]
     d = wrap_dim(a.dim, a.self.dim())
-    idx = a.result[1] if a.keepdim else a.result[1].unsqueeze(d)
+    idx = a.result1 if a.keepdim else a.result1.unsqueeze(d)
     out = A.gather(t, d, idx)
     return [out if a.keepdim else out.squeeze(d), None]
 
 
-_PICK_DERIV = Deriv(save="self dim keepdim result", self=_scatter_values_grad, jvp={"self": _gather_values_jvp})
+_PICK_DERIV = Deriv(save="self dim keepdim result1", self=_scatter_values_grad, jvp={"self": _gather_values_jvp})
 
 
 def _all_median(nan_aware: bool):
@@ -294,7 +294,7 @@ def _cumext(name: str, greater: bool):
     return Op(name, f"""
     {name}(Tensor self, int dim) -> (Tensor values, Tensor indices)
     """, kernels={name: {CEA: kernel, "Meta": meta}},
-        derivatives={name: Deriv(save="self dim result", self=lambda g, a: _scatter_values_grad(
+        derivatives={name: Deriv(save="self dim result1", self=lambda g, a: _scatter_values_grad(
             g, _KeepDim(a)), jvp={"self": lambda t, a: _gather_values_jvp(t, _KeepDim(a))})},
         function=fn, method=fn,
         doc=f"""The running {'maximum' if greater else 'minimum'} along ``dim`` and where it was last reached.
@@ -309,7 +309,7 @@ class _KeepDim:
     """The saved arguments of a scan seen as a keepdim reduction (same-shape values and indices)."""
 
     def __init__(self, a):
-        self.self, self.dim, self.result, self.keepdim = a.self, a.dim, a.result, True
+        self.self, self.dim, self.result1, self.keepdim = a.self, a.dim, a.result1, True
 
 
 cummax = _cumext("cummax", True)

@@ -87,10 +87,10 @@ def _topk_fn(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
 
 def _scatter_grad(g, a):
-    """Gradient of values picked by ``a.result[1]`` along the op's dim: scatter ``g`` back."""
+    """Gradient of values picked by ``a.result1`` along the op's dim: scatter ``g`` back."""
     if g[0] is None:
         return None
-    idx = a.result[1]
+    idx = a.result1
     if a.self.dim() == 0:
         return g[0]
     dim = wrap_dim(a.dim, a.self.dim())
@@ -101,10 +101,10 @@ def _scatter_grad(g, a):
 def _gather_jvp(t, a):
     if a.self.dim() == 0:
         return [t, None]
-    return [A.gather(t, wrap_dim(a.dim, a.self.dim()), a.result[1]), None]
+    return [A.gather(t, wrap_dim(a.dim, a.self.dim()), a.result1), None]
 
 
-_SORT_DERIV = Deriv(save="self dim result", self=_scatter_grad, jvp={"self": _gather_jvp})
+_SORT_DERIV = Deriv(save="self dim result1", self=_scatter_grad, jvp={"self": _gather_jvp})
 
 sort = Op(
     "sort",
@@ -187,7 +187,7 @@ topk = Op(
     topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)  [core]
     """,
     kernels={"topk": {"CompositeExplicitAutograd": _topk, "Meta": _meta_topk}},
-    derivatives={"topk": Deriv(save="self dim result", self=_scatter_grad, jvp={"self": _gather_jvp})},
+    derivatives={"topk": Deriv(save="self dim result1", self=_scatter_grad, jvp={"self": _gather_jvp})},
     function=_topk_fn, method=_topk_fn,
     doc="""The ``k`` largest (or smallest) elements along ``dim`` and their positions, in sorted order.
 
