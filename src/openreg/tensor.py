@@ -49,6 +49,11 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+# (strides in elements, item size) -> strides in bytes: a view's first array read would otherwise run a
+# generator per call (transposed views in every backward pass)
+_BYTE_STRIDES: dict = {}
+
+
 def contiguous_strides(size) -> tuple:
     """Row-major strides (in elements) for ``size``."""
     strides, acc = [], 1
@@ -138,8 +143,13 @@ class TensorBase:
         if self._arr_src is storage._data and self._arr is not None:
             return self._arr
         item = self._dtype.itemsize
-        arr = storage._array(self._dtype.numpy, self._size, tuple(s * item for s in self._stride),
-                             self._offset * item)
+        key = (self._stride, item)
+        byte_strides = _BYTE_STRIDES.get(key)
+        if byte_strides is None:
+            if len(_BYTE_STRIDES) > 4096:
+                _BYTE_STRIDES.clear()
+            byte_strides = _BYTE_STRIDES[key] = tuple(s * item for s in self._stride)
+        arr = storage._array(self._dtype.numpy, self._size, byte_strides, self._offset * item)
         self._arr, self._arr_src = arr, storage._data
         return arr
 

@@ -139,9 +139,13 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def t(self: Tensor) -> Tensor:
-    if len(self._size) > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(self._size)}D")
-    return transpose(self, 0, min(1, len(self._size) - 1) if self._size else 0)
+    size = self._size
+    if len(size) == 2:      # transpose(self, 0, 1) without its dim wrapping: matrices in every linear layer
+        stride = self._stride
+        return make_view(self, (size[1], size[0]), (stride[1], stride[0]), self._offset)
+    if len(size) > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(size)}D")
+    return transpose(self, 0, 0)
 
 
 def permute(self: Tensor, dims) -> Tensor:
