@@ -161,6 +161,21 @@ def reduce_shape(size: tuple, dims, keepdim: bool) -> tuple:
 
 
 def normalize_dims(dims, ndim: int) -> tuple:
+    """``dims`` (None, an int or ints, possibly negative) as a tuple of distinct dims of an ``ndim``-d tensor.
+
+    >>> normalize_dims([-1, 0], 3), normalize_dims(None, 2)
+    ((2, 0), (0, 1))
+    """
+    # a reduction resolves its dims on every call, the same few each time: plain ints are remembered
+    c = dims.__class__
+    key = (dims, ndim) if c is int else (tuple(dims), ndim) if c is list or c is tuple else None
+    if key is not None:
+        try:
+            out = _normalized.get(key)
+        except TypeError:       # an unhashable element: checked below
+            key = out = None
+        if out is not None:
+            return out
     if dims is None or (isinstance(dims, (tuple, list)) and len(dims) == 0):
         return tuple(range(ndim))
     if isinstance(dims, int):
@@ -168,7 +183,15 @@ def normalize_dims(dims, ndim: int) -> tuple:
     out = tuple(wrap_dim(d, max(ndim, 1)) for d in dims)
     if len(set(out)) != len(out):
         raise RuntimeError(f"dim {out[0]} appears multiple times in the list of dims")
-    return tuple(d for d in out if d < ndim) if ndim else ()
+    out = tuple(d for d in out if d < ndim) if ndim else ()
+    if key is not None and all(d.__class__ is int for d in dims):
+        if len(_normalized) > 1024:
+            _normalized.clear()
+        _normalized[key] = out
+    return out
+
+
+_normalized: dict = {}
 
 
 def check_nonnegative_size(op: str, size) -> None:

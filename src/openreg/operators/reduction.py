@@ -82,8 +82,14 @@ def _sum_meta(self, dim, keepdim=False, *, dtype=None) -> Spec:
 def _sum(spec, self, dim=None, keepdim=False, *, dtype=None):
     xp = xp_of(self)
     arr, acc = _reduce_input(spec, self, dtype, xp)
-    axes = normalize_dims(dim, self.dim())
+    axes = normalize_dims(dim, len(self._size))
+    if xp is np and arr.size < _SPLIT:     # ndarray.sum's own call, without its Python wrapper (the same sum)
+        return np.asarray(_add_reduce(arr, axes, acc, None, keepdim))
     return xp.asarray(_threads.reduce(lambda a: a.sum(axis=axes, dtype=acc, keepdims=keepdim), arr, axes, keepdim))
+
+
+_add_reduce = np.add.reduce
+_SPLIT = 2 * _threads.GRAIN     # below this size _threads.reduce makes one call
 
 
 def _mean_meta(self, dim, keepdim=False, *, dtype=None) -> Spec:
@@ -410,8 +416,14 @@ def _softmax_rows(spec, self, dim, xp, fn):
 
     def rows(a):
         with quiet():
-            return fn(a - a.max(axis=axis, keepdims=True) if a.size else a, axis)     # methods: no wrapper frames
+            return fn(a - _max_reduce(a, axis=axis, keepdims=True) if a.size else a, axis)
     return _threads.reduce(rows, x, (axis,) if x.ndim else None, True)
+
+
+def _max_reduce(a, axis, keepdims):
+    """``a.max(axis=axis, keepdims=keepdims)`` (NumPy's without its Python wrapper, CuPy's method)."""
+    return np.maximum.reduce(a, axis=axis, keepdims=keepdims) if a.__class__ is np.ndarray else \
+        a.max(axis=axis, keepdims=keepdims)
 
 
 def _softmax(spec, self, dim, half_to_float):
