@@ -269,3 +269,36 @@ def test_a_repeated_plain_call_is_one_ufunc_call(devices):
     openreg.add(x, y, alpha=2)
     new = [p for p in plans() if id(p) not in before]
     assert len(new) == 1 and new[0].ufunc is None
+
+
+def test_scalar_options_are_cached_by_value():
+    """threshold_backward declares its threshold an option (``scalar_options``): calls are cached with the int
+    value, so a different threshold is a different signature and gives its own result; a float threshold is not
+    cached and still computes."""
+    g = openreg.tensor([1.0, 2.0, 3.0, 4.0])
+    x = openreg.tensor([-1.0, 0.5, 1.0, 2.0])
+    th = openreg.ops.aten.threshold_backward
+    sizes = [len(c) for c in structured._signature_caches]
+    for _ in range(3):
+        assert th(g, x, 0).tolist() == [0.0, 2.0, 3.0, 4.0]
+        assert th(g, x, 1).tolist() == [0.0, 0.0, 0.0, 4.0]
+    grown = sum(len(c) for c in structured._signature_caches) - sum(sizes)
+    assert grown == 2
+    for i in range(20):
+        expected = np.where(np.array([-1.0, 0.5, 1.0, 2.0]) > 0.25 + i, [1.0, 2.0, 3.0, 4.0], 0.0)
+        assert th(g, x, 0.25 + i).tolist() == expected.tolist()
+    assert sum(len(c) for c in structured._signature_caches) - sum(sizes) == 2
+
+
+def test_normalized_dims_are_remembered_but_errors_repeat():
+    from openreg.aten.meta_rules import normalize_dims
+    assert normalize_dims([-1, 0], 3) == normalize_dims([-1, 0], 3) == (2, 0)
+    assert normalize_dims(-1, 2) == (1,) and normalize_dims((), 2) == (0, 1) and normalize_dims(None, 0) == ()
+    for _ in range(2):
+        with pytest.raises(IndexError, match="Dimension out of range"):
+            normalize_dims([5], 2)
+        with pytest.raises(RuntimeError, match="appears multiple times"):
+            normalize_dims([1, -1], 2)
+    x = openreg.arange(6.0).reshape(2, 3)
+    for _ in range(2):
+        assert x.sum([-1]).tolist() == [3.0, 12.0] and x.sum(0).tolist() == [3.0, 5.0, 7.0]

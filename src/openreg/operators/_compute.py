@@ -78,7 +78,9 @@ def select(xp, cond, a, b, any_layout: bool = False):
     word = _UINTS.get(a.dtype.itemsize)
     if word is None:
         return xp.where(cond, a, b)
-    shape = cond.shape if cond.shape == a.shape == b.shape else np.broadcast_shapes(cond.shape, a.shape, b.shape)
+    shape = cond.shape
+    if not ((a.shape == shape or not a.ndim) and (b.shape == shape or not b.ndim)):   # (a ReLU's zero is 0-d)
+        shape = np.broadcast_shapes(shape, a.shape, b.shape)
     mask = np.empty(shape, word)
     mask[...] = cond.view(np.uint8)        # 1 / 0 (a widening copy: NumPy's casting ufunc loops are slower)
     a_bits, b_bits = a.view(word), b.view(word)
@@ -144,11 +146,19 @@ def axis_sums(xp, a, axis: int = -1):
     if (xp is np and a.dtype in _BLAS_FLOATS and a.ndim and axis in (-1, a.ndim - 1) and a.shape[-1] > 1
             and a.flags.c_contiguous):
         n = a.shape[-1]
-        return np.matmul(a.reshape(-1, n), np.ones(n, a.dtype)).reshape(a.shape[:-1] + (1,))
+        key = (n, a.dtype)
+        ones = _ones.get(key)
+        if ones is None:
+            if len(_ones) > 64:
+                _ones.clear()
+            ones = _ones[key] = np.ones(n, a.dtype)
+            ones.flags.writeable = False
+        return np.matmul(a.reshape(-1, n), ones).reshape(a.shape[:-1] + (1,))
     return a.sum(axis=axis, keepdims=True)
 
 
 _BLAS_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_ones: dict = {}    # (length, dtype) -> a read-only vector of ones
 
 
 def pad_constant(xp, x, pads, value=0):

@@ -131,7 +131,8 @@ def _structured_kernels(record: Op, group: Group, device_type: str, compute):
         from .._dispatch.binding import _default_value
         defaults = {a.name: _default_value(a) for a in record.schema(group.functional).arguments
                     if a.kwarg_only and a.has_default}
-    options = all(a.type.kind in _OPTION_KINDS for a in record.schema(group.functional).arguments
+    kinds = _OPTION_KINDS | {"Scalar"} if record.scalar_options else _OPTION_KINDS
+    options = all(a.type.kind in kinds for a in record.schema(group.functional).arguments
                   if not a.kwarg_only and a.type.kind != "Tensor")
     return structured(group.functional, record.meta_for(group), compute, device_type=device_type,
                       elementwise=record.elementwise, ufunc=ufunc, defaults=defaults,

@@ -14,6 +14,9 @@ composites, Autograd), ``openreg.<fn>``, the Tensor methods and the structured `
   already in the result dtype (which is the compute dtype) and every keyword argument has its default; the
   structured kernel then calls it directly on repeated calls of such a signature (``aten/structured.py``).
   Declare it only when that holds exactly (same values, same warnings); a dict keyed by functional overload.
+* ``scalar_options``: the group's Scalar arguments are options of the operator (``threshold_backward``'s
+  threshold: one value per call site), not numbers that change on every call, so a structured kernel caches
+  calls with their int values (``aten/structured.py``); its meta rule must not read them.
 * ``device``: whether ``compute`` (and ``kernels``) run on every array module; decided here, never guessed.
 * ``overrides``: ``{device_type: "module:function"}``, a compute function replacing ``compute`` on one
   backend (e.g. a raw CUDA kernel); imported when that backend registers.
@@ -104,7 +107,7 @@ class Op:
     """One operator record (see the module docstring for its fields)."""
 
     def __init__(self, name: str, schemas: str, *, meta=None, compute=None, elementwise: bool = False,
-                 ufunc: str | dict | None = None, device: bool = True, overrides: dict | None = None, kernels: dict | None = None,
+                 ufunc: str | dict | None = None, scalar_options: bool = False, device: bool = True, overrides: dict | None = None, kernels: dict | None = None,
                  derivatives: dict | None = None, function=True, method=True, extra_methods: dict | None = None,
                  extra_functions: dict | None = None, doc: str = "") -> None:
         self.name = name
@@ -113,6 +116,7 @@ class Op:
         self.ns = self.schemas[0][0].namespace
         self.meta, self.compute, self.elementwise = meta, compute, elementwise
         self.ufunc = ufunc
+        self.scalar_options = scalar_options
         self.device = device
         self.overrides = dict(overrides or {})
         self.kernels = dict(kernels or {})

@@ -165,7 +165,7 @@ threshold_backward = Op(
     threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor  [pointwise]
     """,
     meta=lambda grad_output, self, threshold: binary_spec("threshold_backward", grad_output, self),
-    compute=_threshold_backward_compute, elementwise=True,
+    compute=_threshold_backward_compute, elementwise=True, scalar_options=True,
     derivatives={"threshold_backward": Deriv(
         save="self threshold", pointwise=True,
         grad_output=lambda gg, a: A.threshold_backward(gg, a.self, a.threshold),
