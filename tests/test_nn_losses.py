@@ -98,6 +98,21 @@ def test_class_index_losses_modules_match_torch(devices):
 def test_cross_entropy_target_out_of_range():
     with pytest.raises(IndexError, match="Target 5 is out of bounds."):
         F.cross_entropy(openreg.zeros(2, 4), openreg.tensor([1, 5]))
+    with pytest.raises(IndexError, match="Target -2 is out of bounds."):     # negative: not a huge class
+        F.cross_entropy(openreg.zeros(2, 4), openreg.tensor([1, -2]))
+    with pytest.raises(IndexError, match="Target 4 is out of bounds."):
+        F.nll_loss(openreg.zeros(2, 4), openreg.tensor([4, 0]), reduction="sum")
+
+
+def test_nll_loss_ignore_index_among_the_classes():
+    """An ignore_index that is a class: rows with it count for nothing (the fast path must not take them)."""
+    logp = openreg.tensor([[-1.0, -2.0, -3.0], [-0.5, -1.5, -2.5], [-0.25, -4.0, -8.0]], requires_grad=True)
+    target = openreg.tensor([2, 1, 0])
+    for reduction, expected in (("mean", (3.0 + 0.25) / 2), ("sum", 3.25), ("none", [3.0, 0.0, 0.25])):
+        loss = F.nll_loss(logp, target, ignore_index=1, reduction=reduction)
+        assert loss.tolist() == expected
+    F.nll_loss(logp, target, ignore_index=1).backward()
+    assert logp.grad.tolist() == [[0.0, 0.0, -0.5], [0.0, 0.0, 0.0], [-0.5, 0.0, 0.0]]
 
 
 def test_bce_gradient_at_probabilities_zero_and_one_as_torch(devices):

@@ -14,6 +14,8 @@ Meta gets shape-only kernels. ``reduction`` is PyTorch's enum: 0 none, 1 mean, 2
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .._array_bridge import from_float32, host_array, to_float32, wrap_array
 from .._dispatch.ops import A
@@ -30,7 +32,7 @@ def _xp(t: Tensor):
 
 def _on(t: Tensor, like: Tensor, xp):
     """``t``'s elements as an array of ``like``'s array module (device arrays stay where they are)."""
-    return t._array() if t.device == like.device else xp.asarray(host_array(t))
+    return t._array() if t._storage.device == like._storage.device else xp.asarray(host_array(t))
 
 
 def _values(t: Tensor, like: Tensor, xp):
@@ -42,7 +44,7 @@ def _values(t: Tensor, like: Tensor, xp):
 def _store(arr, dtype, device) -> Tensor:
     if dtype.is_narrow_float:
         return wrap_array(from_float32(arr, dtype), dtype, device)
-    return wrap_array(arr.astype(dtype.numpy, copy=False), dtype, device)
+    return wrap_array(arr if arr.dtype is dtype.numpy else arr.astype(dtype.numpy, copy=False), dtype, device)
 
 
 def _check_nll(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int) -> None:
@@ -68,10 +70,11 @@ def _picked(self: Tensor, target: Tensor, weight: Tensor | None, ignore_index: i
     are None when every row counts with weight 1 (no weight tensor, every target a class, none ignored)."""
     n_cls = self._size[-1]
     t = _on(target, self, xp).reshape(-1)
-    if weight is None and t.size:
-        lo, hi = int(t.min()), int(t.max())      # two reductions instead of five passes for the common case
-        if 0 <= lo and hi < n_cls and not lo <= ignore_index <= hi:
-            return xp.arange(t.size), t, None
+    if weight is None and t.size and not 0 <= ignore_index < n_cls:
+        # one reduction instead of five passes for the common case: read as unsigned, a negative target is
+        # larger than any class, so every target is a class when the largest is; none is then ignore_index
+        if int(t.view(xp.uint64).max()) < n_cls:
+            return _rows(xp, t.size), t, None
     valid = t != ignore_index
     safe = xp.where(valid, t, 0)
     bad = (safe < 0) | (safe >= n_cls)
@@ -84,6 +87,22 @@ def _picked(self: Tensor, target: Tensor, weight: Tensor | None, ignore_index: i
     return xp.arange(t.size), safe, w
 
 
+_aranges: dict = {}
+
+
+def _rows(xp, n: int):
+    """``xp.arange(n)``, kept per size for NumPy (the row indices of every training step's loss)."""
+    if xp is not np:
+        return xp.arange(n)
+    rows = _aranges.get(n)
+    if rows is None:
+        if len(_aranges) > 64:
+            _aranges.clear()
+        rows = _aranges[n] = np.arange(n)
+        rows.flags.writeable = False
+    return rows
+
+
 def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduction: int,
                      ignore_index: int) -> tuple:
     """``(loss, total_weight)``: ``-weight[t] * self[i, t]`` per row, summed or averaged over the weights."""
@@ -92,8 +111,12 @@ def nll_loss_forward(self: Tensor, target: Tensor, weight: Tensor | None, reduct
     x = _values(self, self, xp).reshape(-1, self._size[-1])
     rows, safe, w = _picked(self, target, weight, ignore_index, xp)
     if w is None:      # every weight 1: the same values as the general case, which multiplies by 1.0
-        losses = -x[rows, safe].astype(self._dtype.compute_numpy, copy=False)
-        total = xp.asarray(rows.size, dtype=losses.dtype)
+        picked = x[rows, safe].astype(self._dtype.compute_numpy, copy=False)
+        total = xp.asarray(rows.size, dtype=picked.dtype)
+        if reduction == 1:      # the sum of the negated values is the negated sum, exactly
+            return (_store(xp.asarray(-picked.sum() / total), self._dtype, self.device),
+                    _store(total, self._dtype, self.device))
+        losses = -picked
     else:
         losses = -(x[rows, safe] * w)
         total = w.sum()
@@ -120,13 +143,12 @@ def nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, weight:
     _check_nll(self, target, weight, reduction)
     xp = _xp(self)
     rows, safe, w = _picked(self, target, weight, ignore_index, xp)
-    if w is None:
-        w = xp.ones(rows.size, dtype=self._dtype.compute_numpy)
-    g = _values(grad_output, self, xp).astype(w.dtype, copy=False).reshape(-1)
-    coef = -w * g
+    ctype = self._dtype.compute_numpy
+    g = _values(grad_output, self, xp).astype(ctype, copy=False).reshape(-1)
+    coef = g * ctype.type(-1) if w is None else -w * g    # (weights of 1: -1 * g, as the general case has it)
     if reduction == 1:
-        coef = coef / _values(total_weight, self, xp).astype(w.dtype, copy=False).reshape(())
-    gi = xp.zeros((rows.size, self._size[-1]), dtype=w.dtype)
+        coef = coef / _values(total_weight, self, xp).astype(ctype, copy=False).reshape(())
+    gi = xp.zeros((rows.size, self._size[-1]), dtype=ctype)
     gi[rows, safe] = coef
     return _store(gi.reshape(tuple(self._size)), self._dtype, self.device)
 
