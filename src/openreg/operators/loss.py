@@ -70,11 +70,10 @@ def _picked(self: Tensor, target: Tensor, weight: Tensor | None, ignore_index: i
     are None when every row counts with weight 1 (no weight tensor, every target a class, none ignored)."""
     n_cls = self._size[-1]
     t = _on(target, self, xp).reshape(-1)
-    if weight is None and t.size and not 0 <= ignore_index < n_cls:
-        # one reduction instead of five passes for the common case: read as unsigned, a negative target is
-        # larger than any class, so every target is a class when the largest is; none is then ignore_index
-        if int(t.view(xp.uint64).max()) < n_cls:
-            return _rows(xp, t.size), t, None
+    # one reduction instead of five passes for the common case: read as unsigned, a negative target is larger
+    # than any class, so every target is a class when the largest is; none is then ignore_index
+    if weight is None and t.size and not 0 <= ignore_index < n_cls and int(t.view(xp.uint64).max()) < n_cls:
+        return _rows(xp, t.size), t, None
     valid = t != ignore_index
     safe = xp.where(valid, t, 0)
     bad = (safe < 0) | (safe >= n_cls)
