@@ -1,10 +1,9 @@
 """Adam's update run straight on host arrays: the arithmetic of ``Adam._update``'s operator calls, op for op in
 the same dtype and order (so results are bitwise the same), without a dispatcher call per operation.
 
-It applies when every parameter, gradient and state tensor is a contiguous float32/float64 tensor in host
-memory (the CPU backend, or the emulated device whose memory is host memory) and the step counters are float32
-CPU scalars; otherwise ``update`` returns False having written nothing, and the optimizer runs its operator
-calls. Every tensor written gets its version bumped, as the in-place operators would.
+It applies as ``_host_arrays.applies`` says (contiguous float32/float64 host tensors, Python-number
+hyper-parameters) and when the step counters are float32 CPU scalars; otherwise ``update`` returns False having
+written nothing, and the optimizer runs its operator calls. Every tensor written gets its version bumped, as the in-place operators would.
 
 >>> import numpy as np, openreg
 >>> from openreg.optim._adam_arrays import update
@@ -22,28 +21,16 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import TensorBase
-
-_HOST_DTYPES = (_dt.float32, _dt.float64)
-
-
-def _plain(t, like) -> bool:
-    """``t`` is a contiguous host tensor of ``like``'s dtype, size and device."""
-    return (isinstance(t, TensorBase) and t._dtype is like._dtype and t._size == like._size
-            and t._storage.device == like._storage.device and t.is_contiguous())
+from ._host_arrays import applies, scaled
 
 
-def _applies(params: list, states: list, amsgrad: bool) -> bool:
-    for p, state in zip(params, states):
-        if not isinstance(p, TensorBase) or p._dtype not in _HOST_DTYPES or p._storage._backend.array_module \
-                is not np or not p.is_contiguous() or not _plain(p.grad, p):
-            return False
+def _steps_apply(states: list) -> bool:
+    """Every step counter present is a float32 CPU scalar."""
+    for state in states:
         step = state.get("step")
         if step is not None and not (isinstance(step, TensorBase) and step._dtype is _dt.float32 and not step._size
                                      and step._storage.device._type == "cpu"):
             return False
-        for key in ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else ("exp_avg", "exp_avg_sq"):
-            if key in state and not _plain(state[key], p):
-                return False
     return True
 
 
@@ -63,7 +50,8 @@ def update(params: list, states: list, *, lr: float, beta1: float, beta2: float,
            amsgrad: bool, decoupled: bool, maximize: bool) -> bool:
     """One Adam/AdamW step of ``params`` (whose ``states`` hold ``exp_avg``/``exp_avg_sq``/``step``, made here
     when missing) on their arrays; False, with nothing written, when the arrays path does not apply."""
-    if not _applies(params, states, amsgrad):
+    keys = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else ("exp_avg", "exp_avg_sq")
+    if not applies(params, states, keys, lr, beta1, beta2, eps, weight_decay) or not _steps_apply(states):
         return False
     for p, state in zip(params, states):
         x = p._array()
@@ -81,7 +69,7 @@ def update(params: list, states: list, *, lr: float, beta1: float, beta2: float,
             if decoupled:
                 np.multiply(x, scalar(1 - lr * weight_decay), out=x)
             else:
-                g = np.add(g, x * scalar(weight_decay))
+                g = np.add(g, scaled(x, weight_decay))
         m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
         m, v = m_t._array(), v_t._array()
         if 1 - beta1 < 0.5:        # lerp_(exp_avg, grad, 1 - beta1) from the start

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .._dispatch.ops import A
 from ..autograd.grad_mode import no_grad
+from . import _sgd_arrays
 from .adam import _check_flags
 from .optimizer import Optimizer, required
 
@@ -51,6 +52,11 @@ class SGD(Optimizer):
     def _update(self, group: dict, params: list) -> None:
         lr, mom, damp = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        # without momentum SGD keeps no state (none is made for the parameters, as in PyTorch)
+        states = [self.state[p] for p in params] if mom != 0 else [{}] * len(params)
+        if _sgd_arrays.update(params, states, lr=lr, momentum=mom, dampening=damp, weight_decay=wd,
+                              nesterov=nesterov, maximize=maximize):
+            return    # the same arithmetic on host arrays (_sgd_arrays.py)
         grads = [p.grad for p in params]
         if maximize:
             grads = [-g for g in grads]
