@@ -99,7 +99,8 @@ def erf_array(xp, x):
     """Elementwise erf of a floating array (float64 inputs at full precision, narrower ones in float32)."""
     if x.dtype != xp.float64:
         with quiet():
-            return _erf_f32(xp, x.astype(xp.float32)).astype(x.dtype)
+            # 1-d work (NumPy's 0-d arithmetic gives scalars, which the in-place steps cannot write into)
+            return _erf_f32(xp, x.astype(xp.float32).reshape(-1)).reshape(x.shape).astype(x.dtype)
     work = x
     a = xp.abs(work)
     small = a < 0.5
