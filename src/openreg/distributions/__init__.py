@@ -1,5 +1,7 @@
-"""Probability distributions with PyTorch's ``torch.distributions`` API: ``Normal``, ``Categorical``,
-``Bernoulli``, ``Uniform``, ``Independent``, ``kl_divergence``/``register_kl`` and ``constraints``.
+"""Probability distributions with PyTorch's ``torch.distributions`` API: ``Normal``, ``MultivariateNormal``,
+``Categorical``, ``Bernoulli``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``,
+``LogNormal``, ``HalfNormal``, ``Independent``, ``TransformedDistribution`` with the ``transforms`` module,
+``kl_divergence``/``register_kl`` and ``constraints``.
 
 Sampling draws through openreg's generators (``openreg.manual_seed``); ``rsample``, ``log_prob``, ``entropy``
 and ``kl_divergence`` are written with differentiable tensor ops, so gradients flow to the parameters.
@@ -14,14 +16,42 @@ and ``kl_divergence`` are written with differentiable tensor ops, so gradients f
 """
 from __future__ import annotations
 
-from . import constraints
+from . import constraints, transforms
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .cauchy import Cauchy
 from .distribution import Distribution
+from .exponential import Exponential
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .laplace import Laplace
+from .log_normal import LogNormal
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
+from .transforms import (
+    AbsTransform,
+    AffineTransform,
+    ComposeTransform,
+    ExpTransform,
+    IndependentTransform,
+    LowerCholeskyTransform,
+    PowerTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    SoftplusTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+    identity_transform,
+)
 from .uniform import Uniform
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Independent", "Normal", "Uniform", "constraints",
-           "kl_divergence", "register_kl"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Categorical", "Cauchy", "ComposeTransform", "Distribution",
+           "ExpTransform", "Exponential", "Gumbel", "HalfNormal", "Independent", "IndependentTransform",
+           "Laplace", "LogNormal", "LowerCholeskyTransform", "MultivariateNormal", "Normal", "PowerTransform",
+           "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform", "StickBreakingTransform",
+           "TanhTransform", "Transform", "TransformedDistribution", "Uniform", "constraints",
+           "identity_transform", "kl_divergence", "register_kl", "transforms"]

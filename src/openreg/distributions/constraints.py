@@ -14,8 +14,10 @@ from __future__ import annotations
 import openreg
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "independent", "integer_interval", "interval", "is_dependent", "less_than", "nonnegative",
-           "nonnegative_integer", "positive", "real", "real_vector", "simplex", "unit_interval"]
+           "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
+           "lower_cholesky", "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot",
+           "positive", "positive_definite", "positive_integer", "positive_semidefinite", "real", "real_vector",
+           "simplex", "square", "symmetric", "unit_interval"]
 
 
 class Constraint:
@@ -109,6 +111,11 @@ class _Interval(Constraint):
         return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
+class _HalfOpenInterval(_Interval):
+    def check(self, value):
+        return (self.lower_bound <= value) & (value < self.upper_bound)
+
+
 class _IntegerInterval(_Interval):
     is_discrete = True
 
@@ -128,6 +135,79 @@ class _Simplex(Constraint):
 
     def check(self, value):
         return (value >= 0).all(-1) & ((value.sum(-1) - 1).abs() < 1e-6)
+
+
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        return ((value == 0) | (value == 1)).all(-1) & (value.sum(-1) == 1)
+
+
+class _Multinomial(Constraint):
+    """Nonnegative integer counts along the last dim summing to at most ``upper_bound``."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return (value >= 0).all(-1) & (value.sum(-1) <= self.upper_bound)
+
+
+class _LowerTriangular(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        same = value.tril() == value
+        return same.reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
+
+
+class _LowerCholesky(Constraint):
+    """Lower-triangular square matrices with a positive diagonal."""
+
+    event_dim = 2
+
+    def check(self, value):
+        lower = (value.tril() == value).reshape(tuple(value.shape[:-2]) + (-1,)).all(-1)
+        return lower & (value.diagonal(dim1=-2, dim2=-1) > 0).all(-1)
+
+
+class _Square(Constraint):
+    event_dim = 2
+
+    def check(self, value):
+        return openreg.full(tuple(value.shape[:-2]), value.shape[-2] == value.shape[-1], dtype=openreg.bool,
+                            device=value.device)
+
+
+class _Symmetric(_Square):
+    def check(self, value):
+        square = super().check(value)
+        if not bool(square.all()):
+            return square
+        return openreg.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveSemidefinite(_Symmetric):
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        with openreg.no_grad():
+            return (openreg.linalg.eigvalsh(value) >= 0).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value):
+        symmetric = super().check(value)
+        if not bool(symmetric.all()):
+            return symmetric
+        with openreg.no_grad():   # the smallest eigenvalue (openreg's cholesky_ex raises rather than report)
+            return (openreg.linalg.eigvalsh(value) > 0).all(-1)
 
 
 class _IndependentConstraint(Constraint):
@@ -162,6 +242,7 @@ boolean = _Boolean()
 positive = _GreaterThan(0.0)
 nonnegative = _GreaterThanEq(0.0)
 nonnegative_integer = _IntegerGreaterThan(0)
+positive_integer = _IntegerGreaterThan(1)
 unit_interval = _Interval(0.0, 1.0)
 simplex = _Simplex()
 real_vector = _IndependentConstraint(real, 1)
@@ -169,5 +250,14 @@ greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
 less_than = _LessThan
 interval = _Interval
+half_open_interval = _HalfOpenInterval
+one_hot = _OneHot()
+multinomial = _Multinomial
+lower_triangular = _LowerTriangular()
+lower_cholesky = _LowerCholesky()
+square = _Square()
+symmetric = _Symmetric()
+positive_semidefinite = _PositiveSemidefinite()
+positive_definite = _PositiveDefinite()
 integer_interval = _IntegerInterval
 independent = _IndependentConstraint

@@ -48,6 +48,10 @@ class Distribution:
                                      f"{tuple(value.shape)}) of distribution {self!r} to satisfy the constraint "
                                      f"{constraint!r}, but found invalid values:\n{value}")
 
+    def expand(self, batch_shape, _instance=None):
+        """This distribution with its batch dimensions expanded to ``batch_shape`` (parameters are views)."""
+        raise NotImplementedError(f"{self.__class__.__name__} does not implement expand")
+
     @property
     def batch_shape(self) -> openreg.Size:
         return self._batch_shape

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import openreg
+
 from . import constraints
 from .distribution import Distribution
+from .utils import _sum_rightmost
 
 __all__ = ["Independent"]
-
-
-def _sum_rightmost(value, dims: int):
-    return value.reshape(tuple(value.shape[:value.dim() - dims]) + (-1,)).sum(-1) if dims > 0 else value
 
 
 class Independent(Distribution):
@@ -37,6 +36,16 @@ class Independent(Distribution):
         self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__(batch[:cut], batch[cut:] + tuple(base_distribution.event_shape),
                          validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Independent, _instance)
+        batch_shape = openreg.Size(batch_shape)
+        new.base_dist = self.base_dist.expand(
+            tuple(batch_shape) + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))
+        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
+        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
 
     @property
     def has_rsample(self) -> bool:

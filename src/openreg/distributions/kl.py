@@ -15,9 +15,17 @@ from openreg.nn import functional as F
 
 from .bernoulli import Bernoulli
 from .categorical import Categorical
-from .independent import Independent, _sum_rightmost
+from .cauchy import Cauchy
+from .exponential import Exponential
+from .gumbel import _EULER_GAMMA, Gumbel
+from .half_normal import HalfNormal
+from .independent import Independent
+from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
+from .utils import _sum_rightmost
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -110,3 +118,125 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist),
+                          len(p.event_shape) - len(p.base_dist.event_shape))
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_mvn_mvn(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
+                         "computed")
+    p_l, q_l = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_log_det_ratio = (q_l.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                          - p_l.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    batch = tuple(openreg.broadcast_shapes(tuple(q_l.shape[:-2]), tuple(p_l.shape[:-2])))
+    trace = openreg.linalg.solve(q_l.expand(batch + (n, n)), p_l.expand(batch + (n, n))).pow(2).sum((-2, -1))
+    return half_log_det_ratio + 0.5 * (trace + _batch_mahalanobis(q_l, q.loc - p.loc) - n)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    ratio = q.rate / p.rate
+    return ratio - ratio.log() - 1
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    ratio = p.scale / q.scale
+    gap = (p.loc - q.loc).abs()
+    return -ratio.log() + gap / q.scale + ratio * (-gap / p.scale).exp() - 1
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    return (((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log())
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    return -ratio.log() + shift + ratio * _EULER_GAMMA + (openreg.lgamma(1 + ratio) - shift).exp() \
+        - (1 + _EULER_GAMMA)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p, q):
+    gap = p.loc - q.loc
+    z = gap / p.scale
+    expected_abs = math.sqrt(2 / math.pi) * p.scale * (-0.5 * z.pow(2)).exp() + gap * openreg.erf(z / math.sqrt(2))
+    return -(p.scale / q.scale).log() + expected_abs / q.scale - 0.5 * (1 + math.log(0.5 * math.pi))
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p, q):
+    mean_ratio = p.loc / q.scale
+    var_ratio = (p.scale / q.scale).pow(2)
+    loc_ratio = q.loc / q.scale
+    return (-0.5 * var_ratio.log() + mean_ratio - loc_ratio + (-mean_ratio + 0.5 * var_ratio + loc_ratio).exp()
+            - 0.5 * (1 + math.log(2 * math.pi)))
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p, q):
+    ratio = p.scale / q.scale
+    second_moment = (math.pi * ratio).pow(2) / 6 + ((p.loc + p.scale * _EULER_GAMMA - q.loc) / q.scale).pow(2)
+    return -(ratio / math.sqrt(2 * math.pi)).log() + 0.5 * second_moment - (_EULER_GAMMA + 1)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p, q):
+    var = q.scale.pow(2)
+    second_moment = 2 * p.scale.pow(2) + (p.loc - q.loc).pow(2)
+    return -1 - (2 * p.scale).log() + 0.5 * (2 * math.pi * var).log() + second_moment / (2 * var)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p, q):
+    var = q.scale.pow(2)
+    rate2 = p.rate.pow(2)
+    return 0.5 * (rate2 * var * 2 * math.pi).log() - 1 + (rate2.reciprocal() - q.loc / p.rate
+                                                         + 0.5 * q.loc.pow(2)) / var
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p, q):
+    prod = p.rate * q.scale
+    loc_ratio = q.loc / q.scale
+    return prod.log() - 1 - loc_ratio + loc_ratio.exp() * prod / (prod + 1) + prod.reciprocal()
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponential(p, q):
+    result = q.rate * (p.high + p.low) / 2 - ((p.high - p.low) * q.rate).log()
+    return _infinite_where(result, p.low < 0)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p, q):
+    width = p.high - p.low
+    mean_exp = (q.scale / width) * ((q.loc - p.low) / q.scale).exp() * (-(width / q.scale)).expm1().neg()
+    return (q.scale / width).log() - (q.loc - (p.high + p.low) / 2) / q.scale + mean_exp
+
+
+def _kl_infinite(p, q):
+    """The support of ``p`` reaches where ``q``'s density is zero."""
+    return openreg.full(tuple(p.batch_shape), math.inf, dtype=p.mean.dtype, device=p.mean.device)
+
+
+for _p, _q in ((Normal, Exponential), (Gumbel, Exponential), (Laplace, Exponential), (Exponential, Uniform),
+               (Gumbel, Uniform), (Laplace, Uniform)):
+    register_kl(_p, _q)(_kl_infinite)

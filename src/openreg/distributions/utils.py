@@ -29,6 +29,15 @@ def broadcast_all(*values):
     return openreg.broadcast_tensors(*tensors)
 
 
+def _sum_rightmost(value, dims: int):
+    """``value`` summed over its ``dims`` rightmost dimensions."""
+    return value.reshape(tuple(value.shape[:value.dim() - dims]) + (-1,)).sum(-1) if dims > 0 else value
+
+
+def _standard_normal(shape, dtype, device):
+    return openreg.randn(tuple(shape), dtype=dtype, device=device)
+
+
 class lazy_property:
     """A property computed on first access and then stored on the instance (PyTorch's lazy_property)."""
 
