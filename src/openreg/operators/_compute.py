@@ -122,6 +122,9 @@ def with_constant(xp, ufunc, x, value, constant_first: bool = False):
         if len(_constants) >= 16:
             _constants.clear()
         chunk = _constants[key] = np.full(_CONSTANT_CHUNK, value, x.dtype)
+    if x.size <= _CONSTANT_CHUNK and x.flags.c_contiguous:     # one call, in x's shape
+        c = chunk[:x.size].reshape(x.shape)
+        return ufunc(c, x) if constant_first else ufunc(x, c)
     src = np.ascontiguousarray(x).reshape(-1)
     out = np.empty(src.shape, x.dtype)
     for lo in range(0, src.size, _CONSTANT_CHUNK):
