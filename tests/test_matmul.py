@@ -1,6 +1,8 @@
 """Matrix products against NumPy: mm, bmm, addmm, dot, outer and every matmul dimension case."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -166,3 +168,63 @@ def test_mm_and_addmm_of_a_transposed_weight_are_row_major_and_exact(rows):
         np.testing.assert_allclose(got.numpy(), ref, rtol=1e-4, atol=1e-3)
     y = openreg.nn.functional.linear(ox, ow, ob)
     np.testing.assert_array_equal(y.numpy(), openreg.addmm(ob, ox, ow.t()).numpy())
+
+
+def _grads(build, create_graph):
+    """The gradients of ``build()``'s parameters and input after one backward pass."""
+    openreg.manual_seed(0)
+    params, loss = build()
+    loss.backward(create_graph=create_graph)
+    return [N(p.grad) for p in params]
+
+
+@pytest.mark.parametrize("dtype", [openreg.float32, openreg.float64])
+@pytest.mark.parametrize("rows,features,out", [(3, 5, 4), (64, 256, 256), (8, 300, 1024)])
+def test_linear_backward_skips_dispatch_with_the_same_bits(dtype, rows, features, out):
+    """Without create_graph, mm/addmm gradients are computed on the arrays (linalg._plain_cpu_arrays); with it,
+    through the operators. Both must give the same bits: a Linear (weight.t(), a transposed mat2), an n-d
+    input, and ``x.mm(w)`` with a row-major mat2."""
+    def build():
+        lin = openreg.nn.Linear(features, out, dtype=dtype)
+        x = openreg.randn(rows, features, dtype=dtype, requires_grad=True)
+        x3 = openreg.randn(2, rows, features, dtype=dtype, requires_grad=True)
+        w = openreg.randn(features, out, dtype=dtype, requires_grad=True)
+        loss = (lin(x) ** 2).sum() + lin(x3).sum() + (x.mm(w) * 0.5).sum()
+        return [lin.weight, lin.bias, x, x3, w], loss
+    from openreg.operators import linalg
+    taken = []
+    real = linalg._plain_cpu_arrays
+
+    def spy(a, b):
+        taken.append(real(a, b) is not None)
+        return real(a, b)
+    linalg._plain_cpu_arrays = spy
+    try:
+        fast_grads, slow_grads = _grads(build, False), _grads(build, True)
+    finally:
+        linalg._plain_cpu_arrays = real
+    assert any(taken) and not all(taken)     # the shortcut without create_graph, the operators with it
+    for fast, slow in zip(fast_grads, slow_grads):
+        assert fast.dtype == slow.dtype and fast.view(np.uint8).tobytes() == slow.view(np.uint8).tobytes()
+
+
+def test_mm_backward_runs_a_registered_cpu_kernel():
+    """A CPU kernel registered over aten::mm (openreg.library) is what the backward pass calls, not the shortcut."""
+    from openreg.library import Library
+    calls = []
+
+    def mm_kernel(a, b):
+        calls.append(tuple(a.shape))
+        return openreg.from_numpy(N(a) @ N(b))
+    lib = Library("aten", "IMPL")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # "overriding a previously registered kernel"
+            lib.impl("mm", mm_kernel, "CPU")
+        x = openreg.randn(3, 4, requires_grad=True)
+        w = openreg.randn(4, 2, requires_grad=True)
+        openreg.mm(x, w).sum().backward()
+    finally:
+        lib._destroy()
+    assert len(calls) == 3 and x.grad.shape == (3, 4) and w.grad.shape == (4, 2)
+    np.testing.assert_allclose(N(x.grad), np.ones((3, 2)) @ N(w).T, rtol=1e-6)

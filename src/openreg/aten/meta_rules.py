@@ -16,17 +16,14 @@ class Spec:
     A plain slotted class (not a dataclass): one is built per operator call, so construction must be cheap.
     """
 
-    __slots__ = ("compute_dtype", "device", "dtype", "size")
+    __slots__ = ("compute", "compute_dtype", "device", "dtype", "size")
 
     def __init__(self, size: tuple, dtype, device: Device, compute_dtype=None):
         self.size = size
         self.dtype = dtype
         self.device = device
         self.compute_dtype = compute_dtype
-
-    @property
-    def compute(self):
-        return self.compute_dtype or self.dtype
+        self.compute = compute_dtype or dtype     # the dtype to compute in (read by most kernels)
 
     def __repr__(self) -> str:
         return f"Spec(size={self.size}, dtype={self.dtype}, device={self.device}, compute={self.compute})"

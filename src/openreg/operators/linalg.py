@@ -12,15 +12,23 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from .._array_bridge import to_compute
+from .._array_bridge import to_compute, wrap_array
+from .._dispatch import tls as _tls
+from .._dispatch.keys import AUTOCAST_MASK as _AUTOCAST_MASK
+from .._dispatch.keys import DispatchKey
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, can_cast, common_device, fmt_shape, scalar_type_name
+from ..autograd import grad_mode as _grad_mode
 from ..tensor import TensorBase
 from ._compute import operand, xp_of
 from ._formulas import scalar
 from ._record import Deriv, Op, register, sparse_kernels
 
 _DEVICE = "openreg.backends.privateuseone.device_ops"
+_DEFAULT_INCLUDE = _tls.state.include
+_CPU_KEY = DispatchKey.CPU
+_HOST_MM_DTYPES = (_dt.float32, _dt.float64)
+_PLAIN = None   # Tensor and Parameter (bound at first use: this module loads while they are being built)
 
 
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -276,15 +284,60 @@ def outer_out(self: TensorBase, vec2: TensorBase, *, out: TensorBase) -> TensorB
 
 # -- formulas ---------------------------------------------------------------------------------------------
 
+def _plain_cpu_arrays(a, b):
+    """The arrays of ``a`` and ``b`` when ``a.mm(b)`` would be exactly one NumPy ``_matmul`` of them with nothing
+    else to do: grad mode off (a backward pass without ``create_graph``), the thread's default dispatch state
+    (no autocast, no modes), plain CPU float32/float64 tensors of one dtype without forward-mode tangents, and
+    ``mm``'s own CPU kernel; else None. A formula then skips the dispatcher, and the transposed views around
+    the product: a linear layer's backward runs five ``t()`` and two ``mm`` calls through it otherwise."""
+    global _PLAIN
+    if _grad_mode.state.enabled or _tls.state.include != _DEFAULT_INCLUDE or _tls.state.exclude != _AUTOCAST_MASK:
+        return None
+    if _PLAIN is None:
+        _PLAIN = _plain_classes()
+    d = a._dtype
+    if d not in _HOST_MM_DTYPES or b._dtype is not d or a.__class__ not in _PLAIN or b.__class__ not in _PLAIN \
+            or a._storage.device._type != "cpu" or b._storage.device._type != "cpu":
+        return None
+    for t in (a, b):
+        m = t._ameta
+        if (m is not None and m.fw_grads) or t._qparams is not None:
+            return None
+    if len(A.mm._entry.kernels[_CPU_KEY]) != 1 or len(a._size) != 2 or len(b._size) != 2:
+        return None
+    return a._array(), b._array()
+
+
+def _plain_classes() -> frozenset:
+    from ..nn.parameter import Parameter
+    from ..tensor import Tensor
+    return frozenset((Tensor, Parameter))
+
+
+def _mm_grad(x, y_t):
+    """``x.mm(y_t.t())``: the gradient of an ``mm`` input (``g @ mat2.T``)."""
+    arrays = _plain_cpu_arrays(x, y_t)
+    if arrays is None:
+        return x.mm(y_t.t())
+    return wrap_array(_matmul(np, arrays[0], arrays[1].T), x._dtype)
+
+
 def _mat2_grad(mat1, g, mat2_stride):
     """``mat1.T @ g`` computed in the layout of ``mat2`` (PyTorch's mm_mat2_backward): for a transposed
     ``mat2`` (e.g. ``weight.t()``) the result is a transposed view, whose ``.t()`` is the dense gradient."""
+    arrays = _plain_cpu_arrays(mat1, g)
     if len(mat2_stride) == 2 and mat2_stride[0] == 1 and mat2_stride[1] != 1:
-        return g.t().mm(mat1).t()
-    return mat1.t().mm(g)
+        if arrays is None:
+            return g.t().mm(mat1).t()
+        return A.t(wrap_array(_matmul(np, arrays[1].T, arrays[0]), g._dtype))
+    if arrays is None:
+        return mat1.t().mm(g)
+    return wrap_array(_matmul(np, arrays[0].T, arrays[1]), g._dtype)
 
 
 def _scaled(x, s):
+    if s.__class__ is int and s == 1:     # alpha/beta at their defaults: every linear layer's backward
+        return x
     s = scalar(s)
     return x if s == 1 else x * s
 
@@ -341,7 +394,7 @@ mm = Op(
     """,
     meta=mm_meta, compute=mm_compute, overrides={"privateuseone": f"{_DEVICE}:mm_compute"},
     kernels={"mm": sparse_kernels("mm_sparse")},
-    derivatives={"mm": Deriv(save="self mat2", self=lambda g, a: g.mm(a.mat2.t()),
+    derivatives={"mm": Deriv(save="self mat2", self=lambda g, a: _mm_grad(g, a.mat2),
                              mat2=lambda g, a: _mat2_grad(a.self, g, a.stride_of("mat2")),
                              jvp={"self": lambda t, a: t.mm(a.mat2), "mat2": lambda t, a: a.self.mm(t)})},
     doc=_doc("mm", "``input @ mat2`` of two matrices", "x, x", "[[7.0, 10.0], [15.0, 22.0]]"))
@@ -368,7 +421,7 @@ addmm = Op(
     kernels={"addmm": sparse_kernels("addmm_sparse")},
     derivatives={"addmm": Deriv(
         save="mat1 mat2", name="AddmmBackward0", self=lambda g, a: _scaled(g, a.beta),
-        mat1=lambda g, a: _scaled(g.mm(a.mat2.t()), a.alpha),
+        mat1=lambda g, a: _scaled(_mm_grad(g, a.mat2), a.alpha),
         mat2=lambda g, a: _scaled(_mat2_grad(a.mat1, g, a.stride_of("mat2")), a.alpha),
         jvp={"self": lambda t, a: _scaled(t, a.beta), "mat1": lambda t, a: _scaled(t.mm(a.mat2), a.alpha),
              "mat2": lambda t, a: _scaled(a.mat1.mm(t), a.alpha)})},

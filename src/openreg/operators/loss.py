@@ -32,7 +32,7 @@ def _xp(t: Tensor):
 
 def _on(t: Tensor, like: Tensor, xp):
     """``t``'s elements as an array of ``like``'s array module (device arrays stay where they are)."""
-    return t._array() if t._storage.device == like._storage.device else xp.asarray(host_array(t))
+    return t._array() if t._storage.device is like._storage.device else xp.asarray(host_array(t))
 
 
 def _values(t: Tensor, like: Tensor, xp):
