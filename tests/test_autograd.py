@@ -436,6 +436,29 @@ def test_bare_decorators(devices):
         assert openreg.is_grad_enabled()
 
 
+def test_no_grad_decorator_restores_the_mode():
+    """The ``no_grad`` decorator turns grad mode off for the call and restores what was on before, also when the
+    function raises; it keeps the function's name and refuses classes (PyTorch's error)."""
+    seen = []
+
+    @openreg.no_grad()
+    def f(fail):
+        seen.append(openreg.is_grad_enabled())
+        if fail:
+            raise ValueError("boom")
+        return 1
+    assert f(False) == 1 and openreg.is_grad_enabled() and f.__name__ == "f"
+    with pytest.raises(ValueError, match="boom"):
+        f(True)
+    assert openreg.is_grad_enabled()
+    with openreg.no_grad():
+        f(False)
+        assert not openreg.is_grad_enabled()
+    assert seen == [False, False, False] and openreg.is_grad_enabled()
+    with pytest.raises(RuntimeError, match="Decorating classes is not supported"):
+        openreg.no_grad()(type("C", (), {}))
+
+
 def test_non_leaf_grad_access_warns(devices):
     x = t([1.0], devices, True)
     y = x * 2

@@ -111,6 +111,10 @@ def test_arrays_path_declines_what_it_does_not_cover():
     buf = openreg.ones(4)[::2]                           # so does a non-contiguous momentum buffer
     assert not _sgd_arrays.update([r], [{"momentum_buffer": buf}], **kw)
     assert not _sgd_arrays.update([r], [{}], **{**kw, "lr": openreg.tensor(0.1)})   # and a tensor lr
+    d = openreg.nn.Parameter(openreg.ones(2, dtype=openreg.float64))
+    d.grad = openreg.ones(2, dtype=openreg.float64)
+    assert not _sgd_arrays.update([r, d], [{}, {}], **kw)         # and parameters of two dtypes in one call
+    assert d.tolist() == [1.0, 1.0]
     assert r.tolist() == [1.0, 1.0] and buf.tolist() == [1.0, 1.0]
 
 

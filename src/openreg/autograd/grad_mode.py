@@ -88,6 +88,22 @@ class no_grad(_NoParamDecorator):
     def __exit__(self, *exc) -> None:
         state.enabled = self._prev
 
+    def __call__(self, func):
+        """As a decorator: grad mode saved, turned off and restored around each call, as ``with no_grad()`` does,
+        without making a context manager per call (optimizers' ``step`` runs under it every iteration)."""
+        if inspect.isclass(func):
+            raise RuntimeError("Decorating classes is not supported")
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            prev = state.enabled
+            state.enabled = False
+            try:
+                return func(*args, **kwargs)
+            finally:
+                state.enabled = prev
+        return wrapper
+
 
 class enable_grad(_NoParamDecorator):
     """Enable gradient recording inside the block, even within ``no_grad``.

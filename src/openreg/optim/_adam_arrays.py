@@ -1,9 +1,10 @@
 """Adam's update run straight on host arrays: the arithmetic of ``Adam._update``'s operator calls, op for op in
 the same dtype and order (so results are bitwise the same), without a dispatcher call per operation.
 
-It applies as ``_host_arrays.applies`` says (contiguous float32/float64 host tensors, Python-number
-hyper-parameters) and when the step counters are float32 CPU scalars; otherwise ``update`` returns False having
-written nothing, and the optimizer runs its operator calls. Every tensor written gets its version bumped, as the in-place operators would.
+It applies as ``_host_arrays.applies`` says (contiguous host tensors of one dtype, float32 or float64,
+Python-number hyper-parameters) and when the step counters are float32 CPU scalars; otherwise ``update`` returns
+False having written nothing, and the optimizer runs its operator calls. Every tensor written gets its version
+bumped, as the in-place operators would.
 
 >>> import numpy as np, openreg
 >>> from openreg.optim._adam_arrays import update
@@ -21,7 +22,7 @@ import numpy as np
 
 from .. import dtypes as _dt
 from ..tensor import TensorBase
-from ._host_arrays import applies, scaled
+from ._host_arrays import applies, factor
 
 
 def _steps_apply(states: list) -> bool:
@@ -69,7 +70,8 @@ def update(params: list, states: list, *, lr: float, beta1: float, beta2: float,
             if decoupled:
                 np.multiply(x, scalar(1 - lr * weight_decay), out=x)
             else:
-                g = np.add(g, scaled(x, weight_decay))
+                f = factor(params, weight_decay)
+                g = np.add(g, x if f is None else x * f)
         m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
         m, v = m_t._array(), v_t._array()
         if 1 - beta1 < 0.5:        # lerp_(exp_avg, grad, 1 - beta1) from the start

@@ -1,10 +1,10 @@
 """What the optimizers' host-array paths (``_adam_arrays.py``, ``_sgd_arrays.py``) share: when an update may run
-straight on the NumPy arrays of its tensors, and the ``alpha``-scaling of the ``add`` kernels.
+straight on the NumPy arrays of its tensors, and the ``alpha`` factor of the ``add`` kernels.
 
-An update runs on the arrays when every parameter is a contiguous float32/float64 tensor in host memory (the CPU
-backend, or the emulated device whose memory is host memory) with a gradient of its dtype, size and device, and
-every state tensor it reads is one like its parameter; the hyper-parameters must be Python numbers (a tensor
-``lr`` goes the operator way). Otherwise the optimizer runs its operator calls.
+An update runs on the arrays when the parameters are contiguous tensors of one dtype, float32 or float64, in host
+memory (the CPU backend, or the emulated device whose memory is host memory), each with a gradient of its dtype,
+size and device, and every state tensor it reads is one like its parameter; the hyper-parameters must be Python
+numbers (a tensor ``lr`` goes the operator way). Otherwise the optimizer runs its operator calls.
 
 >>> import openreg
 >>> from openreg.optim._host_arrays import applies
@@ -35,9 +35,12 @@ def applies(params: list, states: list, keys: tuple, *numbers) -> bool:
     for n in numbers:
         if n.__class__ is not float and n.__class__ is not int:
             return False
+    dtype = params[0]._dtype if params else None
+    if dtype not in _HOST_DTYPES:
+        return False
     for p, state in zip(params, states):
         # row-major: the strides a contiguous tensor of its size has (a size-1 dimension's odd stride declines)
-        if not isinstance(p, TensorBase) or p._dtype not in _HOST_DTYPES or p._storage._backend.array_module \
+        if not isinstance(p, TensorBase) or p._dtype is not dtype or p._storage._backend.array_module \
                 is not np or p._stride != _contiguous_strides(p._size) or not _like(p._grad, p):
             return False
         for key in keys:
@@ -46,7 +49,7 @@ def applies(params: list, states: list, keys: tuple, *numbers) -> bool:
     return True
 
 
-def scaled(b, alpha):
-    """``b * alpha`` in ``b``'s dtype, as the ``add`` kernels scale their second operand (``b`` itself when
-    ``alpha`` is 1)."""
-    return b if alpha == 1 else b * b.dtype.type(alpha)
+def factor(params: list, alpha):
+    """What the ``add`` kernels scale their second operand by for ``alpha``, for the arrays of ``params`` (one
+    dtype: ``applies`` checked it): None for 1 (no scaling), else ``alpha`` as a scalar of that dtype."""
+    return None if alpha == 1 else params[0]._dtype.numpy.type(alpha)

@@ -1,9 +1,10 @@
 """SGD's update run straight on host arrays: the arithmetic of ``SGD._update``'s operator calls, op for op in the
 same dtype and order (so results are bitwise the same), without a dispatcher call per operation.
 
-It applies as ``_host_arrays.applies`` says (contiguous float32/float64 host tensors, Python-number
-hyper-parameters); otherwise ``update`` returns False having written nothing, and the optimizer runs its operator
-calls. Every tensor written gets its version bumped once per in-place operator call it stands for.
+It applies as ``_host_arrays.applies`` says (contiguous host tensors of one dtype, float32 or float64,
+Python-number hyper-parameters); otherwise ``update`` returns False having written nothing, and the optimizer
+runs its operator calls. Every tensor written gets its version bumped once per in-place operator call it stands
+for.
 
 >>> import openreg
 >>> from openreg.optim._sgd_arrays import update
@@ -19,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_bridge import wrap_array
-from ._host_arrays import applies, scaled
+from ._host_arrays import applies, factor
 
 
 def update(params: list, states: list, *, lr: float, momentum: float, dampening: float, weight_decay: float,
@@ -32,7 +33,8 @@ def update(params: list, states: list, *, lr: float, momentum: float, dampening:
     if maximize:                                   # -grad
         grads = [np.negative(g) for g in grads]
     if weight_decay != 0:                          # grad.add(param, alpha=weight_decay)
-        grads = [np.add(g, scaled(p._array(), weight_decay)) for g, p in zip(grads, params)]
+        f = factor(params, weight_decay)
+        grads = [np.add(g, p._array() if f is None else p._array() * f) for g, p in zip(grads, params)]
     if momentum != 0:
         bufs, old_bufs, old_grads = [], [], []
         for p, g, state in zip(params, grads, states):
@@ -43,18 +45,23 @@ def update(params: list, states: list, *, lr: float, momentum: float, dampening:
                 old_bufs.append(buf)
                 old_grads.append(g)
             bufs.append(buf)
+        f, keep = params[0]._dtype.numpy.type(momentum), factor(params, 1 - dampening)
         for buf in old_bufs:                       # _foreach_mul_(bufs, momentum)
             b = buf._array()
-            np.multiply(b, b.dtype.type(momentum), out=b)
+            np.multiply(b, f, out=b)
         for buf, g in zip(old_bufs, old_grads):    # _foreach_add_(bufs, grads, alpha=1 - dampening)
             b = buf._array()
-            np.add(b, scaled(g, 1 - dampening), out=b)
+            np.add(b, g if keep is None else g * keep, out=b)
             buf._vc.value += 2
         bufs = [b._array() for b in bufs]
-        # _foreach_add(grads, bufs, alpha=momentum) with Nesterov, else the buffers
-        grads = [np.add(g, scaled(b, momentum)) for g, b in zip(grads, bufs)] if nesterov else bufs
+        if nesterov:                               # _foreach_add(grads, bufs, alpha=momentum)
+            f = factor(params, momentum)
+            grads = [np.add(g, b if f is None else b * f) for g, b in zip(grads, bufs)]
+        else:
+            grads = bufs
+    f = factor(params, -lr)
     for p, g in zip(params, grads):                # _foreach_add_(params, grads, alpha=-lr)
         x = p._array()
-        np.add(x, scaled(g, -lr), out=x)
+        np.add(x, g if f is None else g * f, out=x)
         p._vc.value += 1
     return True

@@ -46,6 +46,8 @@ def _step_with_hooks(step: Callable) -> Callable:
     """Wrap a subclass's ``step`` so that the step pre/post hooks run around it (as PyTorch's ``profile_hook_step``)."""
     @functools.wraps(step)
     def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
+        if not self._optimizer_step_pre_hooks and not self._optimizer_step_post_hooks:
+            return step(self, *args, **kwargs)      # no hooks (the common case): no copies of empty hook lists
         for hook in list(self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -270,12 +272,12 @@ class Optimizer:
     def _step_by_device(self, closure: Callable | None) -> Any:
         """``step`` of optimizers whose ``_update(group, params)`` takes the parameters with gradients of one
         group that share a device and dtype (one batch of same-shaped scalars); returns the closure's loss."""
-        loss = self._run_closure(closure)
+        loss = self._run_closure(closure) if closure is not None else None
         for group in self.param_groups:
             by_device: dict = {}
-            for p in group["params"]:
-                if p.grad is not None:
-                    by_device.setdefault((p.device, p.dtype), []).append(p)
+            for p in group["params"]:   # p.grad, p.device, p.dtype read from their fields (parameters are leaves)
+                if p._grad is not None:
+                    by_device.setdefault((p._storage.device, p._dtype), []).append(p)
             for params in by_device.values():
                 self._update(group, params)
         return loss
