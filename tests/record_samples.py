@@ -155,7 +155,24 @@ def _lgamma_ref(x):
     return np.vectorize(math.lgamma, otypes=[float])(x.astype(np.float64)).astype(x.dtype)
 
 
+def _igamma_ref(a, x, upper=False):
+    """P(a, x) = exp(-x) sum_k x^(a+k) / Gamma(a+k+1) in Python floats (all terms positive for these inputs)."""
+    def one(av, xv):
+        total, k = 0.0, 0
+        while True:
+            term = math.exp((av + k) * math.log(xv) - xv - math.lgamma(av + k + 1))
+            total += term
+            if term < 1e-18 * total and k > xv:
+                return 1.0 - total if upper else total
+            k += 1
+    a, x = np.broadcast_arrays(a, x)
+    return np.vectorize(one, otypes=[float])(a.astype(np.float64), x.astype(np.float64)).astype(a.dtype)
+
+
 SAMPLES.update({
+    # incomplete_gamma.py
+    "igamma": _binary(_igamma_ref, low=0.2, high=4.0),
+    "igammac": _binary(lambda a, x: _igamma_ref(a, x, upper=True), low=0.2, high=4.0),
     # pointwise_math.py
     "tan": _unary(np.tan, low=-1.2, high=1.2), "atan2": _binary(np.arctan2), "copysign": _binary(np.copysign),
     "fmod": Sample(lambda m: (m(2, 3), m(1, 3, **_POS)), np.fmod), "sgn": _unary(np.sign),

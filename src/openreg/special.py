@@ -14,7 +14,8 @@ _ALIASES = {
     "expit": "sigmoid", "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "logit": "logit", "xlogy": "xlogy",
     "log1p": "log1p", "expm1": "expm1", "exp2": "exp2", "sinc": "sinc", "round": "round", "softmax": "softmax",
     "log_softmax": "log_softmax", "logsumexp": "logsumexp", "gammaln": "lgamma", "digamma": "digamma",
-    "psi": "digamma", "i0": "i0", "ndtr": "ndtr", "entr": "entr",
+    "psi": "digamma", "i0": "i0", "ndtr": "ndtr", "entr": "entr", "gammainc": "igamma",
+    "gammaincc": "igammac",
 }
 
 
