@@ -14,15 +14,22 @@ import openreg
 from openreg.nn import functional as F
 
 from .bernoulli import Bernoulli
+from .beta import Beta
+from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .dirichlet import Dirichlet
 from .exponential import Exponential
+from .gamma import Gamma
+from .geometric import Geometric
 from .gumbel import _EULER_GAMMA, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
+from .one_hot_categorical import OneHotCategorical
+from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 from .utils import _sum_rightmost
@@ -239,4 +246,139 @@ def _kl_infinite(p, q):
 
 for _p, _q in ((Normal, Exponential), (Gumbel, Exponential), (Laplace, Exponential), (Exponential, Uniform),
                (Gumbel, Uniform), (Laplace, Uniform)):
+    register_kl(_p, _q)(_kl_infinite)
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    return (q.concentration * (p.rate / q.rate).log() + openreg.lgamma(q.concentration)
+            - openreg.lgamma(p.concentration) + (p.concentration - q.concentration) * openreg.digamma(p.concentration)
+            + (q.rate - p.rate) * (p.concentration / p.rate))
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    p_total = p.concentration1 + p.concentration0
+    q_total = q.concentration1 + q.concentration0
+    return (openreg.lgamma(q.concentration1) + openreg.lgamma(q.concentration0) + openreg.lgamma(p_total)
+            - openreg.lgamma(p.concentration1) - openreg.lgamma(p.concentration0) - openreg.lgamma(q_total)
+            + (p.concentration1 - q.concentration1) * openreg.digamma(p.concentration1)
+            + (p.concentration0 - q.concentration0) * openreg.digamma(p.concentration0)
+            + (q_total - p_total) * openreg.digamma(p_total))
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    p_total = p.concentration.sum(-1)
+    q_total = q.concentration.sum(-1)
+    t2 = (openreg.lgamma(p.concentration) - openreg.lgamma(q.concentration)).sum(-1)
+    t4 = openreg.digamma(p.concentration) - openreg.digamma(p_total).unsqueeze(-1)
+    return openreg.lgamma(p_total) - openreg.lgamma(q_total) - t2 + ((p.concentration - q.concentration) * t4).sum(-1)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p, q):
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - openreg.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return _infinite_where(kl, p.total_count > q.total_count)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p, q):
+    ratio = q.rate / p.rate
+    return (-q.concentration * ratio.log() + ratio + openreg.lgamma(q.concentration)
+            + q.concentration * _EULER_GAMMA - (1 + _EULER_GAMMA))
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p, q):
+    var = q.scale.pow(2)
+    second_moment = p.concentration / p.rate.pow(2) + (p.concentration / p.rate - q.loc).pow(2)
+    return -p.entropy() + 0.5 * (2 * math.pi * var).log() + second_moment / (2 * var)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p, q):
+    mean_exp = (q.loc / q.scale).exp() * (1 + 1 / (p.rate * q.scale)).pow(-p.concentration)
+    return -p.entropy() + q.scale.log() - (q.loc - p.concentration / p.rate) / q.scale + mean_exp
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p, q):
+    var = q.scale.pow(2)
+    return -p.entropy() + 0.5 * (2 * math.pi * var).log() + (p.variance + (p.mean - q.loc).pow(2)) / (2 * var)
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return _infinite_where(result, (q.low > 0) | (q.high < 1))
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p, q):
+    total = p.concentration1 + p.concentration0
+    mean_log = openreg.digamma(p.concentration1) - openreg.digamma(total)
+    return (-p.entropy() - q.concentration * q.rate.log() + openreg.lgamma(q.concentration)
+            - (q.concentration - 1) * mean_log + q.rate * p.mean)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p, q):
+    # E[log x] for x ~ Uniform(low, high), low >= 0: (h log h - l log l) / (h - l) - 1
+    width = p.high - p.low
+    mean_log = (openreg.xlogy(p.high, p.high) - openreg.xlogy(p.low, p.low)) / width - 1
+    result = (-width.log() - q.concentration * q.rate.log() + openreg.lgamma(q.concentration)
+              - (q.concentration - 1) * mean_log + q.rate * (p.high + p.low) / 2)
+    return _infinite_where(result, p.low < 0)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p, q):
+    width = p.high - p.low
+    mean_log = (openreg.xlogy(p.high, p.high) - openreg.xlogy(p.low, p.low)) / width - 1
+    one_minus_high, one_minus_low = 1 - p.high, 1 - p.low
+    mean_log1m = (openreg.xlogy(one_minus_low, one_minus_low) - openreg.xlogy(one_minus_high, one_minus_high)) \
+        / width - 1
+    log_beta = openreg.lgamma(q.concentration1) + openreg.lgamma(q.concentration0) \
+        - openreg.lgamma(q.concentration1 + q.concentration0)
+    result = (-width.log() + log_beta - (q.concentration1 - 1) * mean_log
+              - (q.concentration0 - 1) * mean_log1m)
+    return _infinite_where(result, (p.low < 0) | (p.high > 1))
+
+
+for _p, _q in ((Normal, Beta), (Normal, Gamma), (Gumbel, Beta), (Gumbel, Gamma), (Laplace, Beta),
+               (Laplace, Gamma), (Exponential, Beta), (Gamma, Beta), (Gamma, Uniform), (Poisson, Bernoulli),
+               (Poisson, Binomial)):
     register_kl(_p, _q)(_kl_infinite)

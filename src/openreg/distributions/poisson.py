@@ -1,0 +1,62 @@
+"""The Poisson distribution ``Poisson(rate)`` over counts (sampled by ``openreg.poisson``).
+
+>>> import openreg
+>>> from openreg.distributions import Poisson
+>>> d = Poisson(openreg.tensor([2.0]))
+>>> round(d.log_prob(openreg.tensor([3.0])).item(), 4), d.variance.tolist()
+(-1.7123, [2.0])
+"""
+from __future__ import annotations
+
+import numbers
+from typing import ClassVar
+
+import openreg
+
+from . import constraints
+from .distribution import Distribution
+from .utils import broadcast_all
+
+__all__ = ["Poisson"]
+
+
+class Poisson(Distribution):
+    """Mass ``rate^k exp(-rate) / k!`` at ``k = 0, 1, ...``."""
+
+    arg_constraints: ClassVar[dict] = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
+
+    def __init__(self, rate, validate_args: bool | None = None) -> None:
+        (self.rate,) = broadcast_all(rate)
+        batch_shape = openreg.Size() if isinstance(rate, numbers.Number) else self.rate.size()
+        super().__init__(batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Poisson, _instance)
+        batch_shape = openreg.Size(batch_shape)
+        new.rate = self.rate.expand(batch_shape)
+        Distribution.__init__(new, batch_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    @property
+    def mean(self):
+        return self.rate
+
+    @property
+    def mode(self):
+        return self.rate.floor()
+
+    @property
+    def variance(self):
+        return self.rate
+
+    def sample(self, sample_shape=()):
+        with openreg.no_grad():
+            return openreg.poisson(self.rate.expand(tuple(self._extended_shape(sample_shape))))
+
+    def log_prob(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        rate, value = broadcast_all(self.rate, value)
+        return openreg.xlogy(value, rate) - rate - openreg.lgamma(value + 1)
