@@ -90,7 +90,11 @@ def test_conv_unbatched_and_meta():
     (lambda: F.conv2d(openreg.ones(1, 3, 2, 2), openreg.ones(6, 3, 3, 3)),
      r"Calculated padded input size per channel: \(2 x 2\). Kernel size: \(3 x 3\)"),
     (lambda: F.conv2d(openreg.ones(1, 4, 5, 5), openreg.ones(3, 2, 3, 3), groups=2),
-     "expected weight to be divisible by 2 at dimension 0"),
+     r"expected weight to be divisible by 2 at dimension 0, but got weight of size \[\[3, 2, 3, 3\]\]"),
+    (lambda: F.conv2d(openreg.ones(1, 16, 2, 2), openreg.ones(0, 16, 1, 1)),     # nn.Conv2d(16, 0, 1)
+     r"Given groups=1, expected weight to be at least 1 at dimension 0, but got weight of size \[0, 16, 1, 1\]"),
+    (lambda: F.conv_transpose2d(openreg.ones(1, 0, 5, 5), openreg.ones(0, 2, 3, 3), groups=2),
+     r"Given groups=2, expected weight to be at least 2 at dimension 0, but got weight of size \[0, 2, 3, 3\]"),
     (lambda: F.conv2d(openreg.ones(1, 3, 5, 5), openreg.ones(6, 3, 3, 3), openreg.ones(5)),
      "expected bias to be 1-dimensional with 6 elements, but got bias of size \\[5\\]"),
     (lambda: F.conv2d(openreg.ones(1, 3, 5, 5), openreg.ones(6, 3, 3, 3), stride=0), "non-positive stride"),

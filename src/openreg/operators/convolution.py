@@ -66,9 +66,12 @@ def check_convolution(input, weight, bias, stride, padding, dilation, transposed
         raise RuntimeError(f"Expected {nd + 1}D (unbatched) or {nd + 2}D (batched) input to conv{nd}d, but got "
                            f"input of size: {list(input._size)}")
     w = list(weight._size)
+    if w[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {w} instead")
     if w[0] % groups:
         raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
-                           f"got weight of size [{w}] instead")
+                           f"got weight of size [{w}] instead")   # PyTorch's message nests the brackets
     if transposed:
         names = ("height", "width") if nd == 2 else ("width",)
         if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
