@@ -17,7 +17,7 @@ from .._dispatch.ops import A
 from .._dispatch.tls import state as _tls
 from ..memory_format import contiguous_format
 from ..tensor import TensorBase
-from . import forward_ad
+from . import forward_ad, functional  # noqa: F401
 from .engine import run_backward
 from .grad_mode import (  # noqa: F401
     enable_grad,
