@@ -1,14 +1,15 @@
 """``openreg.nn.utils``: gradient clipping (``clip_grad_norm_``, ``clip_grad_value_``, ``get_total_norm``,
 ``clip_grads_with_norm_``), flattening parameters to one vector and back (``parameters_to_vector``,
 ``vector_to_parameters``), variable-length sequences (``rnn``: padding and packing), parametrizations
-(``parametrize``, ``parametrizations.weight_norm``/``spectral_norm``) and the hook forms ``weight_norm``/
+(``parametrize``, ``parametrizations.weight_norm``/``spectral_norm``), calls with other parameters
+(``stateless.functional_call``) and the hook forms ``weight_norm``/
 ``remove_weight_norm``, ``spectral_norm``/``remove_spectral_norm``, as ``torch.nn.utils``.
 
 >>> import openreg
 >>> openreg.nn.utils.clip_grad_norm_ is openreg.nn.utils.clip_grad.clip_grad_norm_
 True
 """
-from . import clip_grad, convert_parameters, parametrizations, parametrize, rnn
+from . import clip_grad, convert_parameters, parametrizations, parametrize, rnn, stateless
 from .clip_grad import (
            clip_grad_norm,
            clip_grad_norm_,
@@ -22,5 +23,5 @@ from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad", "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "convert_parameters", "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize",
-           "remove_spectral_norm", "remove_weight_norm", "rnn", "spectral_norm", "vector_to_parameters",
+           "remove_spectral_norm", "remove_weight_norm", "rnn", "spectral_norm", "stateless", "vector_to_parameters",
            "weight_norm"]
