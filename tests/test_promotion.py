@@ -1,6 +1,8 @@
 """PyTorch type promotion through the math ops: tensor/tensor, tensor/scalar, zero-dim vs dimensioned."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -150,3 +152,13 @@ def test_bool_rules_for_alpha_pow_and_rounding():
     with pytest.raises(NotImplementedError, match="\"div_floor_cpu\" not implemented for 'Bool'"):
         b // b
     assert o.clamp(b, b, b).dtype is o.bool
+
+
+
+def test_python_floats_are_double_wrapped_numbers():
+    """``math.pi / float64_tensor`` (the reflected operators wrap the number) keeps the double value; float32
+    results stay float32."""
+    t = o.tensor([0.5], dtype=o.float64)
+    assert (math.pi / t).item() == math.pi / 0.5 and (math.pi - t).item() == math.pi - 0.5
+    assert (math.pi / o.tensor([0.5])).dtype == o.float32
+    assert (0.1 + o.tensor([1], dtype=o.float16)).dtype == o.float16

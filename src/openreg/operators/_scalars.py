@@ -30,12 +30,14 @@ def wrap_scalar(value, like=None):
     """A zero-dim CPU tensor holding the Python number ``value``, marked as a *wrapped number*.
 
     Like PyTorch's wrapped numbers it promotes as the Python scalar would (``int8_tensor + wrapped(1)`` stays
-    int8) and holds the exact value (int64, the default float dtype, or complex). ``like`` is unused and kept
+    int8) and holds the exact value (int64, float64, or complex). ``like`` is unused and kept
     for call sites that pass the other operand.
     """
     if isinstance(value, np.generic):
         value = value.item()
     d = _dt.default_dtype_for_category(_dt.scalar_category(value))
+    if isinstance(value, float):
+        d = _dt.float64          # PyTorch's wrapped numbers are double: ``math.pi / float64_tensor`` exactly
     if isinstance(value, complex) and _dt.get_default_dtype() is _dt.float64:
         d = _dt.complex128
     arr = np.asarray(value, dtype=d.compute_numpy)
