@@ -206,7 +206,9 @@ def test_vae_pattern_rsample_and_kl():
 
 
 def test_kl_without_a_formula_names_the_types():
-    with pytest.raises(NotImplementedError, match="Bernoulli and q type Normal"):
+    with pytest.raises(NotImplementedError, match="Categorical and q type Normal"):
+        D.kl_divergence(D.Categorical(openreg.tensor([0.5, 0.5])), D.Normal(0.0, 1.0))
+    with pytest.raises(NotImplementedError, match="different exponential families"):   # both ExponentialFamily
         D.kl_divergence(D.Bernoulli(0.5), D.Normal(0.0, 1.0))
 
 

@@ -17,12 +17,13 @@ import openreg
 from . import constraints
 from .dirichlet import Dirichlet
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Beta"]
 
 
-class Beta(Distribution):
+class Beta(ExponentialFamily):
     """Density ``x^(a-1) (1-x)^(b-1) / B(a, b)`` with ``a = concentration1``, ``b = concentration0``."""
 
     arg_constraints: ClassVar[dict] = {"concentration1": constraints.positive,
@@ -38,6 +39,13 @@ class Beta(Distribution):
             both = openreg.stack([c1, c0], -1)
         self._dirichlet = Dirichlet(both, validate_args=validate_args)
         super().__init__(self._dirichlet._batch_shape, validate_args=validate_args)
+
+    @property
+    def _natural_params(self):
+        return (self.concentration1, self.concentration0)
+
+    def _log_normalizer(self, x, y):
+        return openreg.lgamma(x) + openreg.lgamma(y) - openreg.lgamma(x + y)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Beta, _instance)

@@ -16,6 +16,7 @@ from openreg.nn import functional as F
 
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
 
@@ -25,7 +26,7 @@ def _clamp_tiny(value):
     return value + (value.clamp(min=tiny) - value).detach()
 
 
-class Dirichlet(Distribution):
+class Dirichlet(ExponentialFamily):
     """Density ``prod_i x_i^(c_i - 1) / B(c)`` on the simplex; the last dim of ``concentration`` is the event."""
 
     arg_constraints: ClassVar[dict] = {"concentration": constraints.independent(constraints.positive, 1)}
@@ -37,6 +38,13 @@ class Dirichlet(Distribution):
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
+
+    @property
+    def _natural_params(self):
+        return (self.concentration,)
+
+    def _log_normalizer(self, x):
+        return openreg.lgamma(x).sum(-1) - openreg.lgamma(x.sum(-1))
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Dirichlet, _instance)

@@ -15,14 +15,16 @@ import openreg
 
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Exponential"]
 
 
-class Exponential(Distribution):
+class Exponential(ExponentialFamily):
     """Density ``rate * exp(-rate * x)`` on ``x >= 0``."""
 
+    _mean_carrier_measure = 0
     arg_constraints: ClassVar[dict] = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -31,6 +33,13 @@ class Exponential(Distribution):
         (self.rate,) = broadcast_all(rate)
         batch_shape = openreg.Size() if isinstance(rate, numbers.Number) else self.rate.size()
         super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def _natural_params(self):
+        return (-self.rate,)
+
+    def _log_normalizer(self, x):
+        return -openreg.log(-x)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Exponential, _instance)

@@ -16,6 +16,7 @@ import openreg
 
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Gamma"]
@@ -28,9 +29,10 @@ def _clamp_tiny(value):
     return value + (value.clamp(min=tiny) - value).detach()
 
 
-class Gamma(Distribution):
+class Gamma(ExponentialFamily):
     """Density ``rate^c x^(c-1) exp(-rate x) / Gamma(c)`` on ``x >= 0`` with ``c = concentration``."""
 
+    _mean_carrier_measure = 0
     arg_constraints: ClassVar[dict] = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
@@ -39,6 +41,13 @@ class Gamma(Distribution):
         self.concentration, self.rate = broadcast_all(concentration, rate)
         number = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
         super().__init__(openreg.Size() if number else self.concentration.size(), validate_args=validate_args)
+
+    @property
+    def _natural_params(self):
+        return (self.concentration - 1, -self.rate)
+
+    def _log_normalizer(self, x, y):
+        return openreg.lgamma(x + 1) + (x + 1) * openreg.log(-y.reciprocal())
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Gamma, _instance)

@@ -19,6 +19,7 @@ from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
 from .dirichlet import Dirichlet
+from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
 from .geometric import Geometric
@@ -26,6 +27,7 @@ from .gumbel import _EULER_GAMMA, Gumbel
 from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
@@ -382,3 +384,54 @@ for _p, _q in ((Normal, Beta), (Normal, Gamma), (Gumbel, Beta), (Gumbel, Gamma),
                (Laplace, Gamma), (Exponential, Beta), (Gamma, Beta), (Gamma, Uniform), (Poisson, Bernoulli),
                (Poisson, Binomial)):
     register_kl(_p, _q)(_kl_infinite)
+
+
+def _gaussian_factor(d):
+    return d._unbroadcasted_scale_tril if isinstance(d, MultivariateNormal) else d.scale_tril
+
+
+def _kl_gaussians(p, q, message: str):
+    if p.event_shape != q.event_shape:
+        raise ValueError(message)
+    p_l, q_l = _gaussian_factor(p), _gaussian_factor(q)
+    half_log_det_ratio = (q_l.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+                          - p_l.diagonal(dim1=-2, dim2=-1).log().sum(-1))
+    n = p.event_shape[0]
+    batch = tuple(openreg.broadcast_shapes(tuple(q_l.shape[:-2]), tuple(p_l.shape[:-2])))
+    trace = openreg.linalg.solve(q_l.expand(batch + (n, n)), p_l.expand(batch + (n, n))).pow(2).sum((-2, -1))
+    return half_log_det_ratio + 0.5 * (trace + _batch_mahalanobis(q_l, q.loc - p.loc) - n)
+
+
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrank_lowrank(p, q):
+    return _kl_gaussians(p, q, "KL-divergence between two Low Rank Multivariate Normals with different event "
+                               "shapes cannot be computed")
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_mvn_lowrank(p, q):
+    return _kl_gaussians(p, q, "KL-divergence between two (Low Rank) Multivariate Normals with different event "
+                               "shapes cannot be computed")
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrank_mvn(p, q):
+    return _kl_gaussians(p, q, "KL-divergence between two (Low Rank) Multivariate Normals with different event "
+                               "shapes cannot be computed")
+
+
+@register_kl(ExponentialFamily, ExponentialFamily)
+def _kl_expfamily_expfamily(p, q):
+    """The Bregman divergence of the log-normalizer between the natural parameters."""
+    if type(p) is not type(q):
+        raise NotImplementedError("The cross KL-divergence between different exponential families cannot be "
+                                  "computed using Bregman divergences")
+    p_params = [t.detach().requires_grad_() for t in p._natural_params]
+    q_params = q._natural_params
+    with openreg.enable_grad():
+        log_norm = p._log_normalizer(*p_params)
+        grads = openreg.autograd.grad(log_norm.sum(), p_params, create_graph=True)
+    result = q._log_normalizer(*q_params) - log_norm
+    for pp, qp, g in zip(p_params, q_params, grads):
+        result = result - _sum_rightmost((qp - pp) * g, len(q.event_shape))
+    return result

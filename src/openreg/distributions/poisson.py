@@ -15,12 +15,13 @@ import openreg
 
 from . import constraints
 from .distribution import Distribution
+from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
 __all__ = ["Poisson"]
 
 
-class Poisson(Distribution):
+class Poisson(ExponentialFamily):
     """Mass ``rate^k exp(-rate) / k!`` at ``k = 0, 1, ...``."""
 
     arg_constraints: ClassVar[dict] = {"rate": constraints.nonnegative}
@@ -30,6 +31,13 @@ class Poisson(Distribution):
         (self.rate,) = broadcast_all(rate)
         batch_shape = openreg.Size() if isinstance(rate, numbers.Number) else self.rate.size()
         super().__init__(batch_shape, validate_args=validate_args)
+
+    @property
+    def _natural_params(self):
+        return (openreg.log(self.rate),)
+
+    def _log_normalizer(self, x):
+        return openreg.exp(x)
 
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(Poisson, _instance)
