@@ -20,31 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes as _dt
-from ..tensor import TensorBase
-from ._host_arrays import applies, factor
-
-
-def _steps_apply(states: list) -> bool:
-    """Every step counter present is a float32 CPU scalar."""
-    for state in states:
-        step = state.get("step")
-        if step is not None and not (isinstance(step, TensorBase) and step._dtype is _dt.float32 and not step._size
-                                     and step._storage.device._type == "cpu"):
-            return False
-    return True
-
-
-def _next_step(state: dict) -> float:
-    """The parameter's step counter incremented in place (a float32 CPU scalar, created at 0 as PyTorch's)."""
-    step = state.get("step")
-    if step is None:
-        from ..operators.factories import zeros
-        step = state["step"] = zeros((), dtype=_dt.float32)
-    arr = step._array()
-    arr += np.float32(1)
-    step._vc.value += 1
-    return float(arr)
+from ._host_arrays import addcmul_, applies, grad_of, lerp_, next_step, steps_apply
 
 
 def update(params: list, states: list, *, lr: float, beta1: float, beta2: float, eps: float, weight_decay: float,
@@ -52,40 +28,25 @@ def update(params: list, states: list, *, lr: float, beta1: float, beta2: float,
     """One Adam/AdamW step of ``params`` (whose ``states`` hold ``exp_avg``/``exp_avg_sq``/``step``, made here
     when missing) on their arrays; False, with nothing written, when the arrays path does not apply."""
     keys = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if amsgrad else ("exp_avg", "exp_avg_sq")
-    if not applies(params, states, keys, lr, beta1, beta2, eps, weight_decay) or not _steps_apply(states):
+    if not applies(params, states, keys, lr, beta1, beta2, eps, weight_decay) or not steps_apply(states):
         return False
+    scalar = params[0]._dtype.numpy.type     # one dtype: applies checked it
     for p, state in zip(params, states):
         x = p._array()
-        scalar = x.dtype.type
-        g = p.grad._array()
-        if maximize:
-            g = np.negative(g)
         if "exp_avg" not in state:
             state["exp_avg"] = p.detach().new_zeros(p.shape)
             state["exp_avg_sq"] = p.detach().new_zeros(p.shape)
             if amsgrad:
                 state["max_exp_avg_sq"] = p.detach().new_zeros(p.shape)
-        step = _next_step(state)
-        if weight_decay != 0:
-            if decoupled:
-                np.multiply(x, scalar(1 - lr * weight_decay), out=x)
-            else:
-                f = factor(params, weight_decay)
-                g = np.add(g, x if f is None else x * f)
+        step = next_step(state)
+        g = grad_of(p, maximize, 0 if decoupled else weight_decay, scalar)   # -grad, + p * weight_decay (L2)
+        if weight_decay != 0 and decoupled:
+            np.multiply(x, scalar(1 - lr * weight_decay), out=x)
         m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
         m, v = m_t._array(), v_t._array()
-        if 1 - beta1 < 0.5:        # lerp_(exp_avg, grad, 1 - beta1) from the start
-            d = np.subtract(g, m)
-            np.multiply(d, scalar(1 - beta1), out=d)
-            np.add(m, d, out=m)
-        else:                      # from the end
-            d = np.subtract(g, m)
-            np.multiply(d, scalar(1 - (1 - beta1)), out=d)
-            np.subtract(g, d, out=m)
-        np.multiply(v, scalar(beta2), out=v)
-        sq = np.multiply(g, scalar(1 - beta2))
-        np.multiply(sq, g, out=sq)
-        np.add(v, sq, out=v)
+        lerp_(scalar, m, g, 1 - beta1)
+        np.multiply(v, scalar(beta2), out=v)    # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, 1 - beta2)
+        addcmul_(scalar, v, g, g, 1 - beta2)
         bias_correction1 = 1 - beta1 ** step
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         if amsgrad:

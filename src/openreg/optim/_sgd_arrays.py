@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_bridge import wrap_array
-from ._host_arrays import applies, factor
+from ._host_arrays import applies, factor, grad_of
 
 
 def update(params: list, states: list, *, lr: float, momentum: float, dampening: float, weight_decay: float,
@@ -29,12 +29,8 @@ def update(params: list, states: list, *, lr: float, momentum: float, dampening:
     first step with momentum) on their arrays; False, with nothing written, when the arrays path does not apply."""
     if not applies(params, states, ("momentum_buffer",), lr, momentum, dampening, weight_decay):
         return False
-    grads = [p._grad._array() for p in params]
-    if maximize:                                   # -grad
-        grads = [np.negative(g) for g in grads]
-    if weight_decay != 0:                          # grad.add(param, alpha=weight_decay)
-        f = factor(params, weight_decay)
-        grads = [np.add(g, p._array() if f is None else p._array() * f) for g, p in zip(grads, params)]
+    kind = params[0]._dtype.numpy.type            # one dtype: applies checked it
+    grads = [grad_of(p, maximize, weight_decay, kind) for p in params]   # -grad, + param * weight_decay
     if momentum != 0:
         bufs, old_bufs, old_grads = [], [], []
         for p, g, state in zip(params, grads, states):
@@ -45,7 +41,7 @@ def update(params: list, states: list, *, lr: float, momentum: float, dampening:
                 old_bufs.append(buf)
                 old_grads.append(g)
             bufs.append(buf)
-        f, keep = params[0]._dtype.numpy.type(momentum), factor(params, 1 - dampening)
+        f, keep = kind(momentum), factor(kind, 1 - dampening)
         for buf in old_bufs:                       # _foreach_mul_(bufs, momentum)
             b = buf._array()
             np.multiply(b, f, out=b)
@@ -55,11 +51,11 @@ def update(params: list, states: list, *, lr: float, momentum: float, dampening:
             buf._vc.value += 2
         bufs = [b._array() for b in bufs]
         if nesterov:                               # _foreach_add(grads, bufs, alpha=momentum)
-            f = factor(params, momentum)
+            f = factor(kind, momentum)
             grads = [np.add(g, b if f is None else b * f) for g, b in zip(grads, bufs)]
         else:
             grads = bufs
-    f = factor(params, -lr)
+    f = factor(kind, -lr)
     for p, g in zip(params, grads):                # _foreach_add_(params, grads, alpha=-lr)
         x = p._array()
         np.add(x, g if f is None else g * f, out=x)

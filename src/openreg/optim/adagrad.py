@@ -11,6 +11,7 @@ PyTorch's update rule step for step. The state is created when the optimizer is 
 from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
+from . import _adagrad_arrays
 from ._pointwise import addcdiv_, addcmul_
 from .adam import _check_flags
 from .optimizer import Optimizer
@@ -55,6 +56,9 @@ class Adagrad(Optimizer):
                 grad = p.grad
                 if grad is None:
                     continue
+                if _adagrad_arrays.update(p, self.state[p], lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=wd,
+                                          maximize=maximize):
+                    continue    # the same arithmetic on host arrays (_adagrad_arrays.py)
                 step = self._state_step(p).item()
                 if maximize:
                     grad = -grad

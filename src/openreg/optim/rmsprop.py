@@ -11,6 +11,7 @@ PyTorch's update rule step for step.
 from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
+from . import _rmsprop_arrays
 from ._pointwise import addcdiv_, addcmul_, lerp_
 from .adam import _check_flags
 from .optimizer import Optimizer
@@ -55,6 +56,9 @@ class RMSprop(Optimizer):
                         state["momentum_buffer"] = p.detach().new_zeros(p.shape)
                     if centered:
                         state["grad_avg"] = p.detach().new_zeros(p.shape)
+                if _rmsprop_arrays.update(p, state, lr=lr, alpha=alpha, eps=eps, weight_decay=wd, momentum=momentum,
+                                          centered=centered, maximize=maximize):
+                    continue    # the same arithmetic on host arrays (_rmsprop_arrays.py)
                 self._state_step(p)
                 if maximize:
                     grad = -grad
