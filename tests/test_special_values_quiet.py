@@ -86,3 +86,35 @@ def test_everyday_calls_with_special_values_are_silent(case, devices):
         loss = sum(o.float().sum() for o in outs if o.requires_grad)
         if isinstance(loss, openreg.Tensor):
             loss.backward()
+
+
+def test_quiet_context_under_threads():
+    """Overflowing ufunc calls from several threads at once stay silent: a thread that finds the quiet
+    context in use (``_quiet.quiet_run``) takes the variable path, and nothing leaks into the caller's NumPy
+    state (a user's own overflow still warns)."""
+    import threading
+    errors = []
+    x = openreg.full((50_000,), 3e38)
+    small = openreg.full((16,), 3e38)
+
+    def work():
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                for _ in range(60):
+                    assert bool((x + x).isinf().all()) and bool((small * small).isinf().all())
+        except Exception as exc:     # noqa: BLE001 - reported below
+            errors.append(exc)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    from openreg._quiet import quiet_call
+    with pytest.raises(TypeError):      # an error of the ufunc itself comes through
+        quiet_call(np.add, np.ones(2), "a")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(RuntimeWarning, match="overflow"):
+            np.full(2, 3e38, np.float32) * np.float32(10)

@@ -30,7 +30,7 @@ from .._array_bridge import (
     wrap_known_buffer,
     wrap_known_cpu,
 )
-from .._quiet import enter_quiet, leave_quiet
+from .._quiet import enter_quiet, leave_quiet, quiet_call, quiet_run
 from ..devices import PRIVATEUSE1
 from ..devices import device as Device
 from ..storage import UntypedStorage, storage_backend
@@ -425,7 +425,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 x = a._arr
                 if x is None or a._arr_src is not a._storage._data:
                     x = a._array()
-                token = enter_quiet() if plan.loud else None
+                token = enter_quiet() if plan.loud and buffer is not None else None
                 try:
                     if buffer is not None:       # a device: the ufunc writes into fresh device memory
                         make = plan.result
@@ -457,14 +457,20 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                         plan.result = storage_backend(spec.device._type).result_maker(
                             spec.size, spec.dtype.numpy, spec.device, spec.dtype, layout)
                         return t
+                    # on the CPU, a ufunc that can raise a floating-point error runs in _quiet's context
                     if len(args) == 1:
-                        arr = direct(x)
+                        arr = quiet_run(direct, x) if plan.loud else direct(x)
                     else:
                         b = args[1]
                         y = b._arr
                         if y is None or b._arr_src is not b._storage._data:
                             y = b._array()
-                        arr = direct(x, y)
+                        arr = quiet_run(direct, x, y) if plan.loud else direct(x, y)
+                except RuntimeError:
+                    if not plan.loud:
+                        raise
+                    # another thread is in the quiet context (or the ufunc raised, and raises again)
+                    arr = quiet_call(direct, x) if len(args) == 1 else quiet_call(direct, x, args[1]._array())
                 except MemoryError:
                     _out_of_memory(name, spec)
                 finally:
