@@ -98,5 +98,8 @@ from .backends import cuda as _backends_cuda, cudnn as _backends_cudnn, mps as _
 from ._compile import compile  # noqa: F401,E402  (eager: returns the model unchanged)
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401,E402
 from ._threads import get_num_threads, set_num_threads  # noqa: F401,E402  (intra-op threads: pool and BLAS)
+from . import _inplace_functions  # noqa: E402
+
+_inplace_functions.publish(__import__(__name__))  # torch.relu_(x), torch.exp_(x), ... as PyTorch publishes them
 
 _operators.finish()  # Autograd and Autocast kernels (and a backend's late additions) of every defined operator
