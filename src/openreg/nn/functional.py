@@ -55,6 +55,7 @@ from .normalization_functional import (  # noqa: F401
 )
 from .padding_functional import pad  # noqa: F401
 from .pixelshuffle_functional import pixel_shuffle, pixel_unshuffle  # noqa: F401
+from .pooling3d_functional import adaptive_avg_pool3d, avg_pool3d, max_pool3d, max_pool3d_with_indices  # noqa: F401
 from .pooling_extra_functional import lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d  # noqa: F401
 from .pooling_functional import (  # noqa: F401
     adaptive_avg_pool1d,

@@ -1,5 +1,5 @@
-"""Pooling modules: ``MaxPool1d``, ``MaxPool2d``, ``AvgPool1d``, ``AvgPool2d``, ``AdaptiveAvgPool1d``,
-``AdaptiveAvgPool2d``.
+"""Pooling modules: ``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d``,
+``MaxUnpool1d/2d``, ``LPPool1d/2d``.
 
 >>> import openreg
 >>> openreg.nn.MaxPool2d(2)(openreg.ones(1, 3, 4, 4)).shape
@@ -11,8 +11,9 @@ from ...tensor import Tensor
 from .. import functional as F
 from .module import Module
 
-__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AvgPool1d",
-           "AvgPool2d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "MaxUnpool1d", "MaxUnpool2d"]
+__all__ = ["AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+           "AvgPool1d", "AvgPool2d", "AvgPool3d", "LPPool1d", "LPPool2d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+           "MaxUnpool1d", "MaxUnpool2d"]
 
 
 class _MaxPoolNd(Module):
@@ -45,6 +46,19 @@ class MaxPool1d(_MaxPoolNd):
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
 
 
+class MaxPool3d(_MaxPoolNd):
+    """3-d max pooling (``F.max_pool3d``).
+
+    >>> import openreg
+    >>> openreg.nn.MaxPool3d(2, stride=1)(openreg.ones(1, 2, 3, 3, 3)).shape
+    openreg.Size([1, 2, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
 class AvgPool2d(Module):
     """2-d average pooling (``F.avg_pool2d``)."""
 
@@ -62,6 +76,19 @@ class AvgPool2d(Module):
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3d(AvgPool2d):
+    """3-d average pooling (``F.avg_pool3d``).
+
+    >>> import openreg
+    >>> openreg.nn.AvgPool3d(2)(openreg.ones(1, 1, 4, 4, 4)).shape
+    openreg.Size([1, 1, 2, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
 
 
 class AvgPool1d(Module):
@@ -103,6 +130,18 @@ class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
 
     def forward(self, input: Tensor) -> Tensor:
         return F.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Average pooling of ``(N, C, D, H, W)`` to a fixed output size (``F.adaptive_avg_pool3d``).
+
+    >>> import openreg
+    >>> openreg.nn.AdaptiveAvgPool3d((1, 2, 2))(openreg.ones(2, 3, 4, 4, 4)).shape
+    openreg.Size([2, 3, 1, 2, 2])
+    """
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
 
 
 class _AdaptiveMaxPoolNd(Module):
