@@ -18,6 +18,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
@@ -31,6 +32,7 @@ from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -435,3 +437,53 @@ def _kl_expfamily_expfamily(p, q):
     for pp, qp, g in zip(p_params, q_params, grads):
         result = result - _sum_rightmost((qp - pp) * g, len(q.event_shape))
     return result
+
+
+def _cb_expected_log_density(q, mean):
+    """``E[log q(x)]`` for a continuous Bernoulli ``q`` under any ``x`` distribution with mean ``mean``."""
+    return q._log_norm() + mean * q.probs.log() + (1 - mean) * openreg.log1p(-q.probs)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_cb_cb(p, q):
+    return -p.entropy() - _cb_expected_log_density(q, p.mean)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_cb(p, q):
+    return -p.entropy() - _cb_expected_log_density(q, p.mean)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_cb(p, q):
+    result = -(p.high - p.low).log() - _cb_expected_log_density(q, (p.high + p.low) / 2)
+    return _infinite_where(result, (p.low < 0) | (p.high > 1))
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_cb_exponential(p, q):
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_cb_normal(p, q):
+    var = q.scale.pow(2)
+    return -p.entropy() + 0.5 * (2 * math.pi * var).log() + (p.variance + (p.mean - q.loc).pow(2)) / (2 * var)
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_cb_uniform(p, q):
+    result = -p.entropy() + (q.high - q.low).log()
+    return _infinite_where(result, (q.low > 0) | (q.high < 1))
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return _infinite_where(result, p.scale < q.scale)
+
+
+for _p, _q in ((Exponential, ContinuousBernoulli), (Gamma, ContinuousBernoulli), (Gumbel, ContinuousBernoulli),
+               (Laplace, ContinuousBernoulli), (Normal, ContinuousBernoulli)):
+    register_kl(_p, _q)(_kl_infinite)

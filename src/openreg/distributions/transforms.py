@@ -22,8 +22,8 @@ from openreg.nn import functional as F
 from . import constraints
 from .utils import _eps, _sum_rightmost
 
-__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "ExpTransform", "IndependentTransform",
-           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
+__all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
+           "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "TanhTransform", "Transform", "identity_transform"]
 
 
@@ -664,3 +664,81 @@ class PositiveDefiniteTransform(Transform):
 
     def _inverse(self, y):
         return LowerCholeskyTransform().inv(openreg.linalg.cholesky(y))
+
+
+class ReshapeTransform(Transform):
+    """The rightmost ``in_shape`` dims reshaped to ``out_shape`` (same number of elements; unit Jacobian)."""
+
+    bijective = True
+
+    def __init__(self, in_shape, out_shape, cache_size: int = 0) -> None:
+        self.in_shape, self.out_shape = openreg.Size(in_shape), openreg.Size(out_shape)
+        if self.in_shape.numel() != self.out_shape.numel():
+            raise ValueError("in_shape, out_shape have different numbers of elements")
+        super().__init__(cache_size=cache_size)
+
+    @constraints.dependent_property(is_discrete=False)
+    def domain(self):
+        return constraints.independent(constraints.real, len(self.in_shape))
+
+    @constraints.dependent_property(is_discrete=False)
+    def codomain(self):
+        return constraints.independent(constraints.real, len(self.out_shape))
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self if self._cache_size == cache_size else ReshapeTransform(self.in_shape, self.out_shape,
+                                                                            cache_size=cache_size)
+
+    @staticmethod
+    def _swap(shape, old, new):
+        if len(shape) < len(old):
+            raise ValueError("Too few dimensions on input")
+        cut = len(shape) - len(old)
+        if tuple(shape[cut:]) != tuple(old):
+            raise ValueError(f"Shape mismatch: expected {openreg.Size(shape[cut:])} but got {old}")
+        return openreg.Size(tuple(shape[:cut]) + tuple(new))
+
+    def _call(self, x):
+        return x.reshape(tuple(x.shape[:x.dim() - len(self.in_shape)]) + tuple(self.out_shape))
+
+    def _inverse(self, y):
+        return y.reshape(tuple(y.shape[:y.dim() - len(self.out_shape)]) + tuple(self.in_shape))
+
+    def log_abs_det_jacobian(self, x, y):
+        return openreg.zeros(tuple(x.shape[:x.dim() - len(self.in_shape)]), dtype=x.dtype, device=x.device)
+
+    def forward_shape(self, shape):
+        return self._swap(shape, self.in_shape, self.out_shape)
+
+    def inverse_shape(self, shape):
+        return self._swap(shape, self.out_shape, self.in_shape)
+
+
+class CumulativeDistributionTransform(Transform):
+    """``y = distribution.cdf(x)``: a univariate distribution's CDF onto the unit interval (its density is
+    the Jacobian)."""
+
+    bijective = True
+    codomain = constraints.unit_interval
+    sign = +1
+
+    def __init__(self, distribution, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        self.distribution = distribution
+
+    @property
+    def domain(self):
+        return self.distribution.support
+
+    def with_cache(self, cache_size: int = 1) -> Transform:
+        return self if self._cache_size == cache_size else CumulativeDistributionTransform(self.distribution,
+                                                                                           cache_size=cache_size)
+
+    def _call(self, x):
+        return self.distribution.cdf(x)
+
+    def _inverse(self, y):
+        return self.distribution.icdf(y)
+
+    def log_abs_det_jacobian(self, x, y):
+        return self.distribution.log_prob(x)
