@@ -162,3 +162,25 @@ def test_python_floats_are_double_wrapped_numbers():
     assert (math.pi / t).item() == math.pi / 0.5 and (math.pi - t).item() == math.pi - 0.5
     assert (math.pi / o.tensor([0.5])).dtype == o.float32
     assert (0.1 + o.tensor([1], dtype=o.float16)).dtype == o.float16
+
+
+def test_number_divided_by_tensor_is_reciprocal_times_number():
+    """``c / t`` is PyTorch's ``t.reciprocal() * c`` (Tensor.__rdiv__): the same bits as that product, int and bool
+    tensors promoted by reciprocal, and the graph MulBackward0 over ReciprocalBackward0."""
+    rng = np.random.default_rng(5)
+    x = o.tensor((rng.standard_normal(4096) * 3).astype(np.float32))
+    for c in (np.pi, 3, 0.1):
+        ours = (c / x).numpy()
+        expected = (np.float32(1) / x.numpy()) * np.float32(c)
+        assert ours.view(np.uint32).tobytes() == expected.astype(np.float32).view(np.uint32).tobytes()
+    ints = o.tensor([1, 2, 4])
+    assert (3 / ints).dtype is o.float32 and (3 / ints).tolist() == [3.0, 1.5, 0.75]
+    assert (1 / o.tensor([True, False])).tolist() == [1.0, float("inf")]
+    w = o.tensor([2.0, 4.0], requires_grad=True)
+    y = 2.0 / w
+    assert y.grad_fn.name() == "MulBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "ReciprocalBackward0"
+    y.sum().backward()
+    assert w.grad.tolist() == [-0.5, -0.125]
+    with pytest.raises(TypeError):
+        "a" / w

@@ -305,7 +305,11 @@ def _div_method_(self, other, *, rounding_mode=None):
 
 
 def __rtruediv__(self, other):
-    return A.div__Tensor(as_tensor_operand(other, self), self) if is_number(other) else NotImplemented
+    """``other / self`` for a number ``other``: ``self.reciprocal() * other``, as PyTorch's Tensor.__rdiv__
+    computes it (the same bits, and the graph MulBackward0 over ReciprocalBackward0)."""
+    if not is_number(other):
+        return NotImplemented
+    return A.mul__Tensor(A.reciprocal(self), as_tensor_operand(other, self))
 
 
 def __rfloordiv__(self, other):
