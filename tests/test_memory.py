@@ -340,3 +340,20 @@ def test_repeated_device_ops_count_every_result_in_the_totals():
         x.abs()
     s = totals()
     assert s["allocation.all.allocated"] == s["allocation.all.freed"] == 10
+
+
+def test_oom_of_a_repeated_ufunc_call_propagates():
+    """A signature cached for the direct-ufunc path (an add that can overflow runs in the quiet context) still
+    reports the device's out-of-memory error: nothing falls back to computing elsewhere."""
+    x = openreg.ones(64 * 1024, device=D1)           # 256 KiB float32: small enough for the direct path
+    for _ in range(3):
+        y = x + x                                    # the signature is cached, results come from the maker
+    del y
+    total = pu.mem_get_info(IDX)[1]
+    pu.set_per_process_memory_fraction((pu.memory_allocated(IDX) + (512 << 10)) / total, IDX)
+    try:
+        with pytest.raises(OutOfMemoryError, match="out of memory"):
+            held = [x + x for _ in range(4)]         # noqa: F841 - each result is 256 KiB
+    finally:
+        pu.set_per_process_memory_fraction(1.0, IDX)
+    assert (x + x).device == D1

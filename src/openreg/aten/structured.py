@@ -425,20 +425,26 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 x = a._arr
                 if x is None or a._arr_src is not a._storage._data:
                     x = a._array()
-                token = enter_quiet() if plan.loud and buffer is not None else None
+                token = enter_quiet() if plan.loud and buffer is not None and plan.result is None else None
                 try:
                     if buffer is not None:       # a device: the ufunc writes into fresh device memory
                         make = plan.result
                         if make is not None:     # the result tensor first, then the ufunc into its array
                             t = make()
                             if len(args) == 1:
-                                direct(x, t._arr)
+                                if plan.loud:
+                                    quiet_call(direct, x, t._arr)
+                                else:
+                                    direct(x, t._arr)
                             else:
                                 b = args[1]
                                 y = b._arr
                                 if y is None or b._arr_src is not b._storage._data:
                                     y = b._array()
-                                direct(x, y, t._arr)
+                                if plan.loud:
+                                    quiet_call(direct, x, y, t._arr)
+                                else:
+                                    direct(x, y, t._arr)
                             return t
                         data, out = buffer()
                         if len(args) == 1:
@@ -457,20 +463,20 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                         plan.result = storage_backend(spec.device._type).result_maker(
                             spec.size, spec.dtype.numpy, spec.device, spec.dtype, layout)
                         return t
-                    # on the CPU, a ufunc that can raise a floating-point error runs in _quiet's context
                     if len(args) == 1:
-                        arr = quiet_run(direct, x) if plan.loud else direct(x)
+                        y = None
                     else:
                         b = args[1]
                         y = b._arr
                         if y is None or b._arr_src is not b._storage._data:
                             y = b._array()
-                        arr = quiet_run(direct, x, y) if plan.loud else direct(x, y)
-                except RuntimeError:
-                    if not plan.loud:
-                        raise
-                    # another thread is in the quiet context (or the ufunc raised, and raises again)
-                    arr = quiet_call(direct, x) if len(args) == 1 else quiet_call(direct, x, args[1]._array())
+                    if plan.loud:     # a ufunc that can raise a floating-point error runs in _quiet's context
+                        try:
+                            arr = quiet_run(direct, x) if y is None else quiet_run(direct, x, y)
+                        except RuntimeError:    # another thread is in it (or the ufunc raised, and raises again)
+                            arr = quiet_call(direct, x) if y is None else quiet_call(direct, x, y)
+                    else:
+                        arr = direct(x) if y is None else direct(x, y)
                 except MemoryError:
                     _out_of_memory(name, spec)
                 finally:
