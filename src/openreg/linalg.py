@@ -135,15 +135,52 @@ def cholesky(A: Tensor, *, upper: bool = False, out: Tensor | None = None) -> Te
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, out=None):
-    """``(L, info)``; a matrix that is not positive-definite raises (info is 0 otherwise).
+    """``(L, info)``: ``info`` is 0 where the factorization succeeded, else the order of the first leading minor
+    that is not positive-definite (``L`` is then NaN); ``check_errors=True`` raises for it instead.
 
     >>> import openreg
     >>> openreg.linalg.cholesky_ex(openreg.eye(2)).L.tolist()
     [[1.0, 0.0], [0.0, 1.0]]
     """
     _no_out("cholesky_ex", out)
-    L = _A.linalg_cholesky(A, upper=upper)
-    return _CholeskyEx(L, _A.zeros(list(A.shape[:-2]), dtype=_int32, device=A.device))
+    batch = list(A.shape[:-2])
+    try:
+        return _CholeskyEx(_A.linalg_cholesky(A, upper=upper), _A.zeros(batch, dtype=_int32, device=A.device))
+    except RuntimeError:
+        if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+            raise                    # not a batch of square matrices: linalg.cholesky's own error
+    n = A.shape[-1]
+    flat = A.reshape(-1, n, n)
+    factors, infos = [], []
+    for i in range(flat.shape[0]):
+        try:
+            factors.append(_A.linalg_cholesky(flat[i], upper=upper))
+            infos.append(0)
+            continue
+        except RuntimeError:
+            pass
+        order = next(k for k in range(1, n + 1) if not _factors(flat[i, :k, :k]))
+        if check_errors:
+            where = f"(Batch element {i}): " if batch else ""
+            raise RuntimeError(f"linalg.cholesky_ex: {where}The factorization could not be completed because the "
+                               f"input is not positive-definite (the leading minor of order {order} is not "
+                               f"positive-definite).")
+        factors.append(_A.full_like(flat[i], float("nan")))     # L is undefined where info != 0
+        infos.append(order)
+    L = _A.stack(factors).reshape(list(A.shape))
+    info = _A.zeros([len(infos)], dtype=_int32, device=A.device)
+    for i, order in enumerate(infos):
+        if order:
+            info[i] = order
+    return _CholeskyEx(L, info.reshape(batch))
+
+
+def _factors(m) -> bool:
+    try:
+        _A.linalg_cholesky(m)
+    except RuntimeError:
+        return False
+    return True
 
 
 def qr(A: Tensor, mode: str = "reduced", *, out=None):
