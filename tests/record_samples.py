@@ -198,6 +198,7 @@ _KERNEL_ONLY = {
     "cummin": lambda m: (m(3, 4), 1), "logcumsumexp": lambda m: (m(3, 4), 1),
     "quantile": lambda m: (m(3, 4), 0.3, 1), "nanquantile": lambda m: (m(3, 4), 0.3, 1),
     "take_along_dim": lambda m: (m(3, 4), m(3, 2, dtype="int64", low=0, high=3), 1),
+    "put": lambda m: (m(2, 3), m(6).argsort()[:2], m(2)),     # distinct flat indices
     "_unique2": lambda m: (m(3, 4, ints=True),), "unique_dim": lambda m: (m(3, 4, ints=True), 0),
     "unique_consecutive": lambda m: (m(3, 4, ints=True),), "searchsorted": lambda m: (m(5).sort()[0], m(3)),
     "bucketize": lambda m: (m(3), m(5).sort()[0]), "bincount": lambda m: (m(5, dtype="int64", low=0, high=4),),
