@@ -588,3 +588,23 @@ def test_as_subclass_aliases_into_the_graph_and_make_subclass_makes_a_leaf():
     for bad in (int, 3):
         with pytest.raises(TypeError, match="does not inherit from Tensor"):
             x.as_subclass(bad)
+
+
+def test_grad_mode_decorators_wrap_generator_functions():
+    """A decorated generator function runs its body under the mode at every resumption, and the caller's mode
+    holds between yields (PyTorch's decorators); values sent and returned pass through."""
+    for deco, inside in ((openreg.no_grad(), False), (openreg.enable_grad(), True), (openreg.inference_mode(), False)):
+        @deco
+        def gen(start):
+            got = yield (start, openreg.is_grad_enabled())
+            yield (got, openreg.is_grad_enabled())
+            return "done"
+        outer = openreg.enable_grad() if not inside else openreg.no_grad()
+        with outer:
+            g = gen(1)
+            assert next(g) == (1, inside)
+            assert openreg.is_grad_enabled() is not inside
+            assert g.send(5) == (5, inside)
+            with pytest.raises(StopIteration) as stop:
+                next(g)
+            assert stop.value.value == "done"

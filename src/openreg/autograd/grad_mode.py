@@ -54,11 +54,40 @@ class _DecoratorContextManager:
     def __call__(self, func):
         if inspect.isclass(func):
             raise RuntimeError("Decorating classes is not supported")
+        if inspect.isgeneratorfunction(func):
+            return self._wrap_generator(func)
+
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self._clone():
                 return func(*args, **kwargs)
         return wrapper
+
+    def _wrap_generator(self, func):
+        """A generator function whose body runs under the mode each time it resumes (between its yields the
+        caller's mode holds), as PyTorch's decorators do."""
+        @functools.wraps(func)
+        def generator(*args, **kwargs):
+            gen = func(*args, **kwargs)
+            try:
+                with self._clone():
+                    value = gen.send(None)
+                while True:
+                    try:
+                        sent = yield value
+                    except GeneratorExit:
+                        with self._clone():
+                            gen.close()
+                        raise
+                    except BaseException as exc:  # noqa: BLE001 - thrown in by the caller: into the body, under the mode
+                        with self._clone():
+                            value = gen.throw(exc)
+                    else:
+                        with self._clone():
+                            value = gen.send(sent)
+            except StopIteration as stop:
+                return stop.value
+        return generator
 
 
 class _NoParamDecorator(_DecoratorContextManager):
@@ -91,8 +120,8 @@ class no_grad(_NoParamDecorator):
     def __call__(self, func):
         """As a decorator: grad mode saved, turned off and restored around each call, as ``with no_grad()`` does,
         without making a context manager per call (optimizers' ``step`` runs under it every iteration)."""
-        if inspect.isclass(func):
-            raise RuntimeError("Decorating classes is not supported")
+        if inspect.isclass(func) or inspect.isgeneratorfunction(func):
+            return super().__call__(func)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
