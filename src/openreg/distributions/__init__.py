@@ -2,7 +2,7 @@
 ``Categorical``, ``Bernoulli``, ``Uniform``, ``Exponential``, ``Laplace``, ``Cauchy``, ``Gumbel``,
 ``LogNormal``, ``HalfNormal``, ``StudentT``, ``Gamma``, ``Chi2``, ``Beta``, ``Dirichlet``, ``Poisson``,
 ``Binomial``, ``Geometric``, ``Multinomial``, ``OneHotCategorical``, ``MixtureSameFamily``, the relaxed
-(Gumbel-softmax) categorical and Bernoulli, ``Independent``, ``TransformedDistribution`` with the ``transforms`` module,
+(Gumbel-softmax) categorical and Bernoulli, ``VonMises``, ``Independent``, ``TransformedDistribution`` with the ``transforms`` module,
 ``kl_divergence``/``register_kl`` and ``constraints``.
 
 Sampling draws through openreg's generators (``openreg.manual_seed``); ``rsample``, ``log_prob``, ``entropy``
@@ -77,6 +77,7 @@ from .transforms import (
     identity_transform,
 )
 from .uniform import Uniform
+from .von_mises import VonMises
 from .weibull import Weibull
 
 __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
@@ -90,5 +91,5 @@ __all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "
            "PositiveDefiniteTransform", "PowerTransform", "RelaxedBernoulli", "RelaxedOneHotCategorical",
            "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
            "StickBreakingTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution",
-           "Uniform", "Weibull", "biject_to", "constraints", "identity_transform", "kl_divergence",
-           "register_kl", "transform_to", "transforms"]
+           "Uniform", "VonMises", "Weibull", "biject_to", "constraints", "identity_transform",
+           "kl_divergence", "register_kl", "transform_to", "transforms"]
