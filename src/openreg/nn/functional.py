@@ -20,6 +20,7 @@ from .conv_functional import (  # noqa: F401
     conv_transpose2d,
     conv_transpose3d,
 )
+from .ctc_functional import ctc_loss  # noqa: F401
 from .distance_functional import cosine_similarity, pairwise_distance, pdist  # noqa: F401
 from .dropout_functional import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
 from .embedding_bag_functional import embedding_bag  # noqa: F401
