@@ -37,6 +37,7 @@ from openreg.devices import PRIVATEUSE1
 from openreg.dtypes import bfloat16, float32
 from openreg.library import Library
 from openreg.operators import RECORDS, linalg
+from openreg.operators._compute import rounded_scalar
 from openreg.operators._loader import declared_overloads, register_backend
 from openreg.scalar_conversion import check_scalar_fits
 from openreg.tensor import Tensor
@@ -355,6 +356,14 @@ def _float32(value) -> float:
         return float(np.float32(value))
 
 
+_OPMATH_SCALAR_OPS = frozenset(("mul", "div"))
+
+
+def _bf16_value(value) -> float:
+    """A scalar rounded to bfloat16 (through float32), as a float."""
+    return rounded_scalar(value, bfloat16)
+
+
 def _bf16_result(spec):
     return pool_empty(tuple(spec.size), spec.dtype.numpy, spec.device)
 
@@ -371,17 +380,22 @@ def _run_bf16_binary(op: str, spec, self, other, alpha=1, reflected: bool = Fals
         out = _bf16_result(spec)
         a, b = (other, self) if reflected else (self, other)
         kernels.bf16_binary_into(op if not reflected else "sub", _out_array(spec, out), _operand_array(a),
-                                 _operand_array(b), float(alpha))
+                                 _operand_array(b), _bf16_value(alpha) if alpha != 1 else 1.0)
         return out
     value = _scalar_value(other)
+    if op == "pow" and value in (3, -2):     # the record rounds the square to bfloat16 there, as PyTorch does
+        return None
     if value is not None and operands(spec, self):
         out = _bf16_result(spec)
+        # mul/div read the scalar in float32; the other ops round it (and alpha) to bfloat16 first, as the
+        # record's compute and PyTorch's kernels do (_compute.opmath_pair / as_compute)
+        value = _float32(value) if op in _OPMATH_SCALAR_OPS else _bf16_value(value)
         if reflected:
-            kernels.bf16_scalar_into("rsub", _out_array(spec, out), _words(self._array()), _float32(value),
-                                     _float32(alpha))
-        else:   # add/sub: alpha * value in float32, as the reference scales the scalar operand
+            kernels.bf16_scalar_into("rsub", _out_array(spec, out), _words(self._array()), value,
+                                     _bf16_value(alpha))
+        else:   # add/sub: alpha * value in float32 (exact for two bfloat16 values), as the reference scales it
             with np.errstate(over="ignore"):
-                b = np.float32(value) if alpha == 1 else np.float32(value) * np.float32(alpha)
+                b = value if alpha == 1 else np.float32(value) * np.float32(_bf16_value(alpha))
             kernels.bf16_scalar_into(op, _out_array(spec, out), _words(self._array()), float(b))
         return out
     if op in kernels.BF16_MIXED_OPS and not reflected and _mixed_operands(spec, self, other):
@@ -394,8 +408,8 @@ def _run_bf16_binary(op: str, spec, self, other, alpha=1, reflected: bool = Fals
 def _bf16_binary(op: str, record: str | None = None, reflected: bool = False):
     """The device compute function of ``op``: bfloat16 cases (with a bfloat16 tensor or a real scalar as
     ``other``, or a float32 tensor for add/sub/mul/div) run ``bf16.cu`` on the words (float32 in registers, one
-    rounding; no float32 copy of an operand; the scalar in float32, scaled by ``alpha`` in float32 as the
-    reference does); every other case is the record's compute."""
+    rounding; no float32 copy of an operand; a scalar in float32 for mul/div, else rounded to bfloat16 first,
+    and ``alpha`` rounded to bfloat16, as the reference does); every other case is the record's compute."""
     record = record or op
     mixed = op in kernels.BF16_MIXED_OPS and not reflected
 

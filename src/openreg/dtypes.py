@@ -57,11 +57,13 @@ class dtype:
         "is_floating_point",
         "is_narrow_float",
         "is_quantized",
+        "is_reduced_float",
         "is_signed",
         "itemsize",
         "name",
         "numpy",
         "raw_numpy",
+        "rounds_scalars",
         "scalar_name",
     )
 
@@ -76,6 +78,10 @@ class dtype:
         self.is_narrow_float = self.numpy.type in _ML_FLOATS
         self.compute_numpy = np.dtype(np.float32) if self.is_narrow_float else self.numpy
         self.raw_numpy = np.dtype(f"u{self.itemsize}") if self.is_narrow_float else self.numpy
+        # float16 and bfloat16 (PyTorch's reduced floating types): arithmetic runs in float32 "opmath" and rounds
+        # once; a Python scalar operand is rounded to the type first, except where the kernel keeps it in float32
+        self.is_reduced_float = name in ("float16", "bfloat16")
+        self.rounds_scalars = self.is_reduced_float or self.is_narrow_float   # a scalar operand is rounded to it
         self.category = category  # 0 bool, 1 integer, 2 floating, 3 complex
         self.is_floating_point = category == 2 and not quantized
         self.is_complex = category == 3

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array_bridge import to_compute
+from .._array_bridge import from_float32, to_compute, to_float32
 from .._dispatch.keys import BACKEND_MASK
 from .._quiet import quiet
 from ..tensor import TensorBase
 
 _F16 = np.dtype(np.float16)
+_F64 = np.dtype(np.float64)
 
 
 def xp_of(t):
@@ -29,15 +30,73 @@ def xp_of(t):
 
 
 def as_compute(x, spec, xp):
-    """An operand (tensor or Python scalar) as an array of the spec's compute dtype."""
+    """An operand (tensor or Python scalar) as an array of the spec's compute dtype.
+
+    An operand of another type is converted to the compute dtype as PyTorch's casts do, so a float16,
+    bfloat16 or float8 computation (held in float32 for bfloat16 and float8) takes a Python scalar or a
+    wrapped number rounded to that type (through float32, as c10's conversions from double go): ``bf16 + pi``
+    adds bfloat16(pi). Kernels that keep a scalar in float32 instead take it through ``opmath_pair``.
+    """
     target = spec.compute
     if hasattr(x, "_ks"):
         if x._dtype is target and target.compute_numpy is target.numpy:
             return x._array()
         arr = to_compute(x)
         np_dtype = target.compute_numpy
-        return arr if arr.dtype == np_dtype else arr.astype(np_dtype)
+        if arr.dtype == np_dtype and (x._dtype is target or np_dtype is target.numpy):
+            return arr
+        if target.is_narrow_float:
+            return to_float32(from_float32(arr, target), target)
+        if np_dtype is _F16 and arr.dtype == _F64:
+            arr = arr.astype(np.float32)
+        return arr.astype(np_dtype)
+    if target.rounds_scalars:
+        return xp.asarray(rounded_scalar(x, target), dtype=target.compute_numpy)
     return xp.asarray(x, dtype=target.compute_numpy)
+
+
+def rounded_scalar(x, target) -> float:
+    """A real Python scalar rounded to the narrow float ``target`` (through float32, as PyTorch converts)."""
+    with quiet():
+        return float(np.asarray(np.asarray(x, dtype=np.float32).astype(target.numpy), dtype=np.float32))
+
+
+def round_to(xp, values, d):
+    """float32 ``values`` rounded to the float16/bfloat16/float8 type ``d``, back in float32."""
+    if d.is_narrow_float:
+        return to_float32(from_float32(values, d), d)
+    with quiet():
+        return values.astype(xp.float16).astype(xp.float32)
+
+
+def is_cpu_scalar(x) -> bool:
+    """A Python number or a zero-dim CPU tensor: what PyTorch's kernels read as one value (``is_cpu_scalar``)."""
+    if isinstance(x, TensorBase):
+        return not x._size and x._storage.device._type == "cpu"
+    return True
+
+
+def opmath_pair(spec, a, b):
+    """``pair``, except that a float16 or bfloat16 computation with a scalar ``b`` (``is_cpu_scalar``) reads it
+    in float32 (PyTorch's opmath type), not rounded to the 16-bit type, and computes in float32 (the result is
+    rounded once): PyTorch's multiplication and division kernels take a scalar second operand this way, so
+    ``float16 * pi`` multiplies by float32(pi). Other operands go as ``pair`` takes them.
+
+    >>> import numpy as np, openreg
+    >>> from openreg.aten.meta_rules import Spec
+    >>> x = openreg.ones(1, dtype=openreg.float16)
+    >>> xp, a, b = opmath_pair(Spec((1,), openreg.float16, x.device), x, 0.1)
+    >>> a.dtype, float(b) == float(np.float32(0.1))
+    (dtype('float32'), True)
+    """
+    if spec.compute.is_reduced_float and isinstance(a, TensorBase) and is_cpu_scalar(b):
+        xp = xp_of(a)
+        if isinstance(b, TensorBase):
+            b = b.item()
+        with quiet():
+            value = np.float32(b)
+        return xp, upcast(as_compute(a, spec, xp), xp), xp.asarray(value)
+    return pair(spec, a, b)
 
 
 def operand(x, spec, xp):
@@ -188,4 +247,4 @@ def upcast(arr, xp):
     return arr.astype(xp.float32) if arr.dtype == _F16 else arr
 
 
-__all__ = ["as_compute", "operand", "pad_constant", "pair", "quiet", "select", "upcast", "xp_of"]
+__all__ = ["as_compute", "is_cpu_scalar", "operand", "opmath_pair", "pad_constant", "pair", "quiet", "rounded_scalar", "select", "upcast", "xp_of"]

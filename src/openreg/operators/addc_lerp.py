@@ -59,9 +59,18 @@ def _operands(spec, *tensors):
     return xp, [upcast(operand(t, spec, xp), xp) for t in tensors]
 
 
+def _fma(xp, x, y, z):
+    """``x * y + z`` in float32 with one rounding (a fused multiply-add: float32 products are exact in float64),
+    as PyTorch's vectorized float16/bfloat16 kernels compute ``lerp`` and ``addcmul`` before rounding to 16 bits."""
+    f64 = xp.float64
+    return (x.astype(f64) * y.astype(f64) + z.astype(f64)).astype(xp.float32)
+
+
 def _addcmul(spec, self, tensor1, tensor2, value=1):
     xp, (s, a, b) = _operands(spec, self, tensor1, tensor2)
     with quiet():
+        if spec.compute.is_reduced_float:
+            return _fma(xp, xp.asarray(value).astype(a.dtype) * a, b, s)
         return s + xp.asarray(value).astype(a.dtype) * a * b
 
 
@@ -175,6 +184,8 @@ def _lerp(spec, self, end, weight):
     w = upcast(operand(weight, spec, xp), xp) if isinstance(weight, Tensor) else xp.asarray(weight).astype(s.dtype)
     with quiet():
         diff = e - s
+        if spec.compute.is_reduced_float:
+            return xp.where(xp.abs(w) < 0.5, _fma(xp, w, diff, s), _fma(xp, -diff, 1 - w, e))
         return xp.where(xp.abs(w) < 0.5, s + w * diff, e - diff * (1 - w))
 
 

@@ -17,7 +17,7 @@ from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
 from ..scalar_conversion import check_scalar_fits
 from ..tensor import TensorBase as Tensor
-from ._compute import pair, quiet, upcast
+from ._compute import is_cpu_scalar, opmath_pair, pair, quiet, round_to, rounded_scalar, upcast
 from ._formulas import mask, scalar, zeros
 from ._pointwise import (
     binary_spec,
@@ -93,8 +93,18 @@ def _sub_meta(self, other, alpha=1) -> Spec:
     return spec
 
 
-def _scaled(xp, b, alpha):
-    return b if alpha == 1 else b * xp.asarray(alpha).astype(b.dtype)
+def _scaled(spec, xp, a, b, alpha):
+    """``a`` and ``alpha * b`` to add, as PyTorch's CPU kernels compute them. For float16 and bfloat16, alpha is
+    rounded to the 16-bit type and the sum is rounded once from float32; float16 rounds the product to float16
+    first (PyTorch's scalar loop: every element of a tensor under 32 elements, the tail of longer ones), bfloat16
+    keeps it in float32 (its vectorized loop, as the device's raw kernel computes it)."""
+    if alpha == 1:
+        return a, b
+    d = spec.compute
+    if d.is_reduced_float:
+        product = upcast(b, xp) * xp.asarray(rounded_scalar(alpha, d), dtype=xp.float32)
+        return upcast(a, xp), product if d.is_narrow_float else round_to(xp, product, d)
+    return a, b * xp.asarray(alpha).astype(b.dtype)
 
 
 def _add(spec, self, other, alpha=1):
@@ -102,18 +112,19 @@ def _add(spec, self, other, alpha=1):
     if spec.compute_dtype is _BOOL:
         return xp.logical_or(a, xp.logical_and(b, bool(alpha)))
     if alpha != 1:
-        b = b * xp.asarray(alpha).astype(b.dtype)
+        a, b = _scaled(spec, xp, a, b, alpha)
     return xp.add(a, b)
 
 
 def _sub(spec, self, other, alpha=1):
     xp, a, b = pair(spec, self, other)
-    return xp.subtract(a, _scaled(xp, b, alpha))
+    return xp.subtract(*_scaled(spec, xp, a, b, alpha))
 
 
 def _rsub(spec, self, other, alpha=1):
     xp, a, b = pair(spec, self, other)
-    return xp.subtract(b, _scaled(xp, a, alpha))
+    b, a = _scaled(spec, xp, b, a, alpha)
+    return xp.subtract(b, a)
 
 
 def add(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
@@ -194,7 +205,8 @@ rsub_op = Op(
 # -- mul, div, floor_divide --------------------------------------------------------------------------------
 
 def _mul(spec, self, other):
-    xp, a, b = pair(spec, self, other)
+    # float16/bfloat16 times a scalar: the scalar in float32 (opmath_pair)
+    xp, a, b = opmath_pair(spec, self, other) if spec.compute.is_reduced_float else pair(spec, self, other)
     if spec.compute_dtype is _BOOL:
         return xp.logical_and(a, b)
     return xp.multiply(a, b)
@@ -229,7 +241,8 @@ def _trunc_int_div(xp, a, b):
 
 
 def _div(spec, self, other, *, rounding_mode=None):
-    xp, a, b = pair(spec, self, other)
+    # float16/bfloat16 by a scalar: the scalar in float32 (opmath_pair)
+    xp, a, b = opmath_pair(spec, self, other) if spec.compute.is_reduced_float else pair(spec, self, other)
     if rounding_mode is None:
         with quiet():
             return xp.true_divide(upcast(a, xp), upcast(b, xp))
@@ -407,6 +420,12 @@ def _remainder(spec, self, other):
     xp, a, b = pair(spec, self, other)
     _zero_division_check(xp, b, spec)
     with quiet():
+        if spec.compute.is_reduced_float:
+            # PyTorch's float16/bfloat16 kernel: fmod in float32, plus the divisor when the signs differ, rounded
+            # once; a zero keeps the dividend's sign (NumPy's remainder gives it the divisor's)
+            a, b = upcast(a, xp), upcast(b, xp)
+            m = xp.fmod(a, b)
+            return xp.where((m != 0) & ((b < 0) != (m < 0)), m + b, m)
         return xp.remainder(a, b)
 
 
@@ -497,6 +516,12 @@ def _pow(spec, self, exponent):
     if spec.compute.category <= _dt.INTEGRAL:
         return _int_pow(xp, a, e)
     with quiet():
+        if spec.compute is _dt.bfloat16 and isinstance(self, Tensor) and is_cpu_scalar(exponent):
+            p = float(e)
+            if p == 3.0 or p == -2.0:
+                # PyTorch's bfloat16 kernel rounds the square to bfloat16 for these exponents: x*x*x, 1/(x*x)
+                sq = round_to(xp, a * a, _dt.bfloat16)
+                return sq * a if p == 3.0 else 1 / sq
         return xp.power(upcast(a, xp), upcast(e, xp))
 
 
