@@ -152,3 +152,21 @@ def test_op_without_forward_formula_raises(devices):
                 openreg.ops.fwad_test.twice(d)
     finally:
         lib._destroy()
+
+
+def test_forward_over_reverse_and_reverse_over_forward(devices):
+    a = np.array([0.5, -1.0, 2.0])
+    v = np.array([1.0, 2.0, -1.0])
+    th = np.tanh(a)
+    with fwAD.dual_level():
+        # the tangent of tanh's saved output reaches its backward formula: d/dv of grad = Hessian-vector product
+        x = fwAD.make_dual(t(a, devices, openreg.float64).requires_grad_(True), t(v, devices, openreg.float64))
+        (g,) = openreg.autograd.grad(x.tanh().sum(), x, create_graph=True)
+        np.testing.assert_allclose(npy(fwAD.unpack_dual(g).tangent), -2 * th * (1 - th ** 2) * v, rtol=1e-12)
+        # the tangent is a differentiable function of the primal: reverse mode through it
+        leaf = t(a, devices, openreg.float64).requires_grad_(True)
+        y = fwAD.make_dual(leaf, t(v, devices, openreg.float64)).tanh()
+        tan = fwAD.unpack_dual(y).tangent
+        assert tan.requires_grad
+        tan.sum().backward()
+    np.testing.assert_allclose(npy(leaf.grad), -2 * th * (1 - th ** 2) * v, rtol=1e-12)

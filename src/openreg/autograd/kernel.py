@@ -910,6 +910,16 @@ class _AliasBackward(Node):
         return [grads[0]]
 
 
+def _any_rg(items) -> bool:
+    for v in items:
+        if isinstance(v, list):
+            if _any_rg(v):
+                return True
+        elif isinstance(v, Tensor) and v.requires_grad:
+            return True
+    return False
+
+
 def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, original_self, level, in_meta) -> None:
     outs = _outputs(out)
     primal_values = dict(values)
@@ -931,7 +941,10 @@ def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, orig
                            f"not been implemented yet.")
     _fwtls.disabled = True
     old = _tls.exclude
-    _tls.exclude = old | AUTOGRAD_MASK
+    # the tangents are differentiable functions of the primals (and of tangents that require grad): record them
+    # for reverse mode when grad mode is on and any of those requires grad (reverse over forward, as PyTorch)
+    if not (_gm.enabled and (_any_rg(values.values()) or _any_rg(tangents_in.values()))):
+        _tls.exclude = old | AUTOGRAD_MASK
     try:
         total = None
         for name, fn in formula.jvp.items():

@@ -16,6 +16,7 @@ True
 """
 from __future__ import annotations
 
+from .forward_grad import current_level as _fw_level
 from .graph import WITH_AUTOGRAD, with_autograd_memo
 from .inference import SAVE_MSG, InferenceVersion
 
@@ -68,11 +69,22 @@ def _tensor_class():
     return _Tensor
 
 
+def _restore_tangent(saved, out) -> None:
+    meta = getattr(saved, "fw_meta", None)   # unset when saved without a forward-AD level
+    if meta is None:
+        return
+    level = _fw_level[0]
+    tangent = meta.fw_grads.get(level)
+    if tangent is not None:
+        from .forward_grad import _store
+        _store(out, tangent, level)
+
+
 class SavedTensor:
     """One saved tensor. Outputs of the node are kept as their fields (``output_fields``: no ``grad_fn``, no
     reference cycle) and unpacked as a tensor whose ``grad_fn`` is the node."""
 
-    __slots__ = ("data", "freed", "is_output", "output_nr", "version")
+    __slots__ = ("data", "freed", "fw_meta", "is_output", "output_nr", "version")
 
     def __init__(self, t, is_output: bool = False) -> None:
         if type(t._vc) is InferenceVersion:
@@ -82,6 +94,9 @@ class SavedTensor:
         if is_output:
             self.data = output_fields(t)
             self.output_nr = t._output_nr
+            if _fw_level[0] >= 0:   # the output's tangent (set after saving) comes back with it: forward over reverse
+                from .meta import get_meta
+                self.fw_meta = get_meta(t)
         else:
             self.data = t
             self.output_nr = 0
@@ -121,6 +136,8 @@ class SavedTensor:
                 out._rg = True
                 ks = out._ks
                 out._ks = WITH_AUTOGRAD.get(ks) or with_autograd_memo(ks)
+            if _fw_level[0] >= 0:
+                _restore_tangent(self, out)
             return out
         return t
 
