@@ -84,7 +84,8 @@ from . import distributed, onnx  # noqa: F401,E402  (importable; report themselv
 from . import jit  # noqa: F401,E402  (TorchScript-decorated code runs eagerly)
 from . import distributions  # noqa: F401,E402  (openreg.distributions, as torch.distributions)
 from . import testing  # noqa: F401,E402  (openreg.testing.assert_close)
-from . import func  # noqa: F401,E402  (openreg.func: functional_call, grad, vjp, jacrev, hessian)
+from . import func  # noqa: F401,E402  (openreg.func: vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, ...)
+from .func import vmap  # noqa: F401,E402  (torch.vmap is torch.func.vmap)
 from .utils import checkpoint as _utils_checkpoint  # noqa: F401,E402  (openreg.utils.checkpoint)
 from .deterministic import (  # noqa: F401,E402
     are_deterministic_algorithms_enabled,

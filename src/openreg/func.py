@@ -1,17 +1,26 @@
-"""``openreg.func``: function transforms of ``torch.func`` that need no batching rules: ``functional_call``,
-``stack_module_state``, ``grad``, ``grad_and_value``, ``vjp``, ``jacrev`` and ``hessian``.
+"""``openreg.func``: the function transforms of ``torch.func``: ``vmap``, ``grad``, ``grad_and_value``, ``vjp``,
+``jvp``, ``linearize``, ``jacrev``, ``jacfwd``, ``hessian``, ``functional_call`` and ``stack_module_state``.
 
-They run on the autograd engine: the differentiated arguments (tensors, or dicts/lists/tuples of tensors, such
-as a model's parameters) are taken as fresh leaves (aliases of tensors that already require grad, so transforms
-nest, ``grad(grad(f))``), and the gradients are built with ``create_graph``; results are detached when none of the
-given tensors requires grad. ``vmap`` and ``jacfwd`` (batching rules, forward-mode Jacobians) are not provided.
+The reverse-mode transforms run on the autograd engine: the differentiated arguments (tensors, or dicts/lists/tuples
+of tensors, such as a model's parameters) are taken as fresh leaves (aliases of tensors that already require grad,
+so transforms nest, ``grad(grad(f))``), and the gradients are built with ``create_graph``; results are detached when
+none of the given tensors requires grad. ``jvp``/``jacfwd``/``linearize`` use forward-mode AD
+(``openreg.autograd.forward_ad``; one dual level exists, so a ``jvp`` nested inside another one computes its
+Jacobian-vector product by differentiating a vector-Jacobian product twice). Tangents survive the reverse-mode
+transforms, so forward-over-reverse (``jvp(grad(f))``, ``jacfwd(jacrev(f))``) works.
+
+``vmap`` has no batching rules: it runs ``func`` once per batch element (the inputs' slices are views, so gradients
+flow back to batched and captured tensors) and stacks the results at ``out_dims`` -- the values PyTorch computes
+for deterministic functions, at the cost of one call per element.
 
 >>> import openreg
->>> from openreg.func import grad
+>>> from openreg.func import grad, vmap
 >>> grad(lambda x: (x ** 3).sum())(openreg.tensor([1.0, 2.0])).tolist()
 [3.0, 12.0]
 >>> grad(grad(lambda x: x ** 3))(openreg.tensor(2.0)).item()
 12.0
+>>> vmap(grad(lambda x: (x ** 3).sum()))(openreg.tensor([[1.0], [2.0]])).tolist()
+[[3.0], [12.0]]
 """
 from __future__ import annotations
 
@@ -21,7 +30,8 @@ from .autograd.grad_mode import enable_grad
 from .nn.utils.stateless import _functional_call
 from .tensor import TensorBase
 
-__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacrev", "stack_module_state", "vjp"]
+__all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
+           "stack_module_state", "vjp", "vmap"]
 
 
 def functional_call(module, parameter_and_buffer_dicts, args=None, kwargs=None, *, tie_weights: bool = True,
@@ -133,8 +143,9 @@ def _as_inputs(args: tuple, argnums, fn: str):
         leaves, spec = _flatten(args[n])
         new = []
         for t in leaves:
-            outer = outer or t.requires_grad
-            new.append(t.view_as(t) if t.requires_grad else t.detach().requires_grad_(True))
+            tangent = _tangent(t)
+            outer = outer or t.requires_grad or (tangent is not None and tangent.requires_grad)
+            new.append(_fresh_leaf(t))
         args[n] = _unflatten(new, spec)
         flat.append((new, spec))
     return tuple(args), flat, outer
@@ -148,11 +159,35 @@ def _grad_of(out, inputs: list, cotangent=None) -> list:
     return [g if g is not None else t.new_zeros(t.shape) for g, t in zip(gs, inputs)]
 
 
+def _tangent(t):
+    """``t``'s tangent at the active forward-AD level (None: none, or no level)."""
+    from .autograd import forward_grad as _fg
+    level = _fg.current_level[0]
+    return None if level < 0 else _fg.fw_grad(t, level)
+
+
+def _fresh_leaf(t):
+    """A tensor to differentiate with respect to: an alias of ``t`` if it requires grad (the graph to the caller's
+    tensor is kept), else a detached leaf; a tangent of ``t`` (forward-over-reverse) stays attached."""
+    if t.requires_grad:
+        return t.view_as(t)
+    leaf = t.detach().requires_grad_(True)
+    tangent = _tangent(t)
+    if tangent is None:
+        return leaf
+    from .autograd.forward_ad import make_dual
+    return make_dual(leaf, tangent)
+
+
 def _detach(tree, keep: bool):
     if keep:
         return tree
     if isinstance(tree, TensorBase):
-        return tree.detach()
+        tangent = _tangent(tree)
+        if tangent is None:
+            return tree.detach()
+        from .autograd.forward_ad import make_dual
+        return make_dual(tree.detach(), tangent.detach())
     if isinstance(tree, dict):
         return {k: _detach(v, keep) for k, v in tree.items()}
     if isinstance(tree, (list, tuple)):
@@ -326,3 +361,497 @@ def hessian(func, argnums=0):
     [[6.0, 0.0], [0.0, 12.0]]
     """
     return jacrev(jacrev(func, argnums), argnums)
+
+
+# -- pytrees as torch.utils._pytree sees them: tuples, lists, dicts and namedtuples are nodes, the rest leaves ---
+
+class _Spec:
+    __slots__ = ("children", "ctx", "kind", "n")
+
+    def __init__(self, kind, ctx, children):
+        self.kind, self.ctx, self.children = kind, ctx, children
+        self.n = 1 if kind is None else sum(c.n for c in children)
+
+    def __eq__(self, other) -> bool:
+        return (isinstance(other, _Spec) and self.kind is other.kind and self.ctx == other.ctx
+                and self.children == other.children)
+
+    def __repr__(self) -> str:
+        if self.kind is None:
+            return "*"
+        inner = ", ".join(repr(c) for c in self.children)
+        if self.kind is dict:
+            inner = ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.ctx, self.children))
+        return f"TreeSpec({self.kind.__name__}, [{inner}])"
+
+
+_LEAF = _Spec(None, None, [])
+
+
+def _is_namedtuple(x) -> bool:
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def _tree_flatten(tree) -> tuple[list, _Spec]:
+    leaves: list = []
+
+    def go(x) -> _Spec:
+        if isinstance(x, dict):
+            keys = list(x)
+            return _Spec(type(x), tuple(keys), [go(x[k]) for k in keys])
+        if isinstance(x, (list, tuple)):
+            return _Spec(type(x), None, [go(v) for v in x])
+        leaves.append(x)
+        return _LEAF
+    spec = go(tree)
+    return leaves, spec
+
+
+def _tree_unflatten(leaves, spec: _Spec):
+    it = iter(leaves)
+
+    def go(sp: _Spec):
+        if sp.kind is None:
+            return next(it)
+        items = [go(c) for c in sp.children]
+        if issubclass(sp.kind, dict):
+            return sp.kind(zip(sp.ctx, items))
+        if issubclass(sp.kind, tuple) and hasattr(sp.kind, "_fields"):
+            return sp.kind(*items)
+        return sp.kind(items)
+    return go(spec)
+
+
+def _broadcast_prefix(prefix, spec: _Spec) -> list | None:
+    """The leaves of ``prefix`` (a tree whose leaves stand for whole subtrees of ``spec``) repeated over the
+    leaves of ``spec``; None when the structures do not match."""
+    if not isinstance(prefix, (list, tuple, dict)):
+        return [prefix] * spec.n
+    if spec.kind is None or type(prefix) is not spec.kind:
+        return None
+    if isinstance(prefix, dict):
+        if set(prefix) != set(spec.ctx):
+            return None
+        parts = [_broadcast_prefix(prefix[k], c) for k, c in zip(spec.ctx, spec.children)]
+    else:
+        if len(prefix) != len(spec.children):
+            return None
+        parts = [_broadcast_prefix(p, c) for p, c in zip(prefix, spec.children)]
+    if any(p is None for p in parts):
+        return None
+    return [v for p in parts for v in p]
+
+
+# -- vmap -----------------------------------------------------------------------------------------------------
+
+def _name(func) -> str:
+    import functools
+    if hasattr(func, "__name__"):
+        return func.__name__
+    if isinstance(func, functools.partial):
+        return f"functools.partial({_name(func.func)}, ...)"
+    return repr(func)
+
+
+def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size: int | None = None):
+    """``func`` mapped over a dimension of its inputs: ``in_dims`` (an int, None, or a tree matching the positional
+    arguments with an int or None per tensor) says which dimension of each input is mapped (None: passed whole to
+    every call), ``out_dims`` where the mapped dimension goes in each output (None: the output is not batched).
+    ``randomness``: ``"error"`` (random ops raise), ``"different"`` or ``"same"`` (every element sees the same random
+    numbers). ``chunk_size`` (a memory hint in PyTorch) does not change the values. Keyword arguments are passed
+    whole.
+
+    ``func`` runs once per batch element on views of the inputs and the outputs are stacked, so results and
+    gradients (to the batched inputs and to tensors ``func`` captures) are the ones of the mapped computation.
+
+    >>> import openreg
+    >>> from openreg.func import vmap
+    >>> x, w = openreg.tensor([[1.0, 2.0], [3.0, 4.0]]), openreg.tensor([1.0, -1.0])
+    >>> vmap(openreg.dot, in_dims=(0, None))(x, w).tolist()
+    [-1.0, -1.0]
+    >>> vmap(lambda r: {"sum": r.sum(), "max": r.max()}, in_dims=1)(x)["max"].tolist()
+    [3.0, 4.0]
+    >>> vmap(vmap(openreg.mul))(x, x).tolist()
+    [[1.0, 4.0], [9.0, 16.0]]
+    """
+    import functools
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
+    def wrapped(*args, **kwargs):
+        return _vmap_call(func, in_dims, out_dims, randomness, args, kwargs)
+    try:
+        functools.update_wrapper(wrapped, func, updated=())
+    except AttributeError:
+        pass
+    return wrapped
+
+
+def _vmap_inputs(func, in_dims, args: tuple) -> tuple[int, list, list, _Spec]:
+    name = _name(func)
+    if not isinstance(in_dims, (int, tuple)):
+        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "  # noqa: TRY004
+                         f"(potentially nested) tuple matching the structure of inputs, got: {type(in_dims)}.")
+    if not args:
+        raise ValueError(f"vmap({name})(<inputs>): got no inputs. Maybe you forgot to add inputs, or you are "
+                         f"trying to vmap over a function with no inputs. The latter is unsupported.")
+    flat_args, spec = _tree_flatten(args)
+    flat_dims = _broadcast_prefix(in_dims, spec)
+    if flat_dims is None:
+        raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): in_dims is not compatible with the "
+                         f"structure of `inputs`. in_dims has structure {_tree_flatten(in_dims)[1]} but inputs has "
+                         f"structure {spec}.")
+    for i, (arg, d) in enumerate(zip(flat_args, flat_dims)):
+        if d is not None and (isinstance(d, bool) or not isinstance(d, int)):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but "
+                             f"in_dim must be either an integer dimension or None.")
+        if d is None:
+            continue
+        if not isinstance(arg, TensorBase):
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for an input but the "  # noqa: TRY004
+                             f"input is of type {type(arg)}. We cannot vmap over non-Tensor arguments, please use "
+                             f"None as the respective in_dim")
+        nd = arg.dim()
+        if d < -nd or d >= nd:
+            raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): Got in_dim={d} for some input, but "
+                             f"that input is a Tensor of dimensionality {nd} so expected in_dim to satisfy "
+                             f"-{nd} <= in_dim < {nd}.")
+        flat_dims[i] = d % nd
+    sizes = [a.shape[d] for a, d in zip(flat_args, flat_dims) if d is not None]
+    if not sizes:
+        raise ValueError("vmap: Expected at least one Tensor to vmap over")
+    if any(s != sizes[0] for s in sizes):
+        raise ValueError(f"vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+                         f"{sizes} for the mapped dimension")
+    return sizes[0], flat_dims, flat_args, spec
+
+
+def _check_out_dims(func, out_dims) -> None:
+    if isinstance(out_dims, int):
+        return
+    for d in _tree_flatten(out_dims)[0]:
+        if d is not None and (isinstance(d, bool) or not isinstance(d, int)):
+            raise ValueError(f"vmap({_name(func)}, ..., out_dims={out_dims}): `out_dims` must be an int, None or a "
+                             f"python collection of ints representing where in the outputs the vmapped dimension "
+                             f"should appear.")
+
+
+def _same_values(a, b) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, TensorBase) and isinstance(b, TensorBase):
+        if tuple(a.shape) != tuple(b.shape) or a.dtype != b.dtype or a.device != b.device:
+            return False
+        from . import equal
+        return bool(equal(a.detach(), b.detach()))
+    if isinstance(a, TensorBase) or isinstance(b, TensorBase):
+        return False
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001  (objects without a truthy ==)
+        return False
+
+
+def _vmap_call(func, in_dims, out_dims, randomness: str, args: tuple, kwargs: dict):
+    from . import stack
+    from .autograd.grad_mode import no_grad
+    from .random import VmapRandomness
+    name = _name(func)
+    _check_out_dims(func, out_dims)
+    size, flat_dims, flat_args, spec = _vmap_inputs(func, in_dims, args)
+    if size == 0:
+        # no element to run on: run once on zeros of an element's shape for the outputs' shapes, keep none of it
+        probe = [a if d is None else a.new_zeros(tuple(a.shape[:d]) + tuple(a.shape[d + 1:]))
+                 for a, d in zip(flat_args, flat_dims)]
+        with VmapRandomness(randomness), no_grad():
+            results = [func(*_tree_unflatten(probe, spec), **kwargs)]
+    else:
+        slices = [None if d is None else a.unbind(d) for a, d in zip(flat_args, flat_dims)]
+        results = []
+        with VmapRandomness(randomness) as level:
+            for i in range(size):
+                level.next_element()
+                elem = [a if s is None else s[i] for a, s in zip(flat_args, slices)]
+                results.append(func(*_tree_unflatten(elem, spec), **kwargs))
+    flat_results = []
+    out_spec = None
+    for r in results:
+        leaves, sp = _tree_flatten(r)
+        if out_spec is None:
+            out_spec = sp
+        elif sp != out_spec:
+            raise RuntimeError(f"vmap({name}, ...): `{name}` returned outputs of different structures for different "
+                               f"batch elements ({out_spec} and {sp}); the structure of the outputs must not depend "
+                               f"on the values of the inputs")
+        flat_results.append(leaves)
+
+    def incompatible():
+        return ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
+                          f"structure of `outputs`. out_dims has structure {_tree_flatten(out_dims)[1]} but outputs "
+                          f"has structure {out_spec}.")
+    if out_spec.kind is None and isinstance(flat_results[0][0], TensorBase):
+        if isinstance(out_dims, int) or out_dims is None:
+            flat_out_dims = [out_dims]
+        elif isinstance(out_dims, tuple) and len(out_dims) == 1:
+            flat_out_dims = list(out_dims)
+        else:
+            raise incompatible()
+    else:
+        flat_out_dims = _broadcast_prefix(out_dims, out_spec)
+        if flat_out_dims is None:
+            raise incompatible()
+    outs = []
+    for j, d in enumerate(flat_out_dims):
+        column = [leaves[j] for leaves in flat_results]
+        if d is None:
+            if size and not all(_same_values(column[0], c) for c in column[1:]):
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
+            outs.append(column[0])
+            continue
+        bad = next((c for c in column if not isinstance(c, TensorBase)), None)
+        if bad is not None or not column:
+            raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(bad)}. Did you "
+                             f"mean to set out_dims= to None for output?")
+        if size == 0:
+            o = column[0]
+            nd = o.dim() + 1
+            if not -nd <= d < nd:
+                raise IndexError(f"Dimension out of range (expected to be in range of [{-nd}, {nd - 1}], but got "
+                                 f"{d})")
+            outs.append(o.unsqueeze(d % nd).narrow(d % nd, 0, 0).clone())
+        else:
+            outs.append(stack(column, dim=d))
+    return _tree_unflatten(outs, out_spec)
+
+
+# -- forward mode: jvp, jacfwd, linearize ---------------------------------------------------------------------
+
+_JVP = "jvp(f, primals, tangents)"
+
+
+def _check_tensors(items: list, what: str) -> None:
+    if not items:
+        raise RuntimeError(f"{_JVP}: Expected {what} to contain at least one Tensor.")
+    for t in items:
+        if not isinstance(t, TensorBase):
+            raise RuntimeError(f"{_JVP}: Expected {what} to only contain Tensors, got {type(t)}")  # noqa: TRY004
+
+
+def _split_aux(res, has_aux: bool, api: str):
+    if not has_aux:
+        return res, None
+    if not (isinstance(res, tuple) and len(res) == 2):
+        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return res
+
+
+def _jvp_flat(call, flat_primals: list, flat_tangents: list, strict: bool, has_aux: bool):
+    """``(output tree, tangent tree, aux)`` of ``call(flat inputs)``: forward-mode AD at a fresh dual level, or --
+    inside one already (nested forward mode) -- the Jacobian-vector product as the derivative of a vector-Jacobian
+    product with respect to its (zero) cotangent."""
+    from .autograd import forward_ad as fwAD
+    from .autograd import forward_grad as _fg
+    for p, t in zip(flat_primals, flat_tangents):
+        if tuple(p.shape) != tuple(t.shape):
+            raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same shape: got a primal of "
+                               f"shape {list(p.shape)} and a tangent of shape {list(t.shape)}.")
+
+    def outputs_of(res):
+        res, aux = _split_aux(res, has_aux, _JVP)
+        leaves, spec = _tree_flatten(res)
+        if not leaves or (len(leaves) == 1 and leaves[0] is None):
+            raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty output (got output = "
+                               f"{leaves})")
+        for o in leaves:
+            if not isinstance(o, TensorBase):
+                raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type "  # noqa: TRY004
+                                   f"{type(o)}")
+        return leaves, spec, aux
+
+    def independent():
+        return RuntimeError("jvp(f, primals, tangents, strict=True): The output of f is independent of the inputs. "
+                            "This is not allowed with strict=True.")
+
+    if _fg.current_level[0] < 0:
+        with fwAD.dual_level():
+            duals = [fwAD.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents)]
+            leaves, spec, aux = outputs_of(call(duals))
+            outs, tans = [], []
+            for o in leaves:
+                primal, tangent = fwAD.unpack_dual(o)
+                if tangent is None:
+                    if strict:
+                        raise independent()
+                    tangent = primal.new_zeros(primal.shape)
+                outs.append(primal)
+                tans.append(tangent)
+        return _tree_unflatten(outs, spec), _tree_unflatten(tans, spec), aux
+    from .autograd import grad as _autograd_grad
+    with enable_grad():
+        inputs = [_fresh_leaf(p) for p in flat_primals]
+        outer = any(p.requires_grad for p in flat_primals) or any(t.requires_grad for t in flat_tangents)
+        leaves, spec, aux = outputs_of(call(inputs))
+        us = [o.new_zeros(o.shape).requires_grad_(True) for o in leaves]
+        pairs = [(o, u) for o, u in zip(leaves, us) if o.requires_grad]
+        gs = _autograd_grad([o for o, _ in pairs], inputs, [u for _, u in pairs], create_graph=True,
+                            allow_unused=True) if pairs else [None] * len(inputs)
+        reached = [(g, t) for g, t in zip(gs, flat_tangents) if g is not None and g.requires_grad]
+        jv = _autograd_grad([g for g, _ in reached], us, [t for _, t in reached], create_graph=True,
+                            allow_unused=True) if reached else [None] * len(us)
+        tans = []
+        for j, o in zip(jv, leaves):
+            if j is None:
+                if strict:
+                    raise independent()
+                j = o.new_zeros(o.shape)
+            tans.append(j)
+    outs = [_detach(o, outer) for o in leaves]
+    tans = [_detach(t, outer) for t in tans]
+    return _tree_unflatten(outs, spec), _tree_unflatten(tans, spec), aux
+
+
+def jvp(func, primals, tangents, *, strict: bool = False, has_aux: bool = False):
+    """``(func(*primals), J @ tangents)``: the Jacobian-vector product of ``func`` at ``primals`` (a tuple of tensors
+    or trees of tensors) along ``tangents`` (the same structure), by forward-mode AD; ``(output, jvp_out, aux)``
+    with ``has_aux``.
+
+    >>> import openreg
+    >>> out, t = openreg.func.jvp(lambda x: x.sin(), (openreg.zeros(2),), (openreg.tensor([1.0, 2.0]),))
+    >>> t.tolist()
+    [1.0, 2.0]
+    """
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")  # noqa: TRY004
+    flat_p, spec_p = _tree_flatten(primals)
+    flat_t, spec_t = _tree_flatten(tangents)
+    if spec_p != spec_t:
+        raise RuntimeError(f"{_JVP}: Expected primals and tangents to have the same python structure. For example, "
+                           f"if primals is a tuple of 3 tensors, tangents also must be. Got primals with structure "
+                           f"{spec_p} and tangents with structure {spec_t}")
+    _check_tensors(flat_p, "primals")
+    _check_tensors(flat_t, "tangents")
+    out, tan, aux = _jvp_flat(lambda leaves: func(*_tree_unflatten(leaves, spec_p)), flat_p, flat_t, strict, has_aux)
+    return (out, tan, aux) if has_aux else (out, tan)
+
+
+def _argnum_list(argnums, nargs: int, api: str) -> list[int]:
+    nums = [argnums] if isinstance(argnums, int) else argnums
+    if not isinstance(nums, (list, tuple)) or not all(isinstance(n, int) for n in nums):
+        raise RuntimeError(f"{api}: Expected argnums to be int or Tuple[int, ...], got {type(argnums)}")
+    if not nums:
+        raise RuntimeError(f"{api}: argnums must be non-empty")
+    out = []
+    for n in nums:
+        if not -nargs <= n < nargs:
+            raise RuntimeError(f"Got argnum={n}, but only {nargs} positional inputs")
+        out.append(n % nargs)
+    if len(set(out)) != len(out):
+        raise RuntimeError(f"{api}: argnums must be unique, got {argnums}")
+    return out
+
+
+def jacfwd(func, argnums=0, has_aux: bool = False, *, randomness: str = "error"):
+    """A function returning the Jacobian of ``func`` with respect to the arguments at ``argnums`` by forward-mode
+    AD, one Jacobian-vector product per input element (column): ``output.shape + input.shape`` per output tensor
+    and differentiated argument (trees follow the output and ``argnums``); ``(jacobian, aux)`` with ``has_aux``.
+    ``randomness`` is the mode of the map over the columns, as in ``vmap``.
+
+    >>> import openreg
+    >>> openreg.func.jacfwd(lambda x: x ** 2)(openreg.tensor([1.0, 3.0])).tolist()
+    [[2.0, 0.0], [0.0, 6.0]]
+    >>> openreg.func.jacfwd(openreg.func.jacrev(lambda x: (x ** 3).sum()))(openreg.tensor([1.0, 2.0])).tolist()
+    [[6.0, 0.0], [0.0, 12.0]]
+    """
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got "
+                           f"{randomness}")
+
+    def wrapper(*args, **kwargs):
+        from . import stack
+        from .random import VmapRandomness
+        nums = _argnum_list(argnums, len(args), "jacfwd")
+        parts = [_tree_flatten(args[n]) for n in nums]
+        flat_p = [t for leaves, _ in parts for t in leaves]
+        for t in flat_p:
+            if not isinstance(t, TensorBase):
+                raise RuntimeError(f"jacfwd: Expected the differentiated arguments to only contain Tensors, got "  # noqa: TRY004
+                                   f"{type(t)}")
+
+        def call(leaves):
+            new, i = list(args), 0
+            for n, (lv, sp) in zip(nums, parts):
+                new[n] = _tree_unflatten(leaves[i:i + len(lv)], sp)
+                i += len(lv)
+            return func(*new, **kwargs)
+
+        columns = []   # per input leaf: list of tangent trees (one per element)
+        first = None
+        with VmapRandomness(randomness) as level:
+            for li, p in enumerate(flat_p):
+                cols = []
+                for k in range(p.numel()):
+                    level.next_element()
+                    tangents = [q.new_zeros(q.shape) for q in flat_p]
+                    tangents[li].view(-1)[k] = 1
+                    out, tan, aux = _jvp_flat(call, flat_p, tangents, False, has_aux)
+                    if first is None:
+                        first = (out, aux)
+                    cols.append(_tree_flatten(tan)[0])
+                columns.append(cols)
+            if first is None:  # every differentiated tensor is empty: one call for the outputs' shapes
+                level.next_element()
+                out, _, aux = _jvp_flat(call, flat_p, [q.new_zeros(q.shape) for q in flat_p], False, has_aux)
+                first = (out, aux)
+        out_leaves, out_spec = _tree_flatten(first[0])
+        per_out = []
+        for j, o in enumerate(out_leaves):
+            per_arg, li = [], 0
+            for leaves, sp in parts:
+                jac_leaves = []
+                for p in leaves:
+                    cols = columns[li]
+                    size = tuple(o.shape) + tuple(p.shape)
+                    if cols:
+                        jac_leaves.append(stack([c[j] for c in cols], dim=-1).reshape(size))
+                    else:
+                        jac_leaves.append(o.new_zeros(size))
+                    li += 1
+                per_arg.append(_tree_unflatten(jac_leaves, sp))
+            per_out.append(per_arg[0] if isinstance(argnums, int) else tuple(per_arg))
+        jac = _tree_unflatten(per_out, out_spec)
+        return (jac, first[1]) if has_aux else jac
+    return wrapper
+
+
+def linearize(func, *primals):
+    """``(func(*primals), jvp_fn)``: ``jvp_fn(*tangents)`` is the Jacobian-vector product of ``func`` at
+    ``primals`` (computed by forward-mode AD at each call, where PyTorch replays a traced graph).
+
+    >>> import openreg
+    >>> out, jvp_fn = openreg.func.linearize(lambda x: x.sin(), openreg.zeros(2))
+    >>> jvp_fn(openreg.tensor([1.0, 2.0])).tolist()
+    [1.0, 2.0]
+    """
+    output = func(*primals)
+    flat_p, spec_p = _tree_flatten(primals)
+    meta = [(tuple(p.shape), p.device, p.dtype) for p in flat_p]
+
+    def jvp_fn(*tangents):
+        flat_t, spec_t = _tree_flatten(tangents)
+        if spec_t != spec_p:
+            raise RuntimeError(f"Expected the tangents {spec_t} to have the same argspec as the primals {spec_p}")
+        for idx, (t, (shape, device, dtype)) in enumerate(zip(flat_t, meta)):
+            if tuple(t.shape) != shape:
+                raise RuntimeError(f"tangent:{idx} with shape {t.shape} in flattened pytree doesn't match the shape "
+                                   f"{shape} of the corresponding primal.")
+            if t.device != device:
+                raise RuntimeError(f"tangent:{idx} with device {t.device} in flattened pytree doesn't match the "
+                                   f"device {device} of the corresponding primal.")
+            if t.dtype != dtype:
+                raise RuntimeError(f"tangent:{idx} with dtype {t.dtype} in flattened pytree doesn't match the dtype "
+                                   f"{dtype} of the corresponding primal.")
+        return jvp(func, primals, tangents)[1]
+    return output, jvp_fn

@@ -107,13 +107,76 @@ def resolve_generator(generator: Generator | None, device) -> PhiloxGeneratorImp
     """
     dev = Device(device)
     if generator is None:
-        return default_generator(dev)._impl
-    if not isinstance(generator, Generator):
-        raise TypeError(f"generator must be an openreg.Generator, not {type(generator).__name__}")
-    gdev = generator.device
-    if gdev._type != dev._type:
-        raise RuntimeError(f"Expected a '{dev.type}' device type for generator but found '{gdev.type}'")
-    return generator._impl
+        impl = default_generator(dev)._impl
+    else:
+        if not isinstance(generator, Generator):
+            raise TypeError(f"generator must be an openreg.Generator, not {type(generator).__name__}")
+        gdev = generator.device
+        if gdev._type != dev._type:
+            raise RuntimeError(f"Expected a '{dev.type}' device type for generator but found '{gdev.type}'")
+        impl = generator._impl
+    if _vmap_levels.stack:
+        _vmap_draw(impl)
+    return impl
+
+
+# -- randomness inside openreg.func.vmap -------------------------------------------------------------------
+class _VmapLevels(threading.local):
+    def __init__(self):
+        self.stack: list[VmapRandomness] = []
+
+
+_vmap_levels = _VmapLevels()
+
+
+class VmapRandomness:
+    """The ``randomness`` mode of one running ``vmap`` (kernels draw through ``resolve_generator``, which asks every
+    active level): ``"error"`` raises PyTorch's error at the draw; ``"same"`` gives every batch element the
+    generator states the first element started from (each generator is rewound at its first draw of an element);
+    ``"different"`` lets the elements draw one after another.
+
+    >>> import openreg
+    >>> with VmapRandomness("same") as level:
+    ...     a = openreg.rand(2); level.next_element(); b = openreg.rand(2)
+    >>> a.tolist() == b.tolist()
+    True
+    """
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self._start: dict[int, tuple] = {}
+        self._touched: set[int] = set()
+
+    def __enter__(self):
+        _vmap_levels.stack.append(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        _vmap_levels.stack.remove(self)
+
+    def next_element(self) -> None:
+        self._touched = set()
+
+    def _on_draw(self, impl) -> None:
+        key = id(impl)
+        if self.mode != "same" or key in self._touched:
+            return
+        self._touched.add(key)
+        saved = self._start.get(key)
+        if saved is None:
+            self._start[key] = (impl, impl.state_bytes())
+        else:
+            impl.load_state_bytes(saved[1])
+
+
+def _vmap_draw(impl) -> None:
+    levels = _vmap_levels.stack
+    if any(level.mode == "error" for level in levels):
+        raise RuntimeError("vmap: called random operation while in randomness error mode. Please either use the "
+                           "'same' or 'different' randomness flags on vmap or perform the randomness operation out "
+                           "of vmap")
+    for level in levels:  # outermost first: an outer 'same' rewinds before an inner level records its start
+        level._on_draw(impl)
 
 
 def philox_seed_and_offset(device, words: int, generator: Generator | None = None) -> tuple[int, int]:
