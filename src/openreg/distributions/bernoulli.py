@@ -14,14 +14,14 @@ import openreg
 from openreg.nn import functional as F
 
 from . import constraints
-from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .probs_or_logits import BinaryProbsOrLogits
+from .utils import _batch_shape_of, _support_over_batch, broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbsOrLogits, ExponentialFamily):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0."""
 
     _mean_carrier_measure = 0
@@ -30,23 +30,9 @@ class Bernoulli(ExponentialFamily):
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        number = isinstance(probs if probs is not None else logits, (int, float))
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(openreg.Size() if number else self._param.size(), validate_args=validate_args)
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        self._set_probs_or_logits(probs, logits)
+        super().__init__(_batch_shape_of(self._param, probs if probs is not None else logits),
+                         validate_args=validate_args)
 
     @property
     def param_shape(self) -> openreg.Size:
@@ -81,8 +67,7 @@ class Bernoulli(ExponentialFamily):
 
     def enumerate_support(self, expand: bool = True):
         values = openreg.arange(2, dtype=self._param.dtype, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
+        return _support_over_batch(values, self._batch_shape, expand)
 
     @property
     def _natural_params(self):
@@ -92,14 +77,4 @@ class Bernoulli(ExponentialFamily):
         return openreg.log1p(openreg.exp(x))
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Bernoulli, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded_probs_or_logits(Bernoulli, batch_shape, _instance)

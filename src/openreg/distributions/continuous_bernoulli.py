@@ -12,21 +12,20 @@ their Taylor series, where the closed forms cancel catastrophically. Reparameter
 from __future__ import annotations
 
 import math
-import numbers
 from typing import ClassVar
 
 import openreg
 from openreg.nn import functional as F
 
 from . import constraints
-from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .probs_or_logits import BinaryProbsOrLogits
+from .utils import _batch_shape_of, broadcast_all, clamp_probs, lazy_property, logits_to_probs
 
 __all__ = ["ContinuousBernoulli"]
 
 
-class ContinuousBernoulli(ExponentialFamily):
+class ContinuousBernoulli(BinaryProbsOrLogits, ExponentialFamily):
     """``probs`` in (0, 1) (or ``logits`` with ``sigmoid(logits) = probs``); not a probability of 1."""
 
     arg_constraints: ClassVar[dict] = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -35,38 +34,17 @@ class ContinuousBernoulli(ExponentialFamily):
     has_rsample = True
 
     def __init__(self, probs=None, logits=None, lims=(0.499, 0.501), validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        given = probs if probs is not None else logits
+        self._set_probs_or_logits(probs, logits)
         if probs is not None:
-            (self.probs,) = broadcast_all(probs)
             if validate_args is not None and not bool(self.arg_constraints["probs"].check(self.probs).all()):
                 raise ValueError("The parameter probs has invalid values")
-            self.probs = clamp_probs(self.probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
+            self.probs = self._param = clamp_probs(self.probs)
         self._lims = lims
-        super().__init__(openreg.Size() if isinstance(given, numbers.Number) else self._param.size(),
+        super().__init__(_batch_shape_of(self._param, probs if probs is not None else logits),
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ContinuousBernoulli, _instance)
-        new._lims = self._lims
-        batch_shape = openreg.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
+        return self._expanded_probs_or_logits(ContinuousBernoulli, batch_shape, _instance, shared=("_lims",))
 
     @lazy_property
     def probs(self):

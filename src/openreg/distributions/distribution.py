@@ -135,6 +135,23 @@ class Distribution:
                              f"within the support ({support!r}) of the distribution {self!r}, but found invalid "
                              f"values:\n{value}")
 
+    def _expanded(self, cls, batch_shape, instance, params=(), *, shared=(), param_event_shape=None):
+        """The common body of ``expand``: a ``cls`` instance (or ``instance``) of ``batch_shape`` and this event
+        shape, whose ``params`` are this one's expanded to ``batch_shape + param_event_shape`` (default: the event
+        shape; a lazily computed parameter only if it has been computed) and whose ``shared`` attributes are
+        this one's."""
+        new = self._get_checked_instance(cls, instance)
+        batch_shape = openreg.Size(batch_shape)
+        trailing = self._event_shape if param_event_shape is None else param_event_shape
+        for name in params:
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(tuple(batch_shape) + tuple(trailing)))
+        for name in shared:
+            setattr(new, name, getattr(self, name))
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     def _get_checked_instance(self, cls, instance):
         if instance is None and type(self).__init__ != cls.__init__:
             raise NotImplementedError(f"Subclass {self.__class__.__name__} of {cls.__name__} that defines a custom "

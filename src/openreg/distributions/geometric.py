@@ -8,7 +8,6 @@
 """
 from __future__ import annotations
 
-import numbers
 from typing import ClassVar
 
 import openreg
@@ -16,27 +15,21 @@ from openreg.nn import functional as F
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .probs_or_logits import BinaryProbsOrLogits
+from .utils import _batch_shape_of, broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(BinaryProbsOrLogits, Distribution):
     """Mass ``(1 - p)^k p`` at ``k = 0, 1, ...`` with ``p = probs`` (or ``sigmoid(logits)``)."""
 
     arg_constraints: ClassVar[dict] = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        param = self.probs if probs is not None else self.logits
-        super().__init__(openreg.Size() if isinstance(given, numbers.Number) else param.size(),
+        self._set_probs_or_logits(probs, logits)
+        super().__init__(_batch_shape_of(self._param, probs if probs is not None else logits),
                          validate_args=validate_args)
         if self._validate_args and probs is not None and not bool((self.probs > 0).all()):
             raise ValueError(f"Expected parameter probs ({type(self.probs).__name__} of shape "
@@ -44,23 +37,7 @@ class Geometric(Distribution):
                              f"invalid values:\n{self.probs}")
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Geometric, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        return self._expanded_probs_or_logits(Geometric, batch_shape, _instance)
 
     @property
     def mean(self):

@@ -10,21 +10,21 @@ reparameterizable relaxations of Bernoulli draws at a ``temperature``.
 """
 from __future__ import annotations
 
-import numbers
 from typing import ClassVar
 
 import openreg
 
 from . import constraints
 from .distribution import Distribution
+from .probs_or_logits import BinaryProbsOrLogits
 from .transformed_distribution import TransformedDistribution
 from .transforms import SigmoidTransform
-from .utils import broadcast_all, clamp_probs, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _batch_shape_of, broadcast_all, clamp_probs
 
 __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 
-class LogitRelaxedBernoulli(Distribution):
+class LogitRelaxedBernoulli(BinaryProbsOrLogits, Distribution):
     """The logit of a ``RelaxedBernoulli`` draw: ``(logits + Logistic noise) / temperature``."""
 
     arg_constraints: ClassVar[dict] = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -33,38 +33,13 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args: bool | None = None) -> None:
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        if probs is not None:
-            number = isinstance(probs, numbers.Number)
-            (self.probs,) = broadcast_all(probs)
-        else:
-            number = isinstance(logits, numbers.Number)
-            (self.logits,) = broadcast_all(logits)
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(openreg.Size() if number else self._param.size(), validate_args=validate_args)
+        self._set_probs_or_logits(probs, logits)
+        super().__init__(_batch_shape_of(self._param, probs if probs is not None else logits),
+                         validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @lazy_property
-    def logits(self):
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self):
-        return logits_to_probs(self.logits, is_binary=True)
+        return self._expanded_probs_or_logits(LogitRelaxedBernoulli, batch_shape, _instance,
+                                              shared=("temperature",))
 
     @property
     def param_shape(self) -> openreg.Size:

@@ -29,6 +29,19 @@ def broadcast_all(*values):
     return openreg.broadcast_tensors(*tensors)
 
 
+def _batch_shape_of(broadcast, *given) -> openreg.Size:
+    """The batch shape of a distribution built from the parameters ``given``: ``Size()`` when all of them are
+    Python numbers (as PyTorch), else the shape of ``broadcast``, the parameters broadcast together."""
+    return openreg.Size() if all(isinstance(v, (int, float)) for v in given) else broadcast.size()
+
+
+def _support_over_batch(values, batch_shape, expand: bool):
+    """The 1-D tensor of support ``values`` as ``enumerate_support`` returns it: along a new leading dim,
+    expanded over ``batch_shape`` (or with size-1 batch dims if not ``expand``)."""
+    values = values.view((-1,) + (1,) * len(batch_shape))
+    return values.expand((-1,) + tuple(batch_shape)) if expand else values
+
+
 def _sum_rightmost(value, dims: int):
     """``value`` summed over its ``dims`` rightmost dimensions."""
     return value.reshape(tuple(value.shape[:value.dim() - dims]) + (-1,)).sum(-1) if dims > 0 else value
