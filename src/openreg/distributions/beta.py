@@ -16,7 +16,6 @@ import openreg
 
 from . import constraints
 from .dirichlet import Dirichlet
-from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .utils import broadcast_all
 
@@ -48,12 +47,7 @@ class Beta(ExponentialFamily):
         return openreg.lgamma(x) + openreg.lgamma(y) - openreg.lgamma(x + y)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Beta, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new._dirichlet = self._dirichlet.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Beta, batch_shape, _instance, ("_dirichlet",))
 
     @property
     def concentration1(self):

@@ -17,7 +17,7 @@ import openreg
 
 from . import constraints
 from .distribution import Distribution
-from .utils import lazy_property, logits_to_probs, probs_to_logits
+from .utils import _support_over_batch, lazy_property, logits_to_probs, probs_to_logits
 
 __all__ = ["Categorical"]
 
@@ -94,20 +94,10 @@ class Categorical(Distribution):
 
     def enumerate_support(self, expand: bool = True):
         values = openreg.arange(self._num_events, dtype=openreg.int64, device=self._param.device)
-        values = values.view((-1,) + (1,) * len(self._batch_shape))
-        return values.expand((-1,) + tuple(self._batch_shape)) if expand else values
+        return _support_over_batch(values, self._batch_shape, expand)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Categorical, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        shape = tuple(batch_shape) + (self._num_events,)
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(shape)
-            new._param = new.logits
-        new._num_events = self._num_events
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expanded(Categorical, batch_shape, _instance, ("probs", "logits"), shared=("_num_events",),
+                             param_event_shape=(self._num_events,))
+        new._param = new.__dict__["logits"] if "logits" in new.__dict__ else new.__dict__["probs"]
         return new

@@ -9,45 +9,23 @@
 from __future__ import annotations
 
 import math
-import numbers
-from typing import ClassVar
 
 import openreg
 
-from . import constraints
-from .distribution import Distribution
-from .utils import broadcast_all
+from .loc_scale import LocScaleFamily
 
 __all__ = ["Cauchy"]
 
 
-class Cauchy(Distribution):
+class Cauchy(LocScaleFamily):
     """Density ``1 / (pi scale (1 + ((x - loc) / scale)^2))``."""
 
-    arg_constraints: ClassVar[dict] = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        number = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(openreg.Size() if number else self.loc.size(), validate_args=validate_args)
-
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Cauchy, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Cauchy, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self):
         return openreg.full(tuple(self._extended_shape()), math.nan, dtype=self.loc.dtype, device=self.loc.device)
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -15,7 +15,6 @@ import openreg
 from openreg.nn import functional as F
 
 from . import constraints
-from .distribution import Distribution
 from .exp_family import ExponentialFamily
 
 __all__ = ["Dirichlet"]
@@ -47,12 +46,7 @@ class Dirichlet(ExponentialFamily):
         return openreg.lgamma(x).sum(-1) - openreg.lgamma(x.sum(-1))
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Dirichlet, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.concentration = self.concentration.expand(tuple(batch_shape) + tuple(self.event_shape))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Dirichlet, batch_shape, _instance, ("concentration",))
 
     def sample(self, sample_shape=()):
         with openreg.no_grad():

@@ -8,15 +8,13 @@
 """
 from __future__ import annotations
 
-import numbers
 from typing import ClassVar
 
 import openreg
 
 from . import constraints
-from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import _batch_shape_of, broadcast_all
 
 __all__ = ["Exponential"]
 
@@ -31,8 +29,7 @@ class Exponential(ExponentialFamily):
 
     def __init__(self, rate, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
-        batch_shape = openreg.Size() if isinstance(rate, numbers.Number) else self.rate.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        super().__init__(_batch_shape_of(self.rate, rate), validate_args=validate_args)
 
     @property
     def _natural_params(self):
@@ -42,12 +39,7 @@ class Exponential(ExponentialFamily):
         return -openreg.log(-x)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Exponential, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Exponential, batch_shape, _instance, ("rate",))
 
     @property
     def mean(self):

@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import math
-import numbers
 from typing import ClassVar
 
 import openreg
@@ -18,7 +17,7 @@ import openreg
 from . import constraints
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import broadcast_all
+from .utils import _batch_shape_of, broadcast_all
 
 __all__ = ["FisherSnedecor"]
 
@@ -34,17 +33,10 @@ class FisherSnedecor(Distribution):
         self.df1, self.df2 = broadcast_all(df1, df2)
         self._gamma1 = Gamma(self.df1 * 0.5, self.df1)
         self._gamma2 = Gamma(self.df2 * 0.5, self.df2)
-        number = isinstance(df1, numbers.Number) and isinstance(df2, numbers.Number)
-        super().__init__(openreg.Size() if number else self.df1.size(), validate_args=validate_args)
+        super().__init__(_batch_shape_of(self.df1, df1, df2), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(FisherSnedecor, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.df1, new.df2 = self.df1.expand(batch_shape), self.df2.expand(batch_shape)
-        new._gamma1, new._gamma2 = self._gamma1.expand(batch_shape), self._gamma2.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(FisherSnedecor, batch_shape, _instance, ("df1", "df2", "_gamma1", "_gamma2"))
 
     @property
     def mean(self):

@@ -9,15 +9,13 @@
 """
 from __future__ import annotations
 
-import numbers
 from typing import ClassVar
 
 import openreg
 
 from . import constraints
-from .distribution import Distribution
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .utils import _batch_shape_of, broadcast_all
 
 __all__ = ["Gamma"]
 
@@ -39,8 +37,7 @@ class Gamma(ExponentialFamily):
 
     def __init__(self, concentration, rate, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
-        number = isinstance(concentration, numbers.Number) and isinstance(rate, numbers.Number)
-        super().__init__(openreg.Size() if number else self.concentration.size(), validate_args=validate_args)
+        super().__init__(_batch_shape_of(self.concentration, concentration, rate), validate_args=validate_args)
 
     @property
     def _natural_params(self):
@@ -50,13 +47,7 @@ class Gamma(ExponentialFamily):
         return openreg.lgamma(x + 1) + (x + 1) * openreg.log(-y.reciprocal())
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Gamma, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        new.rate = self.rate.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Gamma, batch_shape, _instance, ("concentration", "rate"))
 
     @property
     def mean(self):

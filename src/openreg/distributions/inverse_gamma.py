@@ -35,7 +35,7 @@ class InverseGamma(TransformedDistribution):
         super().__init__(base, PowerTransform(neg_one), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        return super().expand(batch_shape, _instance=self._get_checked_instance(InverseGamma, _instance))
+        return self._expanded_subclass(InverseGamma, batch_shape, _instance)
 
     @property
     def concentration(self):

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import openreg
@@ -137,20 +138,6 @@ def _kl_transformed_transformed(p, q):
         raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist),
                           len(p.event_shape) - len(p.base_dist.event_shape))
-
-
-@register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_mvn_mvn(p, q):
-    if p.event_shape != q.event_shape:
-        raise ValueError("KL-divergence between two Multivariate Normals with different event shapes cannot be "
-                         "computed")
-    p_l, q_l = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
-    half_log_det_ratio = (q_l.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-                          - p_l.diagonal(dim1=-2, dim2=-1).log().sum(-1))
-    n = p.event_shape[0]
-    batch = tuple(openreg.broadcast_shapes(tuple(q_l.shape[:-2]), tuple(p_l.shape[:-2])))
-    trace = openreg.linalg.solve(q_l.expand(batch + (n, n)), p_l.expand(batch + (n, n))).pow(2).sum((-2, -1))
-    return half_log_det_ratio + 0.5 * (trace + _batch_mahalanobis(q_l, q.loc - p.loc) - n)
 
 
 @register_kl(Exponential, Exponential)
@@ -315,39 +302,40 @@ def _kl_exponential_gamma(p, q):
             + q.concentration * _EULER_GAMMA - (1 + _EULER_GAMMA))
 
 
+def _kl_to_normal(p, q):
+    """KL(p || Normal) from p's entropy, mean and variance: ``E_p[-log q] = log(sqrt(2 pi) scale)
+    + E_p[(x - loc)^2] / (2 scale^2)``."""
+    var = q.scale.pow(2)
+    return -p.entropy() + 0.5 * (2 * math.pi * var).log() + (p.variance + (p.mean - q.loc).pow(2)) / (2 * var)
+
+
+def _kl_to_exponential(p, q):
+    """KL(p || Exponential) from p's entropy and mean (``p`` on [0, 1])."""
+    return -p.entropy() - q.rate.log() + q.rate * p.mean
+
+
+def _kl_unit_interval_to_uniform(p, q):
+    """KL(p || Uniform) for ``p`` on [0, 1]: infinite unless q's interval covers it."""
+    result = -p.entropy() + (q.high - q.low).log()
+    return _infinite_where(result, (q.low > 0) | (q.high < 1))
+
+
+for _p in (Gamma, Beta, ContinuousBernoulli):
+    register_kl(_p, Normal)(_kl_to_normal)
+for _p in (Beta, ContinuousBernoulli):
+    register_kl(_p, Exponential)(_kl_to_exponential)
+    register_kl(_p, Uniform)(_kl_unit_interval_to_uniform)
+
+
 @register_kl(Gamma, Exponential)
 def _kl_gamma_exponential(p, q):
     return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
-
-
-@register_kl(Gamma, Normal)
-def _kl_gamma_normal(p, q):
-    var = q.scale.pow(2)
-    second_moment = p.concentration / p.rate.pow(2) + (p.concentration / p.rate - q.loc).pow(2)
-    return -p.entropy() + 0.5 * (2 * math.pi * var).log() + second_moment / (2 * var)
 
 
 @register_kl(Gamma, Gumbel)
 def _kl_gamma_gumbel(p, q):
     mean_exp = (q.loc / q.scale).exp() * (1 + 1 / (p.rate * q.scale)).pow(-p.concentration)
     return -p.entropy() + q.scale.log() - (q.loc - p.concentration / p.rate) / q.scale + mean_exp
-
-
-@register_kl(Beta, Normal)
-def _kl_beta_normal(p, q):
-    var = q.scale.pow(2)
-    return -p.entropy() + 0.5 * (2 * math.pi * var).log() + (p.variance + (p.mean - q.loc).pow(2)) / (2 * var)
-
-
-@register_kl(Beta, Uniform)
-def _kl_beta_uniform(p, q):
-    result = -p.entropy() + (q.high - q.low).log()
-    return _infinite_where(result, (q.low > 0) | (q.high < 1))
-
-
-@register_kl(Beta, Exponential)
-def _kl_beta_exponential(p, q):
-    return -p.entropy() - q.rate.log() + q.rate * p.mean
 
 
 @register_kl(Beta, Gamma)
@@ -358,11 +346,15 @@ def _kl_beta_gamma(p, q):
             - (q.concentration - 1) * mean_log + q.rate * p.mean)
 
 
+def _uniform_mean_log(p):
+    """``E[log x]`` for ``x ~ Uniform(low, high)``, ``low >= 0``: ``(h log h - l log l) / (h - l) - 1``."""
+    return (openreg.xlogy(p.high, p.high) - openreg.xlogy(p.low, p.low)) / (p.high - p.low) - 1
+
+
 @register_kl(Uniform, Gamma)
 def _kl_uniform_gamma(p, q):
-    # E[log x] for x ~ Uniform(low, high), low >= 0: (h log h - l log l) / (h - l) - 1
     width = p.high - p.low
-    mean_log = (openreg.xlogy(p.high, p.high) - openreg.xlogy(p.low, p.low)) / width - 1
+    mean_log = _uniform_mean_log(p)
     result = (-width.log() - q.concentration * q.rate.log() + openreg.lgamma(q.concentration)
               - (q.concentration - 1) * mean_log + q.rate * (p.high + p.low) / 2)
     return _infinite_where(result, p.low < 0)
@@ -371,7 +363,7 @@ def _kl_uniform_gamma(p, q):
 @register_kl(Uniform, Beta)
 def _kl_uniform_beta(p, q):
     width = p.high - p.low
-    mean_log = (openreg.xlogy(p.high, p.high) - openreg.xlogy(p.low, p.low)) / width - 1
+    mean_log = _uniform_mean_log(p)
     one_minus_high, one_minus_low = 1 - p.high, 1 - p.low
     mean_log1m = (openreg.xlogy(one_minus_low, one_minus_low) - openreg.xlogy(one_minus_high, one_minus_high)) \
         / width - 1
@@ -404,22 +396,12 @@ def _kl_gaussians(p, q, message: str):
     return half_log_det_ratio + 0.5 * (trace + _batch_mahalanobis(q_l, q.loc - p.loc) - n)
 
 
-@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
-def _kl_lowrank_lowrank(p, q):
-    return _kl_gaussians(p, q, "KL-divergence between two Low Rank Multivariate Normals with different event "
-                               "shapes cannot be computed")
-
-
-@register_kl(MultivariateNormal, LowRankMultivariateNormal)
-def _kl_mvn_lowrank(p, q):
-    return _kl_gaussians(p, q, "KL-divergence between two (Low Rank) Multivariate Normals with different event "
-                               "shapes cannot be computed")
-
-
-@register_kl(LowRankMultivariateNormal, MultivariateNormal)
-def _kl_lowrank_mvn(p, q):
-    return _kl_gaussians(p, q, "KL-divergence between two (Low Rank) Multivariate Normals with different event "
-                               "shapes cannot be computed")
+for _p, _q, _kinds in ((MultivariateNormal, MultivariateNormal, "Multivariate Normals"),
+                       (LowRankMultivariateNormal, LowRankMultivariateNormal, "Low Rank Multivariate Normals"),
+                       (MultivariateNormal, LowRankMultivariateNormal, "(Low Rank) Multivariate Normals"),
+                       (LowRankMultivariateNormal, MultivariateNormal, "(Low Rank) Multivariate Normals")):
+    register_kl(_p, _q)(functools.partial(_kl_gaussians, message=f"KL-divergence between two {_kinds} with "
+                                                                  f"different event shapes cannot be computed"))
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)
@@ -445,12 +427,9 @@ def _cb_expected_log_density(q, mean):
 
 
 @register_kl(ContinuousBernoulli, ContinuousBernoulli)
-def _kl_cb_cb(p, q):
-    return -p.entropy() - _cb_expected_log_density(q, p.mean)
-
-
 @register_kl(Beta, ContinuousBernoulli)
-def _kl_beta_cb(p, q):
+def _kl_to_cb(p, q):
+    """KL(p || ContinuousBernoulli) for ``p`` on [0, 1] from its entropy and mean."""
     return -p.entropy() - _cb_expected_log_density(q, p.mean)
 
 
@@ -458,23 +437,6 @@ def _kl_beta_cb(p, q):
 def _kl_uniform_cb(p, q):
     result = -(p.high - p.low).log() - _cb_expected_log_density(q, (p.high + p.low) / 2)
     return _infinite_where(result, (p.low < 0) | (p.high > 1))
-
-
-@register_kl(ContinuousBernoulli, Exponential)
-def _kl_cb_exponential(p, q):
-    return -p.entropy() - q.rate.log() + q.rate * p.mean
-
-
-@register_kl(ContinuousBernoulli, Normal)
-def _kl_cb_normal(p, q):
-    var = q.scale.pow(2)
-    return -p.entropy() + 0.5 * (2 * math.pi * var).log() + (p.variance + (p.mean - q.loc).pow(2)) / (2 * var)
-
-
-@register_kl(ContinuousBernoulli, Uniform)
-def _kl_cb_uniform(p, q):
-    result = -p.entropy() + (q.high - q.low).log()
-    return _infinite_where(result, (q.low > 0) | (q.high < 1))
 
 
 @register_kl(Pareto, Pareto)

@@ -9,45 +9,21 @@
 from __future__ import annotations
 
 import math
-import numbers
-from typing import ClassVar
 
 import openreg
 
-from . import constraints
-from .distribution import Distribution
-from .utils import _eps, broadcast_all
+from .centered_at_loc import CenteredAtLoc
+from .loc_scale import LocScaleFamily
+from .utils import _eps
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(CenteredAtLoc, LocScaleFamily):
     """Density ``exp(-|x - loc| / scale) / (2 scale)``."""
 
-    arg_constraints: ClassVar[dict] = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        number = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(openreg.Size() if number else self.loc.size(), validate_args=validate_args)
-
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Laplace, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
+        return self._expanded(Laplace, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def variance(self):

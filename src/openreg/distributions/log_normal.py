@@ -30,7 +30,7 @@ class LogNormal(TransformedDistribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        return super().expand(batch_shape, _instance=self._get_checked_instance(LogNormal, _instance))
+        return self._expanded_subclass(LogNormal, batch_shape, _instance)
 
     @property
     def loc(self):

@@ -16,6 +16,7 @@ from typing import ClassVar
 import openreg
 
 from . import constraints
+from .centered_at_loc import CenteredAtLoc
 from .distribution import Distribution
 from .multivariate_normal import _batch_mahalanobis, _batch_mv
 from .utils import _standard_normal, lazy_property
@@ -41,7 +42,7 @@ def _lowrank_mahalanobis(W, D, x, capacitance_tril):
     return (x.pow(2) / D).sum(-1) - _batch_mahalanobis(capacitance_tril, wt_dinv_x)
 
 
-class LowRankMultivariateNormal(Distribution):
+class LowRankMultivariateNormal(CenteredAtLoc, Distribution):
     """Gaussian over vectors with mean ``loc`` and covariance ``cov_factor @ cov_factor.mT + diag(cov_diag)``."""
 
     arg_constraints: ClassVar[dict] = {"loc": constraints.real_vector,
@@ -74,28 +75,13 @@ class LowRankMultivariateNormal(Distribution):
         self._capacitance_tril = _capacitance_tril(cov_factor, cov_diag)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LowRankMultivariateNormal, _instance)
-        loc_shape = tuple(batch_shape) + tuple(self.event_shape)
-        new.loc = self.loc.expand(loc_shape)
-        new.cov_diag = self.cov_diag.expand(loc_shape)
-        new.cov_factor = self.cov_factor.expand(loc_shape + tuple(self.cov_factor.shape[-1:]))
-        new._unbroadcasted_cov_factor = self._unbroadcasted_cov_factor
-        new._unbroadcasted_cov_diag = self._unbroadcasted_cov_diag
-        new._capacitance_tril = self._capacitance_tril
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
+        new = self._expanded(LowRankMultivariateNormal, batch_shape, _instance, ("loc", "cov_diag"),
+                             shared=("_unbroadcasted_cov_factor", "_unbroadcasted_cov_diag", "_capacitance_tril"))
+        new.cov_factor = self.cov_factor.expand(tuple(batch_shape) + tuple(self.cov_factor.shape[-2:]))
         return new
 
     def _matrix_shape(self):
         return tuple(self._batch_shape) + tuple(self._event_shape) * 2
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):

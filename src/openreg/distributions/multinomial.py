@@ -16,13 +16,14 @@ import openreg
 from . import constraints
 from .binomial import Binomial
 from .categorical import Categorical
+from .categorical_backed import CategoricalBacked
 from .distribution import Distribution
 from .utils import broadcast_all
 
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(CategoricalBacked, Distribution):
     """Counts per category (last dim) of ``total_count`` draws from ``Categorical(probs, logits)``."""
 
     arg_constraints: ClassVar[dict] = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -37,34 +38,14 @@ class Multinomial(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Multinomial, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.total_count = self.total_count
-        new._categorical = self._categorical.expand(batch_shape)
+        new = self._expanded(Multinomial, batch_shape, _instance, ("_categorical",), shared=("total_count",),
+                             param_event_shape=())
         new._binomial = Binomial(total_count=self.total_count, probs=new._categorical.probs)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self):
         return constraints.multinomial(self.total_count)
-
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> openreg.Size:
-        return self._categorical.param_shape
 
     @property
     def mean(self):

@@ -17,6 +17,7 @@ from typing import ClassVar
 import openreg
 
 from . import constraints
+from .centered_at_loc import CenteredAtLoc
 from .distribution import Distribution
 from .utils import _standard_normal, lazy_property
 
@@ -48,7 +49,7 @@ def _precision_to_scale_tril(P):
     return openreg.linalg.solve(upper, eye.expand_as(upper)).mT
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(CenteredAtLoc, Distribution):
     """Gaussian over vectors with mean ``loc`` and exactly one of ``covariance_matrix``, ``precision_matrix``
     or ``scale_tril`` (a lower-triangular factor with positive diagonal); batch dimensions broadcast."""
 
@@ -84,16 +85,12 @@ class MultivariateNormal(Distribution):
             self._unbroadcasted_scale_tril = _precision_to_scale_tril(precision_matrix)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(MultivariateNormal, _instance)
-        batch_shape = tuple(batch_shape)
-        n = self.event_shape[0]
-        new.loc = self.loc.expand(batch_shape + (n,))
-        new._unbroadcasted_scale_tril = self._unbroadcasted_scale_tril
+        new = self._expanded(MultivariateNormal, batch_shape, _instance, ("loc",),
+                             shared=("_unbroadcasted_scale_tril",))
+        matrix_shape = tuple(batch_shape) + tuple(self.event_shape) * 2
         for name in ("covariance_matrix", "scale_tril", "precision_matrix"):
             if name in self.__dict__:
-                setattr(new, name, self.__dict__[name].expand(batch_shape + (n, n)))
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
+                setattr(new, name, self.__dict__[name].expand(matrix_shape))
         return new
 
     def _matrix_shape(self):
@@ -114,14 +111,6 @@ class MultivariateNormal(Distribution):
         eye = openreg.eye(L.shape[-1], dtype=L.dtype, device=L.device)
         inv = openreg.linalg.solve(L, eye.expand_as(L))
         return openreg.matmul(inv.mT, inv).expand(self._matrix_shape())
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @property
     def variance(self):

@@ -8,40 +8,20 @@
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 import openreg
 
-from . import constraints
-from .distribution import Distribution
+from .centered_at_loc import CenteredAtLoc
 from .exp_family import ExponentialFamily
-from .utils import broadcast_all
+from .loc_scale import LocScaleFamily
 
 __all__ = ["Normal"]
 
 
-class Normal(ExponentialFamily):
+class Normal(CenteredAtLoc, LocScaleFamily, ExponentialFamily):
     """Gaussian with mean ``loc`` and standard deviation ``scale`` (broadcast together)."""
 
     _mean_carrier_measure = 0
-    arg_constraints: ClassVar[dict] = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-    has_rsample = True
-
-    def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        batch_shape = openreg.Size() if isinstance(loc, (int, float)) and isinstance(scale, (int, float)) \
-            else self.loc.size()
-        super().__init__(batch_shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
-
     @property
     def stddev(self):
         return self.scale
@@ -79,9 +59,4 @@ class Normal(ExponentialFamily):
         return -0.25 * x.pow(2) / y + 0.5 * openreg.log(-math.pi / y)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Normal, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Normal, batch_shape, _instance, ("loc", "scale"))

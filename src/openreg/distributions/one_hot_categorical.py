@@ -16,12 +16,13 @@ from openreg.nn import functional as F
 
 from . import constraints
 from .categorical import Categorical
+from .categorical_backed import CategoricalBacked
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(CategoricalBacked, Distribution):
     """One-hot vectors with category probabilities ``probs`` (or ``softmax(logits)``) along the last dim."""
 
     arg_constraints: ClassVar[dict] = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -34,28 +35,7 @@ class OneHotCategorical(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(OneHotCategorical, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> openreg.Size:
-        return self._categorical.param_shape
+        return self._expanded(OneHotCategorical, batch_shape, _instance, ("_categorical",), param_event_shape=())
 
     @property
     def mean(self):

@@ -17,7 +17,7 @@ import openreg
 from . import constraints
 from .distribution import Distribution
 from .probs_or_logits import BinaryProbsOrLogits
-from .transformed_distribution import TransformedDistribution
+from .relaxation import Relaxation
 from .transforms import SigmoidTransform
 from .utils import _batch_shape_of, broadcast_all, clamp_probs
 
@@ -61,28 +61,13 @@ class LogitRelaxedBernoulli(BinaryProbsOrLogits, Distribution):
         return log_t + diff - 2 * diff.exp().log1p()
 
 
-class RelaxedBernoulli(TransformedDistribution):
+class RelaxedBernoulli(Relaxation):
     """Values in ``(0, 1)`` concentrating near 0 and 1 as ``temperature`` goes to 0."""
 
+    _relaxed = LogitRelaxedBernoulli
+    _transform = SigmoidTransform
     arg_constraints: ClassVar[dict] = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval
-    has_rsample = True
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        base = LogitRelaxedBernoulli(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, SigmoidTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        return super().expand(batch_shape, _instance=self._get_checked_instance(RelaxedBernoulli, _instance))
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
+        return self._expanded_subclass(RelaxedBernoulli, batch_shape, _instance)

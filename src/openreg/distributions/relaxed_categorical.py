@@ -16,15 +16,16 @@ import openreg
 
 from . import constraints
 from .categorical import Categorical
+from .categorical_backed import CategoricalBacked
 from .distribution import Distribution
-from .transformed_distribution import TransformedDistribution
+from .relaxation import Relaxation
 from .transforms import ExpTransform
 from .utils import broadcast_all, clamp_probs
 
 __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 
-class ExpRelaxedCategorical(Distribution):
+class ExpRelaxedCategorical(CategoricalBacked, Distribution):
     """The log of a ``RelaxedOneHotCategorical`` draw: ``log_softmax((logits + Gumbel noise) / temperature)``."""
 
     arg_constraints: ClassVar[dict] = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -38,25 +39,8 @@ class ExpRelaxedCategorical(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(ExpRelaxedCategorical, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.temperature = self.temperature
-        new._categorical = self._categorical.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
-
-    @property
-    def param_shape(self) -> openreg.Size:
-        return self._categorical.param_shape
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def probs(self):
-        return self._categorical.probs
+        return self._expanded(ExpRelaxedCategorical, batch_shape, _instance, ("_categorical",),
+                              shared=("temperature",), param_event_shape=())
 
     def rsample(self, sample_shape=()):
         shape = tuple(self._extended_shape(sample_shape))
@@ -78,29 +62,13 @@ class ExpRelaxedCategorical(Distribution):
         return score + log_scale
 
 
-class RelaxedOneHotCategorical(TransformedDistribution):
+class RelaxedOneHotCategorical(Relaxation):
     """Points of the simplex concentrating near one-hot vectors as ``temperature`` goes to 0."""
 
+    _relaxed = ExpRelaxedCategorical
+    _transform = ExpTransform
     arg_constraints: ClassVar[dict] = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex
-    has_rsample = True
-
-    def __init__(self, temperature, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        base = ExpRelaxedCategorical(temperature, probs, logits, validate_args=validate_args)
-        super().__init__(base, ExpTransform(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        return super().expand(batch_shape, _instance=self._get_checked_instance(RelaxedOneHotCategorical,
-                                                                                _instance))
-
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
+        return self._expanded_subclass(RelaxedOneHotCategorical, batch_shape, _instance)

@@ -10,7 +10,6 @@ root of a ``Chi2(df) / df`` draw).
 from __future__ import annotations
 
 import math
-import numbers
 from typing import ClassVar
 
 import openreg
@@ -18,7 +17,7 @@ import openreg
 from . import constraints
 from .chi2 import Chi2
 from .distribution import Distribution
-from .utils import _standard_normal, broadcast_all
+from .utils import _batch_shape_of, _standard_normal, broadcast_all
 
 __all__ = ["StudentT"]
 
@@ -34,17 +33,10 @@ class StudentT(Distribution):
     def __init__(self, df, loc=0.0, scale=1.0, validate_args: bool | None = None) -> None:
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
         self._chi2 = Chi2(self.df)
-        number = all(isinstance(v, numbers.Number) for v in (df, loc, scale))
-        super().__init__(openreg.Size() if number else self.df.size(), validate_args=validate_args)
+        super().__init__(_batch_shape_of(self.df, df, loc, scale), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(StudentT, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.df, new.loc, new.scale = (v.expand(batch_shape) for v in (self.df, self.loc, self.scale))
-        new._chi2 = self._chi2.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(StudentT, batch_shape, _instance, ("df", "loc", "scale", "_chi2"))
 
     @property
     def mean(self):

@@ -59,6 +59,14 @@ class TransformedDistribution(Distribution):
         cut = len(forward_shape) - event_dim
         super().__init__(forward_shape[:cut], forward_shape[cut:], validate_args=validate_args)
 
+    def _expanded_subclass(self, cls, batch_shape, instance, params=()):
+        """``expand`` of the subclass ``cls``: its own parameters ``params`` expanded to ``batch_shape``, then
+        the base distribution as ``expand`` does."""
+        new = self._get_checked_instance(cls, instance)
+        for name in params:
+            setattr(new, name, getattr(self, name).expand(batch_shape))
+        return TransformedDistribution.expand(self, batch_shape, _instance=new)
+
     def expand(self, batch_shape, _instance=None):
         new = self._get_checked_instance(TransformedDistribution, _instance)
         batch_shape = openreg.Size(batch_shape)

@@ -12,7 +12,7 @@ import openreg
 
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all
+from .utils import _batch_shape_of, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -28,8 +28,7 @@ class Uniform(Distribution):
 
     def __init__(self, low, high, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
-        number = isinstance(low, (int, float)) and isinstance(high, (int, float))
-        super().__init__(openreg.Size() if number else self.low.size(), validate_args=validate_args)
+        super().__init__(_batch_shape_of(self.low, low, high), validate_args=validate_args)
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):
@@ -74,9 +73,4 @@ class Uniform(Distribution):
         return (self.high - self.low).log()
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Uniform, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.low, new.high = self.low.expand(batch_shape), self.high.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(Uniform, batch_shape, _instance, ("low", "high"))

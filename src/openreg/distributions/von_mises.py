@@ -16,6 +16,7 @@ from typing import ClassVar
 import openreg
 
 from . import constraints
+from .centered_at_loc import CenteredAtLoc
 from .distribution import Distribution
 from .utils import broadcast_all, lazy_property
 
@@ -49,7 +50,7 @@ def _log_bessel_i(k, order: int):
     return openreg.where(k < _SWITCH, series, asymptotic)
 
 
-class VonMises(Distribution):
+class VonMises(CenteredAtLoc, Distribution):
     """Angles near ``loc`` with concentration ``concentration`` (0: uniform on the circle)."""
 
     arg_constraints: ClassVar[dict] = {"loc": constraints.real, "concentration": constraints.positive}
@@ -61,13 +62,7 @@ class VonMises(Distribution):
         super().__init__(self.loc.shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(VonMises, _instance)
-        batch_shape = openreg.Size(batch_shape)
-        new.loc = self.loc.expand(batch_shape)
-        new.concentration = self.concentration.expand(batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expanded(VonMises, batch_shape, _instance, ("loc", "concentration"))
 
     def log_prob(self, value):
         if self._validate_args:
@@ -106,14 +101,6 @@ class VonMises(Distribution):
                                                                        device=device) - 1), out)
             angle = (out + self.loc.double() + math.pi).remainder(2 * math.pi) - math.pi
             return angle.to(self.loc.dtype)
-
-    @property
-    def mean(self):
-        return self.loc
-
-    @property
-    def mode(self):
-        return self.loc
 
     @lazy_property
     def variance(self):
