@@ -187,6 +187,13 @@ SAMPLES.update({
     "polygamma": Sample(lambda m: (1, m(2, 3, low=0.2, high=4.0)), _trigamma_ref,
                         variants=("overload", "function", "out")),
     "erfinv": _unary(_erfinv_ref, low=-0.95, high=0.95),
+    # complex.py (float inputs; the complex cases are in tests/test_complex_views.py)
+    "complex": Sample(lambda m: (m(2, 3), m(1, 3)), lambda a, b: a + 1j * b, variants=("overload", "function", "out")),
+    "polar": Sample(lambda m: (m(2, 3, low=0.1), m(1, 3)), lambda r, t: r * np.exp(1j * t),
+                    variants=("overload", "function", "out")),
+    "conj_physical": _unary(np.conj),
+    "angle": Sample(lambda m: (m(2, 3, ints=True),), lambda x: np.where(x < 0, np.pi, 0.0).astype(x.dtype),
+                    variants=("overload", "function", "method", "out")),
 })
 
 # Kernel-only (composite or unstructured) records of the later families: no NumPy comparison here (their values

@@ -333,6 +333,25 @@ def _record_sample(op: str):
 
 SAMPLES.update(INDEXING_SAMPLES)
 
+
+def _complex_samples() -> dict:
+    """Complex-valued ops checked through real views (gradcheck compares real inputs and outputs): RoPE's
+    ``view_as_real(view_as_complex(x) * w)`` with a complex multiplier, ``complex`` and ``polar``."""
+    def rope(d):
+        w = A.polar(openreg.ones(3, dtype=openreg.float64, device=d), r(d, 3, grad=False))
+        return (lambda x: A.view_as_real(A.view_as_complex(x) * w), [r(d, 2, 3, 2)])
+
+    def conj(d):
+        return (lambda x: A.view_as_real(A.conj_physical(A.view_as_complex(x))), [r(d, 3, 2)])
+    return {
+        "aten::view_as_real": rope, "aten::view_as_complex": rope, "aten::conj_physical": conj,
+        "aten::complex": lambda d: (lambda a, b: A.view_as_real(A.complex(a, b)), [r(d, 2, 3), r(d, 1, 3)]),
+        "aten::polar": lambda d: (lambda a, b: A.view_as_real(A.polar(a, b)), [r(d, 2, 3), r(d, 1, 3)]),
+    }
+
+
+SAMPLES.update(_complex_samples())
+
 def _sparse_samples() -> dict:
     """The sparse COO records (operators/sparse.py), each checked through ``to_dense`` (gradcheck compares dense
     outputs); the indices have a duplicate, the inputs no zeros (``to_sparse`` keeps the pattern)."""

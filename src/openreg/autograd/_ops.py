@@ -11,11 +11,11 @@ from __future__ import annotations
 from .._dispatch.ops import A
 
 
-def zeros_with_geometry(t, size=None, stride=None):
-    """Zeros with ``t``'s sizes and strides (or the given ones), offset 0, on ``t``'s device."""
+def zeros_with_geometry(t, size=None, stride=None, dtype=None):
+    """Zeros with ``t``'s sizes, strides and dtype (or the given ones), offset 0, on ``t``'s device."""
     size = tuple(t._size) if size is None else tuple(size)
     stride = tuple(t._stride) if stride is None else tuple(stride)
-    out = A.empty_strided(size, stride, dtype=t._dtype, device=t.device)
+    out = A.empty_strided(size, stride, dtype=t._dtype if dtype is None else dtype, device=t.device)
     return A.zero_(out)
 
 

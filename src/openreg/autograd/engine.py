@@ -75,6 +75,8 @@ def validate(node: Node, i: int, g, meta):
                                f"{_fmt(g._size)} but expected shape compatible with {_fmt(size)}")
         g = sum_to(g, size)
     if g._dtype is not dtype:
+        if g._dtype.is_complex and not dtype.is_complex:
+            g = A.real(g)       # a real input's gradient is the real part (PyTorch's handle_r_to_c)
         g = g.to(dtype)
     if g._storage.device != device:
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - expected device "

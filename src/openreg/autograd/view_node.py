@@ -20,7 +20,33 @@ from .graph import Node, gradient_edge, tensor_meta
 
 
 def _geometry(base, view) -> tuple:
-    return (tuple(view._size), tuple(view._stride), view._offset - base._offset)
+    """The view's sizes, strides and offset from its base, in the view's elements (``view_as_real`` of a
+    complex base counts two reals per base element)."""
+    if view._dtype is base._dtype:
+        return (tuple(view._size), tuple(view._stride), view._offset - base._offset)
+    item = view._dtype.itemsize
+    rel = view._offset * item - base._offset * base._dtype.itemsize      # bytes from the base's first element
+    if rel % item:
+        raise NotImplementedError(f"autograd through a {view._dtype} view that is not aligned to its "
+                                  f"{base._dtype} base's first element")
+    return (tuple(view._size), tuple(view._stride), rel // item)
+
+
+def _in_view_dtype(buf, view):
+    """``buf`` (base-shaped, offset 0) itself, or its storage seen with the dtype of a dtype-changing view
+    (complex <-> real pairs), so the view's geometry applies to it."""
+    if buf._dtype is view._dtype:
+        return buf
+    from ..tensor import Size, TensorBase
+    n = buf._storage.nbytes() // view._dtype.itemsize
+    return TensorBase._make(buf._storage, Size([n]), (1,), 0, view._dtype, buf._vc, buf)
+
+
+class _Dtype:
+    """Something with a ``_dtype`` (what ``_in_view_dtype`` reads of a view)."""
+
+    def __init__(self, dtype) -> None:
+        self._dtype = dtype
 
 
 class AsStridedViewBackward(Node):
@@ -29,6 +55,7 @@ class AsStridedViewBackward(Node):
     def __init__(self, base, view) -> None:
         super().__init__([gradient_edge(base)])
         self.base_geom = (tuple(base._size), tuple(base._stride))
+        self.base_dtype = base._dtype
         self.view_geom = _geometry(base, view)
         self.input_meta = [tensor_meta(view)]
 
@@ -40,8 +67,8 @@ class AsStridedViewBackward(Node):
         if g is None:
             return [None]
         size, stride = self.base_geom
-        buf = zeros_with_geometry(g, size, stride)
-        A.copy_(A.as_strided(buf, *self.view_geom), g)
+        buf = zeros_with_geometry(g, size, stride, self.base_dtype)
+        A.copy_(A.as_strided(_in_view_dtype(buf, g), *self.view_geom), g)
         return [buf]
 
 
@@ -54,6 +81,7 @@ class CopySlices(Node):
         self.fn = fn
         self.base_geom = (tuple(base._size), tuple(base._stride))
         self.view_geom = _geometry(base, view)
+        self.view_dtype = view._dtype
         self.input_meta = [tensor_meta(base)]
 
     def name(self) -> str:
@@ -65,7 +93,10 @@ class CopySlices(Node):
             return [None] * len(self.next_edges)
         size, stride = self.base_geom
         result = A.copy_(zeros_with_geometry(g, size, stride), g)
-        grad_slice = A.as_strided(result, *self.view_geom)
+        if self.view_dtype is result._dtype:
+            grad_slice = A.as_strided(result, *self.view_geom)
+        else:
+            grad_slice = A.as_strided(_in_view_dtype(result, _Dtype(self.view_dtype)), *self.view_geom)
         sub = self.fn.apply([A.copy_(zeros_with_geometry(grad_slice), grad_slice)])
         if sub[0] is None:
             A.zero_(grad_slice)

@@ -255,6 +255,13 @@ def _div(spec, self, other, *, rounding_mode=None):
         return xp.trunc(xp.true_divide(upcast(a, xp), upcast(b, xp)))
 
 
+def _cj(x):
+    """The complex conjugate in gradient formulas (PyTorch's grad * other.conj()); real values unchanged."""
+    if isinstance(x, complex):
+        return x.conjugate()
+    return A.conj_physical(x) if isinstance(x, Tensor) and x._dtype.is_complex else x
+
+
 def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     """Elementwise product.
 
@@ -346,9 +353,10 @@ mul_op = Op(
     ufunc={"mul.Tensor": "multiply"},  # bool: multiply is logical_and, as _mul computes it
     overrides={"privateuseone": f"{_DEVICE}:mul_compute"},
     kernels={"mul.Tensor": sparse_kernels("mul_sparse"), "mul.Scalar": sparse_kernels("mul_scalar_sparse")},
-    derivatives={"mul.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g * a.other,
-                                     other=lambda g, a: g * a.self),
-                 "mul.Scalar": Deriv(pointwise=True, self=lambda g, a: g * a.other)},
+    derivatives={"mul.Tensor": Deriv(save="self other", self=lambda g, a: g * _cj(a.other),
+                                     other=lambda g, a: g * _cj(a.self),
+                                     jvp={"self": lambda t, a: t * a.other, "other": lambda t, a: t * a.self}),
+                 "mul.Scalar": Deriv(self=lambda g, a: g * _cj(a.other), jvp={"self": lambda t, a: t * a.other})},
     function=mul, extra_functions={"multiply": mul},
     extra_methods={"multiply": "mul",
                    **python_operators("mul", ("mul__Tensor", "mul__Scalar"), ("mul___Tensor", "mul___Scalar"),
@@ -371,9 +379,11 @@ div_op = Op(
           "div.Scalar_mode": _div_mode_meta},
     compute=_div, elementwise=True, overrides={"privateuseone": f"{_DEVICE}:div_compute"},
     derivatives={
-        "div.Tensor": Deriv(save="self other", pointwise=True, self=lambda g, a: g / a.other,
-                            other=lambda g, a: -(g * a.self) / (a.other * a.other)),
-        "div.Scalar": Deriv(pointwise=True, self=lambda g, a: g / a.other),
+        "div.Tensor": Deriv(save="self other", self=lambda g, a: g / _cj(a.other),
+                            other=lambda g, a: -(g * _cj(a.self)) / _cj(a.other * a.other),
+                            jvp={"self": lambda t, a: t / a.other,
+                                 "other": lambda t, a: -(t * a.self) / (a.other * a.other)}),
+        "div.Scalar": Deriv(self=lambda g, a: g / _cj(a.other), jvp={"self": lambda t, a: t / a.other}),
         "div.Tensor_mode": Deriv(save="self other", pointwise=True, name="DivBackward2", self=_div_mode_self,
                                  other=lambda g, a: -(g * a.self) / (a.other * a.other) if a.rounding_mode is None
                                  else g * 0),

@@ -71,9 +71,19 @@ def _pos(self):
     return self
 
 
+def _abs_grad(g, a):
+    x = a.self
+    return g * (A.sgn(x) if x._dtype.is_complex else sign(x))     # PyTorch: grad * self.sgn()
+
+
+def _abs_jvp(t, a):
+    x = a.self
+    return A.real(t * A.conj_physical(A.sgn(x))) if x._dtype.is_complex else t * sign(x)
+
+
 abs = Op("abs", _schemas("abs", inplace_tags=""), meta=_abs_meta, compute=_abs, elementwise=True, ufunc="abs",
          overrides={"privateuseone": f"{_DEVICE}:abs_compute"},
-         derivatives={"abs": Deriv(save="self", pointwise=True, self=lambda g, a: g * sign(a.self))},
+         derivatives={"abs": Deriv(save="self", self=_abs_grad, jvp={"self": _abs_jvp})},
          extra_methods={"__abs__": "abs"}, doc=_doc("abs", "[-1.5, 2.0]", "[1.5, 2.0]"))
 neg = Op("neg", _schemas("neg"), meta=_neg_meta, compute=_neg, elementwise=True, ufunc="negative",
          overrides={"privateuseone": f"{_DEVICE}:neg_compute"},
