@@ -8,7 +8,10 @@ recorded under ``create_graph``).
 """
 from __future__ import annotations
 
+from .._array_bridge import wrap_array
 from .._dispatch.ops import A
+from ..operators._host_path import plain_cpu_arrays
+from ..operators.reduction import host_sum
 
 
 def zeros_with_geometry(t, size=None, stride=None, dtype=None):
@@ -43,6 +46,9 @@ def sum_to(g, size):
         if s == 1 and gs[lead + i] != 1:
             dims.append(lead + i)
     if dims and len(dims) == lead:   # only broadcast leading dims: one reduction, no view
+        arrays = plain_cpu_arrays(A.sum__dim_IntList, g)
+        if arrays is not None:      # a bias gradient in a backward pass: the operator's sum, on the array
+            return wrap_array(host_sum(arrays[0], tuple(dims), arrays[0].dtype), g._dtype)
         return A.sum__dim_IntList(g, dims, False)
     if dims:
         g = A.sum__dim_IntList(g, dims, True)

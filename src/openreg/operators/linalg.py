@@ -13,22 +13,15 @@ import numpy as np
 
 from .. import dtypes as _dt
 from .._array_bridge import to_compute, wrap_array
-from .._dispatch import tls as _tls
-from .._dispatch.keys import AUTOCAST_MASK as _AUTOCAST_MASK
-from .._dispatch.keys import DispatchKey
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, can_cast, common_device, fmt_shape, scalar_type_name
-from ..autograd import grad_mode as _grad_mode
 from ..tensor import TensorBase
 from ._compute import operand, xp_of
 from ._formulas import scalar
+from ._host_path import plain_cpu_arrays
 from ._record import Deriv, Op, register, sparse_kernels
 
 _DEVICE = "openreg.backends.privateuseone.device_ops"
-_DEFAULT_INCLUDE = _tls.state.include
-_CPU_KEY = DispatchKey.CPU
-_HOST_MM_DTYPES = (_dt.float32, _dt.float64)
-_PLAIN = None   # Tensor and Parameter (bound at first use: this module loads while they are being built)
 
 
 _CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -285,33 +278,13 @@ def outer_out(self: TensorBase, vec2: TensorBase, *, out: TensorBase) -> TensorB
 # -- formulas ---------------------------------------------------------------------------------------------
 
 def _plain_cpu_arrays(a, b):
-    """The arrays of ``a`` and ``b`` when ``a.mm(b)`` would be exactly one NumPy ``_matmul`` of them with nothing
-    else to do: grad mode off (a backward pass without ``create_graph``), the thread's default dispatch state
-    (no autocast, no modes), plain CPU float32/float64 tensors of one dtype without forward-mode tangents, and
-    ``mm``'s own CPU kernel; else None. A formula then skips the dispatcher, and the transposed views around
-    the product: a linear layer's backward runs five ``t()`` and two ``mm`` calls through it otherwise."""
-    global _PLAIN
-    if _grad_mode.state.enabled or _tls.state.include != _DEFAULT_INCLUDE or _tls.state.exclude != _AUTOCAST_MASK:
+    """The arrays of the matrices ``a`` and ``b`` when ``a.mm(b)`` would be exactly one NumPy ``_matmul`` of
+    them (``_host_path.plain_cpu_arrays``), else None. A formula then skips the dispatcher, and the transposed
+    views around the product: a linear layer's backward runs five ``t()`` and two ``mm`` calls through it
+    otherwise."""
+    if len(a._size) != 2 or len(b._size) != 2:
         return None
-    if _PLAIN is None:
-        _PLAIN = _plain_classes()
-    d = a._dtype
-    if d not in _HOST_MM_DTYPES or b._dtype is not d or a.__class__ not in _PLAIN or b.__class__ not in _PLAIN \
-            or a._storage.device._type != "cpu" or b._storage.device._type != "cpu":
-        return None
-    for t in (a, b):
-        m = t._ameta
-        if (m is not None and m.fw_grads) or t._qparams is not None:
-            return None
-    if len(A.mm._entry.kernels[_CPU_KEY]) != 1 or len(a._size) != 2 or len(b._size) != 2:
-        return None
-    return a._array(), b._array()
-
-
-def _plain_classes() -> frozenset:
-    from ..nn.parameter import Parameter
-    from ..tensor import Tensor
-    return frozenset((Tensor, Parameter))
+    return plain_cpu_arrays(A.mm, a, b)
 
 
 def _mm_grad(x, y_t):

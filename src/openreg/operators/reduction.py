@@ -83,9 +83,22 @@ def _sum(spec, self, dim=None, keepdim=False, *, dtype=None):
     xp = xp_of(self)
     arr, acc = _reduce_input(spec, self, dtype, xp)
     axes = normalize_dims(dim, len(self._size))
-    if xp is np and arr.size < _SPLIT:     # ndarray.sum's own call, without its Python wrapper (the same sum)
-        return np.asarray(_add_reduce(arr, axes, acc, None, keepdim))
+    if xp is np:
+        return host_sum(arr, axes, acc, keepdim)
     return xp.asarray(_threads.reduce(lambda a: a.sum(axis=axes, dtype=acc, keepdims=keepdim), arr, axes, keepdim))
+
+
+def host_sum(arr, axes: tuple, acc, keepdim: bool = False):
+    """``sum``'s CPU computation: ``arr`` (a NumPy array) summed over ``axes`` in ``acc``, split across the
+    thread pool when large (backward formulas call it on arrays to get the same bits as the operator).
+
+    >>> import numpy as np
+    >>> host_sum(np.ones((2, 3), np.float32), (0,), np.float32).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    if arr.size < _SPLIT:     # ndarray.sum's own call, without its Python wrapper (the same sum)
+        return np.asarray(_add_reduce(arr, axes, acc, None, keepdim))
+    return np.asarray(_threads.reduce(lambda a: a.sum(axis=axes, dtype=acc, keepdims=keepdim), arr, axes, keepdim))
 
 
 _add_reduce = np.add.reduce

@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes as _dt
-from .._array_bridge import to_compute
+from .._array_bridge import to_compute, wrap_array
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
 from ._compute import as_compute, pair, quiet, select, upcast, with_constant, xp_of
 from ._formulas import sign
+from ._host_path import plain_cpu_arrays
 from ._pointwise import binary_spec, float_spec, is_integral
 from ._record import Deriv, Op, register
 
@@ -164,6 +165,10 @@ tanh_backward = _backward_op(
 
 def _threshold_backward_compute(spec, grad_output, self, threshold):
     xp, g, x = pair(spec, grad_output, self)
+    return _threshold_backward_arrays(xp, g, x, threshold)
+
+
+def _threshold_backward_arrays(xp, g, x, threshold):
     with quiet():   # x <= threshold is False for NaN: a NaN input passes its gradient, as in PyTorch
         return select(xp, x <= threshold, xp.zeros((), dtype=g.dtype), g)
 
@@ -271,6 +276,10 @@ def _relu_grad(g, result):
     size; otherwise (16-bit types, which the cuda driver's ``where`` selects without widening; broadcast
     gradients) the same selection through ``where``."""
     if g._dtype is result._dtype and result._dtype in _SAME_ROUNDING and g._size == result._size:
+        arrays = plain_cpu_arrays(A.threshold_backward, g, result)
+        if arrays is not None and arrays[0].flags.c_contiguous and arrays[1].flags.c_contiguous:
+            # a backward pass on the CPU: the operator's computation on the arrays (a dense result either way)
+            return wrap_array(_threshold_backward_arrays(np, arrays[0], arrays[1], 0), g._dtype)
         return A.threshold_backward(g, result, 0)
     return A.where__ScalarSelf(result <= 0, 0, g)
 
