@@ -53,7 +53,7 @@ def _add_at(xp, dst, key, vals) -> None:
     wider = _ADD_AT_WIDER.get(dst.dtype.name)
     if wider is None:
         if xp is np and _row_key(dst, key, vals):
-            _add_rows_in_rounds(dst, key, vals.astype(dst.dtype, copy=False))
+            _add_rows(dst, key, vals.astype(dst.dtype, copy=False))
         else:
             xp.add.at(dst, key, vals.astype(dst.dtype, copy=False))
         return
@@ -71,6 +71,42 @@ def _row_key(dst, key, vals) -> bool:
             and key.size > 1 and vals.shape == (key.size,) + dst.shape[1:])
 
 
+def _add_rows(dst, key, vals) -> None:
+    """``np.add.at(dst, key, vals)`` for row keys, bit for bit: ``_add_rows_padded`` when its padded block stays
+    small and its reduction runs row after row (rows of two or more elements), else ``_add_rows_in_rounds``."""
+    n = key.size
+    key = np.where(key < 0, key + dst.shape[0], key)      # -1 and n-1 are the same row
+    order = np.argsort(key, kind="stable")
+    ordered = key[order]
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    counts = np.diff(starts, append=n)
+    depth = int(counts.max())
+    if dst[0].size >= 2 and starts.size * (depth + 1) <= 2 * n + 64:
+        _add_rows_padded(dst, key, vals, order, ordered, starts, counts, depth)
+    else:
+        _rounds(dst, key, vals, order, starts, counts)
+
+
+def _add_rows_padded(dst, key, vals, order, ordered, starts, counts, depth) -> None:
+    """Each touched row's sum ``((dst[r] + v_1) + v_2) + ...`` (its values in order of appearance) as one
+    reduction over a padded ``(rows, 1 + depth, ...)`` block: row ``r``'s slot holds ``dst[r]`` then its values,
+    padded with the additive identity ``-0.0`` (``x + -0.0`` is ``x`` for every ``x``, signed zeros included), and
+    ``add.reduce`` over the middle axis adds the slots one after the other (elementwise over the row; the
+    reduction is not pairwise because the row, of two or more elements, is the inner loop) from the initial
+    ``-0.0``."""
+    u = starts.size
+    rows = ordered[starts]
+    zero = -0.0 if dst.dtype.kind == "f" else 0
+    block = np.full((u, depth + 1) + dst.shape[1:], zero, dtype=dst.dtype)
+    block[:, 0] = dst[rows]
+    rank = np.arange(1, key.size + 1) - np.repeat(starts, counts)      # 1 + occurrence number
+    block[np.repeat(np.arange(u), counts), rank] = vals[order]
+    dst[rows] = np.add.reduce(block, axis=1, initial=zero)
+
+
 def _add_rows_in_rounds(dst, key, vals) -> None:
     """``np.add.at(dst, key, vals)`` for row keys, bit for bit, ~1.5-3x faster: the k-th occurrences of every
     index are added in round k with one buffered fancy add (no index repeats within a round), so each row still
@@ -83,7 +119,12 @@ def _add_rows_in_rounds(dst, key, vals) -> None:
     first[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     starts = np.flatnonzero(first)
-    rank = np.arange(n) - np.repeat(starts, np.diff(np.append(starts, n)))   # occurrence number
+    _rounds(dst, key, vals, order, starts, np.diff(starts, append=n))
+
+
+def _rounds(dst, key, vals, order, starts, counts) -> None:
+    n = key.size
+    rank = np.arange(n) - np.repeat(starts, counts)   # occurrence number
     by_round = np.argsort(rank, kind="stable")
     rows = order[by_round]
     bounds = np.searchsorted(rank[by_round], np.arange(int(rank.max()) + 2))
