@@ -64,32 +64,44 @@ def _rounds(x0, x1, x2, x3, k0, k1):
     return lanes, other
 
 
-def _stream_rounds(x0, x1, k0: int, k1: int):
-    """The ten rounds for counters ``(x0, x1, 0, 0)`` (1-d uint64 arrays of 32-bit words) under one key:
-    ``_rounds`` as one-dimensional, contiguous operations written into reused arrays, which NumPy runs several
-    times faster than the same arithmetic broadcast over stacked lanes. Returns the four output words (the
-    second and fourth with garbage above bit 31: callers truncate to uint32)."""
-    n = x0.shape[0]
-    x2, x3 = np.zeros(n, np.uint64), np.zeros(n, np.uint64)
-    prods = [np.empty(n, np.uint64) for _ in range(4)]   # two rounds' products: a round reads the last one's
+_MULTIPLIERS = np.array([[M0], [M1]], dtype=np.uint64)
+
+
+def _stream_rounds(words, first: int, k0: int, k1: int) -> None:
+    """The ten rounds for the counters ``(b & 0xFFFFFFFF, b >> 32, 0, 0)`` of blocks ``b = first, first + 1, ...``
+    under one key, written into ``words`` (uint32, one row of four output words per block). The two lanes
+    multiplied in a round are one stacked contiguous ``(2, n)`` array ``[x0, x2]`` (arrays reused), so a round
+    is five array operations: the products ``p = [M0 x0, M1 x2]``; ``(q << 32 ^ p) >> 32`` with ``q`` the last
+    round's products (their low words are ``[x3, x1]``; the shifts drop the garbage above bit 31, so nothing is
+    masked), which is ``[x3 ^ hi(M0 x0), x1 ^ hi(M1 x2)]``; and that pair swapped and xored with the round key
+    into the lanes (``x0' = hi(M1 x2) ^ x1 ^ k0``, ``x2' = hi(M0 x0) ^ x3 ^ k1``)."""
+    n = words.shape[0]
+    lanes = np.empty((2, n), np.uint64)         # [x0, x2]
+    prev = np.empty((2, n), np.uint64)          # products whose low words are [x3, x1]
+    prev[0] = 0
+    if (first & 0xFFFFFFFF) + n <= 1 << 32:     # one high counter word for all blocks
+        lanes[0] = np.arange(first & 0xFFFFFFFF, (first & 0xFFFFFFFF) + n, dtype=np.uint64)
+        prev[1] = first >> 32
+    else:
+        blocks = np.arange(first, first + n, dtype=np.uint64)
+        np.bitwise_and(blocks, _MASK32, lanes[0])
+        np.right_shift(blocks, _SHIFT32, prev[1])
+    lanes[1] = 0
+    prod = np.empty((2, n), np.uint64)
+    keys = np.array([[(k1 + r * W1) & 0xFFFFFFFF, (k0 + r * W0) & 0xFFFFFFFF] for r in range(ROUNDS)],
+                    dtype=np.uint64).reshape(ROUNDS, 2, 1)     # per round [k1, k0]: the swapped order
+    swapped = lanes[::-1]
     for r in range(ROUNDS):
-        p0, p2 = prods[2 * (r & 1)], prods[2 * (r & 1) + 1]
-        np.multiply(x0, M0, out=p0)
-        np.multiply(x2, M1, out=p2)
-        np.right_shift(p2, _SHIFT32, out=x0)      # x0' = hi(M1 x2) ^ x1 ^ k0
-        x0 ^= x1
-        x0 ^= np.uint64(k0)
-        x0 &= _MASK32
-        np.right_shift(p0, _SHIFT32, out=x2)      # x2' = hi(M0 x0) ^ x3 ^ k1
-        x2 ^= x3
-        x2 ^= np.uint64(k1)
-        x2 &= _MASK32
-        x1, x3 = p2, p0                           # x1' = lo(M1 x2), x3' = lo(M0 x0)
-        k0, k1 = (k0 + W0) & 0xFFFFFFFF, (k1 + W1) & 0xFFFFFFFF
-    return x0, x1, x2, x3
+        np.multiply(lanes, _MULTIPLIERS, prod)          # [M0 x0, M1 x2]
+        np.left_shift(prev, _SHIFT32, prev)
+        np.bitwise_xor(prev, prod, prev)
+        np.right_shift(prev, _SHIFT32, prev)            # [x3 ^ hi(M0 x0), x1 ^ hi(M1 x2)]
+        np.bitwise_xor(prev, keys[r], swapped)          # x2' = ... ^ k1, x0' = ... ^ k0
+        prod, prev = prev, prod                         # the products' low words: the next [x3, x1]
+    words[:, 0], words[:, 1], words[:, 2], words[:, 3] = lanes[0], prev[1], lanes[1], prev[0]    # truncating
 
 
-_STREAM_CHUNK = 1 << 14     # blocks per pass: the arrays of one pass (128 KiB each) stay in the CPU's cache
+_STREAM_CHUNK = 1 << 14     # blocks per pass: the arrays of one pass (2 x 16384 words) stay in the CPU's cache
 
 
 def philox4x32_10(counter, key) -> np.ndarray:
@@ -132,10 +144,7 @@ def uint32_stream(seed: int, offset: int, n: int) -> np.ndarray:
     k0, k1 = split_seed(seed)
     words = np.empty((last + 1 - first, 4), dtype=np.uint32)      # stream order: block by block
     for lo in range(0, len(words), _STREAM_CHUNK):
-        part = words[lo:lo + _STREAM_CHUNK]
-        blocks = np.arange(first + lo, first + lo + len(part), dtype=np.uint64)
-        x0, x1, x2, x3 = _stream_rounds(blocks & _MASK32, blocks >> _SHIFT32, k0, k1)
-        part[:, 0], part[:, 1], part[:, 2], part[:, 3] = x0, x1, x2, x3     # truncating to 32 bits
+        _stream_rounds(words[lo:lo + _STREAM_CHUNK], first + lo, k0, k1)
     words = words.reshape(-1)
     start = offset - 4 * first
     return words[start:start + n]
