@@ -619,6 +619,36 @@ def test_dropout_functional_and_gradient(dev):
         F.dropout(x, -0.1)
 
 
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("p", [0.1, 0.5, 1e-9, 1 - 1e-9, 0.0, 1.0])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "float64"])
+def test_dropout_mask_is_the_uniforms_below_one_minus_p(dev, p, dtype):
+    # the mask is decided on the Philox words (float32 kinds) or on the float64 uniforms; either way it is the
+    # same stream's uniforms u < 1 - p (rounded to the uniforms' dtype), and the stream advances as rand's
+    dt = getattr(openreg, dtype)
+    x = openreg.ones(3001, device=dev, dtype=dt)
+    gen = openreg.random.default_generator(x.device)
+    state = gen.get_state()
+    _, mask = openreg.ops.aten.native_dropout(x, p, True)
+    after = gen.get_state()
+    gen.set_state(state)
+    u = host(openreg.rand(3001, device=dev, dtype=openreg.float64 if dtype == "float64" else openreg.float32))
+    assert np.array_equal(host(mask), u < u.dtype.type(1.0 - p))
+    assert host(gen.get_state()).tolist() == host(after).tolist()
+
+
+def test_keep_words_at_the_threshold():
+    from openreg.operators.random import keep_words
+    rng = np.random.default_rng(0)
+    for p in [0.1, 0.2, 0.3, 1e-9, 2.98e-8, 0.999999, *rng.random(50)]:
+        t = np.float32(1.0 - p)
+        edge = math.ceil(float(t) * 2**24) << 8
+        w = np.concatenate([np.arange(max(0, edge - 300), min(2**32, edge + 300)),
+                            rng.integers(0, 2**32, 2000), [0, 2**32 - 1]]).astype(np.uint32)
+        u = (w >> np.uint32(8)).astype(np.float32) * np.float32(2.0**-24)
+        assert np.array_equal(keep_words(np, w, p), u < t), p
+
+
 def test_dropout_reproducible_under_manual_seed():
     x = openreg.ones(64, device=DEV)
     openreg.manual_seed(5)

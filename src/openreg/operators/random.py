@@ -34,6 +34,8 @@ True
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -315,6 +317,22 @@ def _sample_multinomial(self, num_samples, replacement=False, *, generator=None)
         result = result.reshape(num_samples)
     return wrap_array(xp.ascontiguousarray(result), _dt.int64, self._storage.device)
 
+def keep_words(xp, words, p: float):
+    """``u < float32(1 - p)`` for the float32 uniforms ``u = (w >> 8) * 2**-24`` of the Philox words ``w``, decided
+    on the words: ``u`` is exactly ``m / 2**24`` with ``m = w >> 8``, so ``u < t`` holds iff ``m < ceil(t 2**24)``
+    iff ``w < ceil(t 2**24) * 2**8`` (one comparison instead of four passes making the floats).
+
+    >>> import numpy as np
+    >>> w = np.array([0, 0xE6666500, 0xE6666600, 0xFFFFFFFF], dtype=np.uint32)   # float32(0.9) * 2**32 = 0xE6666600
+    >>> keep_words(np, w, 0.1).tolist()
+    [True, True, False, False]
+    """
+    bound = math.ceil(float(np.float32(1.0 - p)) * 16777216.0)     # 24-bit values m with m / 2**24 < 1 - p
+    if bound >= 1 << 24:
+        return xp.ones(words.shape, dtype=xp.bool_)
+    return words < xp.uint32(bound << 8)
+
+
 def _sample_native_dropout(input, p, train):
     check_dropout_p(p)
     xp = _xp(input)
@@ -326,9 +344,13 @@ def _sample_native_dropout(input, p, train):
         return out, wrap_array(xp.ones(shape, dtype=xp.bool_), _dt.bool, dev)
     n = input.numel()
     impl = resolve_generator(None, input.device)
-    kind = "f64" if input._dtype is _dt.float64 else "f32"
-    u = impl.draw(kind, n, _index(input)).reshape(shape) if n else xp.zeros(shape, dtype=xp.float32)
-    keep = u < u.dtype.type(1.0 - p)
+    if not n:
+        keep = xp.zeros(shape, dtype=xp.bool_)
+    elif input._dtype is _dt.float64:
+        u = impl.draw("f64", n, _index(input)).reshape(shape)
+        keep = u < u.dtype.type(1.0 - p)
+    else:
+        keep = keep_words(xp, impl.draw("u32", n, _index(input)).reshape(shape), p)
     scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
     values = x * keep.astype(x.dtype) * x.dtype.type(scale)
     out = wrap_array(xp.ascontiguousarray(from_compute(values, input._dtype)), input._dtype, dev)
