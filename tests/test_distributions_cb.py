@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from distributions_vs_torch import assert_matches_pytorch, collapse_spaces
 
 import openreg
 from openreg import distributions as D
@@ -95,37 +96,9 @@ CASES = {
 }
 
 
-def _flatten(r, lib):
-    if isinstance(r, lib.Tensor):
-        return [("tensor", np.asarray(r.detach().tolist(), dtype=float), str(r.dtype).split(".")[-1],
-                 tuple(r.shape))]
-    if isinstance(r, (tuple, list)):
-        return [x for item in r for x in _flatten(item, lib)]
-    return [("value", str(r).replace("torch.", "openreg."))]
-
-
-def _outcome(lib, dists, fn):
-    try:
-        r = fn(lib, dists)
-    except Exception as e:  # noqa: BLE001 - the outcome (value or error) is what is compared
-        message = " ".join(str(e).replace("torch.", "openreg.").split())
-        return [(type(e).__name__, message.split("found invalid values")[0])]
-    return _flatten(r, lib)
-
-
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_matches_pytorch(case):
-    torch = pytest.importorskip("torch", reason="differential tests need PyTorch")
-    theirs = _outcome(torch, torch.distributions, CASES[case])
-    ours = _outcome(openreg, D, CASES[case])
-    assert len(ours) == len(theirs), (ours, theirs)
-    for a, b in zip(ours, theirs):
-        assert a[0] == b[0], (ours, theirs)
-        if a[0] == "tensor":
-            np.testing.assert_allclose(a[1], b[1], rtol=2e-5, atol=2e-5)
-            assert a[2:] == b[2:], (a, b)
-        else:
-            assert a == b
+    assert_matches_pytorch(CASES[case], error_text=collapse_spaces)
 
 
 def test_reshape_and_cdf_transforms_and_mixture_support():

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 import pytest
+from distributions_vs_torch import assert_matches_pytorch, collapse_spaces
 
 import openreg
 from openreg import distributions as D
@@ -103,37 +104,13 @@ CASES = {
 }
 
 
-def _flatten(r, lib):
-    if isinstance(r, lib.Tensor):
-        return [("tensor", np.asarray(r.detach().tolist(), dtype=float), str(r.dtype).split(".")[-1],
-                 tuple(r.shape))]
-    if isinstance(r, (tuple, list)):
-        return [x for item in r for x in _flatten(item, lib)]
-    return [("value", str(r).replace("torch.", "openreg.").replace("\n", " "))]
-
-
-def _outcome(lib, dists, fn):
-    try:
-        r = fn(lib, dists)
-    except Exception as e:  # noqa: BLE001 - the outcome (value or error) is what is compared
-        message = " ".join(str(e).replace("torch.", "openreg.").split())   # PyTorch's have stray spaces
-        return [(type(e).__name__, message.split("found invalid values")[0])]
-    return _flatten(r, lib)
+def _on_one_line(text: str) -> str:
+    return text.replace("\n", " ")
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_matches_pytorch(case):
-    torch = pytest.importorskip("torch", reason="differential tests need PyTorch")
-    theirs = _outcome(torch, torch.distributions, CASES[case])
-    ours = _outcome(openreg, D, CASES[case])
-    assert len(ours) == len(theirs), (ours, theirs)
-    for a, b in zip(ours, theirs):
-        assert a[0] == b[0], (ours, theirs)
-        if a[0] == "tensor":
-            np.testing.assert_allclose(a[1], b[1], rtol=2e-5, atol=2e-5)
-            assert a[2:] == b[2:], (a, b)
-        else:
-            assert a == b
+    assert_matches_pytorch(CASES[case], value_text=_on_one_line, error_text=collapse_spaces)
 
 
 # -- closed forms (run without PyTorch) ---------------------------------------------------------------------
