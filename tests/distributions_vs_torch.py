@@ -21,6 +21,21 @@ def collapse_spaces(text: str) -> str:
     return " ".join(text.split())
 
 
+def statistics(m, value, *, cdf=False, icdf=False, entropy=True, mode=True) -> list:
+    """The quantities of ``m`` a case compares: mean, variance, ``log_prob(value)``, and as asked mode, entropy,
+    ``cdf(value)`` and ``icdf(cdf(value))``."""
+    parts = [m.mean, m.variance, m.log_prob(value)]
+    if mode:
+        parts.append(m.mode)
+    if entropy:
+        parts.append(m.entropy())
+    if cdf:
+        parts.append(m.cdf(value))
+    if icdf:
+        parts.append(m.icdf(m.cdf(value)))
+    return parts
+
+
 def _flatten(r, lib, value_text):
     if isinstance(r, lib.Tensor):
         return [("tensor", np.asarray(r.detach().tolist(), dtype=float), str(r.dtype).split(".")[-1],

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 import pytest
-from distributions_vs_torch import assert_matches_pytorch, collapse_spaces
+from distributions_vs_torch import assert_matches_pytorch, collapse_spaces, statistics
 
 import openreg
 from openreg import distributions as D
@@ -24,17 +24,6 @@ def _double(*values):
 
 
 W = [[1.0, 0.5], [0.3, -0.2], [-1.0, 0.4]]
-
-
-def _stats(m, value, *, cdf=False, entropy=True, mode=True):
-    parts = [m.mean, m.variance, m.log_prob(value)]
-    if mode:
-        parts.append(m.mode)
-    if entropy:
-        parts.append(m.entropy())
-    if cdf:
-        parts += [m.cdf(value), m.icdf(m.cdf(value))]
-    return parts
 
 
 CASES = {
@@ -61,21 +50,23 @@ CASES = {
                                                                                  t.ones(3)),
                                                       d.LowRankMultivariateNormal(t.zeros(2), t.ones(2, 1),
                                                                                   t.ones(2))),
-    "half_cauchy": lambda t, d: _stats(d.HalfCauchy(t.tensor([1., 2.5])), t.tensor([0.5, 3.]), cdf=True),
+    "half_cauchy": lambda t, d: statistics(d.HalfCauchy(t.tensor([1., 2.5])), t.tensor([0.5, 3.]), cdf=True,
+                                           icdf=True),
     "half_cauchy_negative": lambda t, d: d.HalfCauchy(1.).log_prob(t.tensor(-1.)),
-    "pareto": lambda t, d: _stats(d.Pareto(t.tensor([1., 2.]), t.tensor([3., 0.8])), t.tensor([1.5, 3.]), cdf=True)
+    "pareto": lambda t, d: statistics(d.Pareto(t.tensor([1., 2.]), t.tensor([3., 0.8])), t.tensor([1.5, 3.]),
+                                      cdf=True, icdf=True)
     + [d.Pareto(t.tensor([1., 2.]), t.tensor([3., 0.8])).support],
     "pareto_below_scale": lambda t, d: d.Pareto(2., 3.).log_prob(t.tensor(1.)),
-    "weibull": lambda t, d: _stats(d.Weibull(t.tensor([1., 2.]), t.tensor([0.7, 3.])), t.tensor([0.5, 3.]),
-                                   cdf=True),
-    "inverse_gamma": lambda t, d: _stats(d.InverseGamma(t.tensor([0.8, 3.]), t.tensor([1., 2.])),
-                                         t.tensor([0.5, 3.]), cdf=True),
-    "kumaraswamy": lambda t, d: _stats(d.Kumaraswamy(t.tensor([0.8, 3.]), t.tensor([1.5, 2.])),
-                                       t.tensor([0.5, 0.3]), mode=False),
+    "weibull": lambda t, d: statistics(d.Weibull(t.tensor([1., 2.]), t.tensor([0.7, 3.])), t.tensor([0.5, 3.]),
+                                       cdf=True, icdf=True),
+    "inverse_gamma": lambda t, d: statistics(d.InverseGamma(t.tensor([0.8, 3.]), t.tensor([1., 2.])),
+                                             t.tensor([0.5, 3.]), cdf=True, icdf=True),
+    "kumaraswamy": lambda t, d: statistics(d.Kumaraswamy(t.tensor([0.8, 3.]), t.tensor([1.5, 2.])),
+                                           t.tensor([0.5, 0.3]), mode=False),
     "logistic_normal": lambda t, d: [(m := d.LogisticNormal(t.tensor([0.5, -1.]), t.tensor([1., 2.]))).log_prob(
         t.tensor([0.2, 0.3, 0.5])), m.rsample((4,)).shape, m.event_shape, m.batch_shape, m.loc, m.support],
-    "negative_binomial": lambda t, d: _stats(d.NegativeBinomial(t.tensor([3., 0.5]), t.tensor([0.4, 0.8])),
-                                             t.tensor([2., 5.]), entropy=False),
+    "negative_binomial": lambda t, d: statistics(d.NegativeBinomial(t.tensor([3., 0.5]), t.tensor([0.4, 0.8])),
+                                                 t.tensor([2., 5.]), entropy=False),
     "negative_binomial_logits": lambda t, d: d.NegativeBinomial(t.tensor([3., 1.]), logits=t.tensor([-1., 2.]))
     .log_prob(t.tensor([0., 4.])),
     "negative_binomial_bad": lambda t, d: d.NegativeBinomial(3., t.tensor([1.])),

@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 import pytest
-from distributions_vs_torch import assert_matches_pytorch
+from distributions_vs_torch import assert_matches_pytorch, statistics
 
 import openreg
 from openreg import distributions as D
@@ -191,54 +191,43 @@ def test_igamma_matches_pytorch():
 
 
 # -- distributions against PyTorch --------------------------------------------------------------------------
-def _stats(t, m, value, *, cdf=False, entropy=True, mode=True):
-    parts = [m.mean, m.variance, m.log_prob(value)]
-    if mode:
-        parts.append(m.mode)
-    if entropy:
-        parts.append(m.entropy())
-    if cdf:
-        parts.append(m.cdf(value))
-    return parts
-
-
 CASES = {
-    "gamma": lambda t, d: _stats(t, d.Gamma(t.tensor([0.5, 2., 9.]), t.tensor([1., 3., 0.5])),
-                                 t.tensor([0.3, 1.2, 20.]), cdf=True),
+    "gamma": lambda t, d: statistics(d.Gamma(t.tensor([0.5, 2., 9.]), t.tensor([1., 3., 0.5])),
+                                     t.tensor([0.3, 1.2, 20.]), cdf=True),
     "gamma_scalar_shapes": lambda t, d: ((m := d.Gamma(2., 3.)).batch_shape, m.rsample((4,)).shape, m.support),
     "gamma_bad": lambda t, d: d.Gamma(t.tensor([0., 1.]), 1.),
     "gamma_out_of_support": lambda t, d: d.Gamma(1., 1.).log_prob(t.tensor(-1.)),
-    "chi2": lambda t, d: _stats(t, d.Chi2(t.tensor([1., 4., 11.])), t.tensor([0.3, 1.2, 20.]), cdf=True) + [
+    "chi2": lambda t, d: statistics(d.Chi2(t.tensor([1., 4., 11.])), t.tensor([0.3, 1.2, 20.]), cdf=True) + [
         d.Chi2(t.tensor([1., 4., 11.])).df],
-    "beta": lambda t, d: _stats(t, d.Beta(t.tensor([0.5, 2., 9.]), t.tensor([1., 3., 0.5])),
-                                t.tensor([0.3, 0.6, 0.99])),
+    "beta": lambda t, d: statistics(d.Beta(t.tensor([0.5, 2., 9.]), t.tensor([1., 3., 0.5])),
+                                    t.tensor([0.3, 0.6, 0.99])),
     "beta_numbers": lambda t, d: ((m := d.Beta(2., 3.)).batch_shape, m.concentration1, m.concentration0,
                                   m.sample((3,)).shape),
     "beta_bad": lambda t, d: d.Beta(t.tensor([-1.]), t.tensor([1.])),
     "beta_out_of_support": lambda t, d: d.Beta(2., 3.).log_prob(t.tensor(1.5)),
-    "dirichlet": lambda t, d: _stats(t, d.Dirichlet(t.tensor([[0.5, 2., 3.], [4., 1., 1.5]])),
-                                     t.tensor([0.2, 0.3, 0.5])),
+    "dirichlet": lambda t, d: statistics(d.Dirichlet(t.tensor([[0.5, 2., 3.], [4., 1., 1.5]])),
+                                         t.tensor([0.2, 0.3, 0.5])),
     "dirichlet_mode_below_one": lambda t, d: d.Dirichlet(t.tensor([[0.5, 0.7, 0.3], [2., 2., 3.]])).mode,
     "dirichlet_shapes": lambda t, d: ((m := d.Dirichlet(t.ones(2, 4))).batch_shape, m.event_shape,
                                       m.rsample((3,)).shape, m.expand((5, 2)).batch_shape),
     "dirichlet_scalar": lambda t, d: d.Dirichlet(t.tensor(1.)),
     "dirichlet_off_simplex": lambda t, d: d.Dirichlet(t.ones(3)).log_prob(t.tensor([0.2, 0.2, 0.2])),
-    "student_t": lambda t, d: _stats(t, d.StudentT(t.tensor([0.8, 1.5, 3., 10.]), t.tensor([0., 1., -1., 2.]),
-                                                   t.tensor([1., 2., 0.5, 1.])), t.tensor([0.3, 1.2, -2., 2.])),
+    "student_t": lambda t, d: statistics(d.StudentT(t.tensor([0.8, 1.5, 3., 10.]), t.tensor([0., 1., -1., 2.]),
+                                                    t.tensor([1., 2., 0.5, 1.])), t.tensor([0.3, 1.2, -2., 2.])),
     "student_t_default": lambda t, d: ((m := d.StudentT(5.)).batch_shape, m.loc, m.scale, m.log_prob(t.tensor(1.))),
-    "poisson": lambda t, d: _stats(t, d.Poisson(t.tensor([0.5, 3., 40.])), t.tensor([0., 2., 38.]), entropy=False),
+    "poisson": lambda t, d: statistics(d.Poisson(t.tensor([0.5, 3., 40.])), t.tensor([0., 2., 38.]), entropy=False),
     "poisson_zero_rate": lambda t, d: d.Poisson(t.tensor([0., 0.])).log_prob(t.tensor([0., 1.])),
     "poisson_not_integer": lambda t, d: d.Poisson(2.).log_prob(t.tensor(1.5)),
     "poisson_shapes": lambda t, d: ((m := d.Poisson(2.)).batch_shape, m.sample((3,)).shape, m.support),
-    "binomial": lambda t, d: _stats(t, d.Binomial(t.tensor([5., 10., 10.]), t.tensor([0.3, 0.5, 0.9])),
-                                    t.tensor([1., 10., 7.]), entropy=False),
+    "binomial": lambda t, d: statistics(d.Binomial(t.tensor([5., 10., 10.]), t.tensor([0.3, 0.5, 0.9])),
+                                        t.tensor([1., 10., 7.]), entropy=False),
     "binomial_entropy": lambda t, d: d.Binomial(6, t.tensor([0.3, 0.5, 0.9])).entropy(),
     "binomial_logits": lambda t, d: d.Binomial(4, logits=t.tensor([-1., 2.])).log_prob(t.tensor([1., 3.])),
     "binomial_enumerate": lambda t, d: d.Binomial(3, t.tensor([0.3, 0.5])).enumerate_support(),
     "binomial_too_many": lambda t, d: d.Binomial(3, t.tensor([0.3])).log_prob(t.tensor([4.])),
     "binomial_both": lambda t, d: d.Binomial(3, t.tensor([0.3]), logits=t.tensor([0.3])),
     "binomial_inhomogeneous": lambda t, d: d.Binomial(t.tensor([3., 4.]), t.tensor([0.3, 0.4])).entropy(),
-    "geometric": lambda t, d: _stats(t, d.Geometric(t.tensor([0.1, 0.5, 1.])), t.tensor([3., 0., 0.])),
+    "geometric": lambda t, d: statistics(d.Geometric(t.tensor([0.1, 0.5, 1.])), t.tensor([3., 0., 0.])),
     "geometric_logits": lambda t, d: d.Geometric(logits=t.tensor([-1., 2.])).log_prob(t.tensor([1., 3.])),
     "geometric_zero": lambda t, d: d.Geometric(t.tensor([0., 0.5])),
     "multinomial": lambda t, d: [(m := d.Multinomial(5, t.tensor([[0.2, 0.3, 0.5], [0.6, 0.2, 0.2]]))).mean,
