@@ -230,6 +230,8 @@ SAMPLES = {
     "aten::nanmedian": lambda d: (lambda x: A.nanmedian.default(x), [r(d, 3, 4)]),
     "aten::nanmedian.dim": lambda d: (lambda x: A.nanmedian.dim(x, 0, True)[0], [r(d, 3, 4)]),
     "aten::kthvalue": lambda d: (lambda x: A.kthvalue.default(x, 2, 1)[0], [r(d, 3, 4)]),
+    "aten::max.dim": lambda d: (lambda x: A.max.dim(x, 1)[0], [r(d, 3, 4)]),
+    "aten::min.dim": lambda d: (lambda x: A.min.dim(x, 0, True)[0], [r(d, 3, 4)]),
     "aten::mode": lambda d: (lambda x: A.mode.default(x, 0)[0], [r(d, 3, 4)]),
     "aten::cummax": lambda d: (lambda x: A.cummax.default(x, 1)[0], [r(d, 3, 4)]),
     "aten::cummin": lambda d: (lambda x: A.cummin.default(x, 0)[0], [r(d, 3, 4)]),

@@ -90,13 +90,13 @@ def _nanmedian_positions(xp, x, n, d):
     return xp.where(valid > 0, (valid - 1) // 2, 0)
 
 
-def _meta_reduced_pair(self, dim, keepdim):
+def meta_reduced_pair(self, dim, keepdim):
     d = wrap_dim(dim, max(self.dim(), 1))
     size = reduce_shape(tuple(self._size), [d], keepdim) if self.dim() else ()
     return like(self, size), like(self, size, _dt.int64)
 
 
-def _scatter_values_grad(g, a):
+def scatter_values_grad(g, a):
     """Gradient of values picked at ``a.result1`` along ``a.dim``: scattered back (into zeros)."""
     if g[0] is None:
         return None
@@ -110,7 +110,7 @@ def _scatter_values_grad(g, a):
     return A.scatter_add(zeros, d, idx, gv)
 
 
-def _gather_values_jvp(t, a):
+def gather_values_jvp(t, a):
     if a.self.dim() == 0:
         return [t, None]
     d = wrap_dim(a.dim, a.self.dim())
@@ -119,7 +119,7 @@ def _gather_values_jvp(t, a):
     return [out if a.keepdim else out.squeeze(d), None]
 
 
-_PICK_DERIV = Deriv(save="self dim keepdim result1", self=_scatter_values_grad, jvp={"self": _gather_values_jvp})
+_PICK_DERIV = Deriv(save="self dim keepdim result1", self=scatter_values_grad, jvp={"self": gather_values_jvp})
 
 
 def _all_median(nan_aware: bool):
@@ -172,7 +172,7 @@ median = Op("median", """
     """, kernels={"median": {CEA: _all_median(False)},
                   "median.dim": {CEA: lambda self, dim, keepdim=False: _pick("median", self, dim, keepdim,
                                                                               _median_positions),
-                                 "Meta": _meta_reduced_pair}},
+                                 "Meta": meta_reduced_pair}},
     derivatives={"median": Deriv(save="self result", self=_evenly_distribute, jvp={"self": _evenly_jvp}),
                  "median.dim": _PICK_DERIV},
     function=_pair_function("median", lambda *a, **k: A.median__dim(*a, **k), lambda x: A.median(x)),
@@ -190,7 +190,7 @@ nanmedian = Op("nanmedian", """
     """, kernels={"nanmedian": {CEA: _all_median(True)},
                   "nanmedian.dim": {CEA: lambda self, dim, keepdim=False: _pick("nanmedian", self, dim, keepdim,
                                                                                  _nanmedian_positions),
-                                    "Meta": _meta_reduced_pair}},
+                                    "Meta": meta_reduced_pair}},
     derivatives={"nanmedian": Deriv(save="self result", self=_evenly_distribute, jvp={"self": _evenly_jvp}),
                  "nanmedian.dim": _PICK_DERIV},
     function=_pair_function("nanmedian", lambda *a, **k: A.nanmedian__dim(*a, **k), lambda x: A.nanmedian(x)),
@@ -215,7 +215,7 @@ def _kthvalue(self, k, dim=-1, keepdim=False):
 kthvalue = Op("kthvalue", """
     kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
     """, kernels={"kthvalue": {CEA: _kthvalue,
-                               "Meta": lambda self, k, dim=-1, keepdim=False: _meta_reduced_pair(self, dim, keepdim)}},
+                               "Meta": lambda self, k, dim=-1, keepdim=False: meta_reduced_pair(self, dim, keepdim)}},
     derivatives={"kthvalue": _PICK_DERIV},
     function=_pair_function("kthvalue", lambda *a, **k: A.kthvalue(*a, **k)),
     method=_pair_function("kthvalue", lambda *a, **k: A.kthvalue(*a, **k)),
@@ -248,7 +248,7 @@ def _mode(self, dim=-1, keepdim=False):
 
 mode = Op("mode", """
     mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-    """, kernels={"mode": {CEA: _mode, "Meta": lambda self, dim=-1, keepdim=False: _meta_reduced_pair(self, dim,
+    """, kernels={"mode": {CEA: _mode, "Meta": lambda self, dim=-1, keepdim=False: meta_reduced_pair(self, dim,
                                                                                                         keepdim)}},
     derivatives={"mode": _PICK_DERIV},
     function=_pair_function("mode", lambda *a, **k: A.mode(*a, **k)),
@@ -294,8 +294,8 @@ def _cumext(name: str, greater: bool):
     return Op(name, f"""
     {name}(Tensor self, int dim) -> (Tensor values, Tensor indices)
     """, kernels={name: {CEA: kernel, "Meta": meta}},
-        derivatives={name: Deriv(save="self dim result1", self=lambda g, a: _scatter_values_grad(
-            g, _KeepDim(a)), jvp={"self": lambda t, a: _gather_values_jvp(t, _KeepDim(a))})},
+        derivatives={name: Deriv(save="self dim result1", self=lambda g, a: scatter_values_grad(
+            g, _KeepDim(a)), jvp={"self": lambda t, a: gather_values_jvp(t, _KeepDim(a))})},
         function=fn, method=fn,
         doc=f"""The running {'maximum' if greater else 'minimum'} along ``dim`` and where it was last reached.
 

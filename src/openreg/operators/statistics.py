@@ -15,10 +15,13 @@ import math
 from collections import namedtuple
 
 from .. import dtypes as _dt
+from .._array_bridge import wrap_array
 from .._dispatch.ops import A, lookup
 from ..aten.float8_support import is_float8
 from ..aten.meta_rules import wrap_dim
-from ._record import Op, register
+from ._nn_arrays import values, xp_of
+from ._record import Deriv, Op, register
+from .selection import gather_values_jvp, meta_reduced_pair, scatter_values_grad
 
 _MinMax = {"max": namedtuple("max", ["values", "indices"]), "min": namedtuple("min", ["values", "indices"])}
 
@@ -37,16 +40,38 @@ def _reduce_all(name: str):
 
 
 def _reduce_dim(name: str):
-    def fn(self, dim, keepdim=False):
-        d = wrap_dim(dim, max(self.dim(), 1))
-        if self.dim() and self._size[d] == 0:
-            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-        arg = lookup("aten::argmax" if name == "max" else "aten::argmin")(self, d, True)
-        values = A.gather(self, d, arg) if self.dim() else self.clone()
-        if not keepdim and self.dim():
-            values, arg = values.squeeze(d), arg.squeeze(d)
-        return values, arg
-    return fn
+    """``max.dim``/``min.dim``: the index of the first extreme element along ``dim`` (NaN counts as the extreme,
+    as in PyTorch) and the value there, computed in one pass (no views of a temporary: in-place ops on the
+    values keep their history)."""
+    find = "argmax" if name == "max" else "argmin"
+
+    def kernel(self, dim, keepdim=False):
+        _check_reduce_dim(name, self, dim)
+        xp = xp_of(self)
+        if self.dim() == 0:
+            return A.clone(self), wrap_array(xp.zeros((), dtype="int64"), _dt.int64, self.device)
+        d = wrap_dim(dim, self.dim())
+        x = values(self)
+        if x.dtype == bool:
+            x = x.view(xp.uint8)
+        idx = getattr(xp, find)(x, axis=d, keepdims=True)
+        vals = xp.take_along_axis(self._array(), idx, axis=d)     # storage representation: bfloat16 bits kept
+        if not keepdim:
+            vals, idx = vals.squeeze(d), idx.squeeze(d)
+        return wrap_array(vals, self._dtype, self.device), wrap_array(idx.astype(xp.int64), _dt.int64, self.device)
+
+    def meta(self, dim, keepdim=False):
+        _check_reduce_dim(name, self, dim)
+        return meta_reduced_pair(self, dim, keepdim)
+    return kernel, meta
+
+
+def _check_reduce_dim(name: str, self, dim) -> None:
+    if self._dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support complex input")
+    d = wrap_dim(dim, max(self.dim(), 1))
+    if self.dim() and self._size[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def _minmax_function(name: str):
@@ -82,9 +107,12 @@ def _minmax_record(name: str) -> Op:
         {name}.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         {name}.other(Tensor self, Tensor other) -> Tensor
         """,
-        kernels={name: {"CompositeImplicitAutograd": all_fn}, f"{name}.dim": {"CompositeImplicitAutograd": dim_fn},
+        kernels={name: {"CompositeImplicitAutograd": all_fn},
+                 f"{name}.dim": {"CompositeExplicitAutograd": dim_fn[0], "Meta": dim_fn[1]},
                  f"{name}.other": {"CompositeImplicitAutograd": lambda self, o: lookup(f"aten::{other}")(
                      self, o)}},
+        derivatives={f"{name}.dim": Deriv(save="self dim keepdim result1", name=f"{name.capitalize()}Backward0",
+                                          self=scatter_values_grad, jvp={"self": gather_values_jvp})},
         function=fn, method=fn,
         doc=fn.__doc__,
     )
