@@ -10,7 +10,7 @@ that categorical's.
 """
 from __future__ import annotations
 
-import openreg
+from .utils import _forwarded
 
 __all__ = ["CategoricalBacked"]
 
@@ -18,18 +18,7 @@ __all__ = ["CategoricalBacked"]
 class CategoricalBacked:
     """``probs``, ``logits``, ``param_shape`` (and ``_param``) of ``self._categorical``."""
 
-    @property
-    def _param(self):
-        return self._categorical._param
-
-    @property
-    def probs(self):
-        return self._categorical.probs
-
-    @property
-    def logits(self):
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> openreg.Size:
-        return self._categorical.param_shape
+    _param = _forwarded("_categorical._param")
+    probs = _forwarded("_categorical.probs")
+    logits = _forwarded("_categorical.logits")
+    param_shape = _forwarded("_categorical.param_shape")

@@ -18,6 +18,7 @@ import openreg
 from . import constraints
 from .transformed_distribution import TransformedDistribution
 from .transforms import AbsTransform
+from .utils import _forwarded
 
 __all__ = ["HalfDistribution"]
 
@@ -33,9 +34,7 @@ class HalfDistribution(TransformedDistribution):
     def __init__(self, scale, validate_args: bool | None = None) -> None:
         super().__init__(self._family(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
 
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    scale = _forwarded("base_dist.scale")
 
     @property
     def mode(self):

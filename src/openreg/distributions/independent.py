@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import openreg
-
 from . import constraints
 from .distribution import Distribution
-from .utils import _sum_rightmost
+from .utils import _forwarded, _sum_rightmost
 
 __all__ = ["Independent"]
 
@@ -38,13 +36,9 @@ class Independent(Distribution):
                          validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(Independent, _instance)
-        batch_shape = openreg.Size(batch_shape)
+        new = self._expanded(Independent, batch_shape, _instance, shared=("reinterpreted_batch_ndims",))
         new.base_dist = self.base_dist.expand(
             tuple(batch_shape) + tuple(self.event_shape[:self.reinterpreted_batch_ndims]))
-        new.reinterpreted_batch_ndims = self.reinterpreted_batch_ndims
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @property
@@ -62,17 +56,9 @@ class Independent(Distribution):
             result = constraints.independent(result, self.reinterpreted_batch_ndims)
         return result
 
-    @property
-    def mean(self):
-        return self.base_dist.mean
-
-    @property
-    def mode(self):
-        return self.base_dist.mode
-
-    @property
-    def variance(self):
-        return self.base_dist.variance
+    mean = _forwarded("base_dist.mean")
+    mode = _forwarded("base_dist.mode")
+    variance = _forwarded("base_dist.variance")
 
     def sample(self, sample_shape=()):
         return self.base_dist.sample(sample_shape)

@@ -18,6 +18,7 @@ from . import constraints
 from .gamma import Gamma
 from .transformed_distribution import TransformedDistribution
 from .transforms import PowerTransform
+from .utils import _forwarded
 
 __all__ = ["InverseGamma"]
 
@@ -37,13 +38,8 @@ class InverseGamma(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         return self._expanded_subclass(InverseGamma, batch_shape, _instance)
 
-    @property
-    def concentration(self):
-        return self.base_dist.concentration
-
-    @property
-    def rate(self):
-        return self.base_dist.rate
+    concentration = _forwarded("base_dist.concentration")
+    rate = _forwarded("base_dist.rate")
 
     @property
     def mean(self):

@@ -14,6 +14,7 @@ from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import ExpTransform
+from .utils import _forwarded
 
 __all__ = ["LogNormal"]
 
@@ -32,13 +33,8 @@ class LogNormal(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         return self._expanded_subclass(LogNormal, batch_shape, _instance)
 
-    @property
-    def loc(self):
-        return self.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.scale
+    loc = _forwarded("base_dist.loc")
+    scale = _forwarded("base_dist.scale")
 
     @property
     def mean(self):

@@ -15,6 +15,7 @@ from . import constraints
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
 from .transforms import StickBreakingTransform
+from .utils import _forwarded
 
 __all__ = ["LogisticNormal"]
 
@@ -35,10 +36,5 @@ class LogisticNormal(TransformedDistribution):
     def expand(self, batch_shape, _instance=None):
         return self._expanded_subclass(LogisticNormal, batch_shape, _instance)
 
-    @property
-    def loc(self):
-        return self.base_dist.base_dist.loc
-
-    @property
-    def scale(self):
-        return self.base_dist.base_dist.scale
+    loc = _forwarded("base_dist.base_dist.loc")
+    scale = _forwarded("base_dist.base_dist.scale")

@@ -53,15 +53,10 @@ class MixtureSameFamily(Distribution):
         super().__init__(cdbs, component_distribution.event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(MixtureSameFamily, _instance)
-        batch_shape = openreg.Size(batch_shape)
+        new = self._expanded(MixtureSameFamily, batch_shape, _instance, ("_mixture_distribution",),
+                             shared=("_num_component", "_event_ndims"), param_event_shape=())
         new._component_distribution = self._component_distribution.expand(
             tuple(batch_shape) + (self._num_component,))
-        new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
-        new._num_component = self._num_component
-        new._event_ndims = self._event_ndims
-        Distribution.__init__(new, batch_shape, new._component_distribution.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from .transformed_distribution import TransformedDistribution
+from .utils import _forwarded
 
 __all__ = ["Relaxation"]
 
@@ -28,14 +29,6 @@ class Relaxation(TransformedDistribution):
         base = self._relaxed(temperature, probs, logits, validate_args=validate_args)
         super().__init__(base, self._transform(), validate_args=validate_args)
 
-    @property
-    def temperature(self):
-        return self.base_dist.temperature
-
-    @property
-    def logits(self):
-        return self.base_dist.logits
-
-    @property
-    def probs(self):
-        return self.base_dist.probs
+    temperature = _forwarded("base_dist.temperature")
+    logits = _forwarded("base_dist.logits")
+    probs = _forwarded("base_dist.probs")

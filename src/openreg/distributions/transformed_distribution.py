@@ -68,15 +68,11 @@ class TransformedDistribution(Distribution):
         return TransformedDistribution.expand(self, batch_shape, _instance=new)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(TransformedDistribution, _instance)
-        batch_shape = openreg.Size(batch_shape)
+        new = self._expanded(TransformedDistribution, batch_shape, _instance, shared=("transforms",))
         shape = tuple(batch_shape) + tuple(self.event_shape)
         for t in reversed(self.transforms):
             shape = tuple(t.inverse_shape(shape))
         new.base_dist = self.base_dist.expand(shape[:len(shape) - len(self.base_dist.event_shape)])
-        new.transforms = self.transforms
-        Distribution.__init__(new, batch_shape, self.event_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     @constraints.dependent_property(is_discrete=False)

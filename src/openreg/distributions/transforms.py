@@ -20,7 +20,7 @@ import openreg
 from openreg.nn import functional as F
 
 from . import constraints
-from .utils import _eps, _sum_rightmost
+from .utils import _eps, _forwarded, _sum_rightmost
 
 __all__ = ["AbsTransform", "AffineTransform", "ComposeTransform", "CumulativeDistributionTransform", "ExpTransform", "IndependentTransform",
            "LowerCholeskyTransform", "PositiveDefiniteTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform", "SoftmaxTransform", "SoftplusTransform",
@@ -131,21 +131,10 @@ class _InverseTransform(Transform):
         super().__init__(cache_size=transform._cache_size)
         self._inv = transform
 
-    @property
-    def domain(self):
-        return self._inv.codomain
-
-    @property
-    def codomain(self):
-        return self._inv.domain
-
-    @property
-    def bijective(self) -> bool:
-        return self._inv.bijective
-
-    @property
-    def sign(self):
-        return self._inv.sign
+    domain = _forwarded("_inv.codomain")
+    codomain = _forwarded("_inv.domain")
+    bijective = _forwarded("_inv.bijective")
+    sign = _forwarded("_inv.sign")
 
     @property
     def inv(self) -> Transform:

@@ -9,11 +9,19 @@ probabilities and logits (PyTorch's ``torch.distributions.utils``).
 """
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 import openreg
 
 __all__ = ["broadcast_all", "clamp_probs", "lazy_property", "logits_to_probs", "probs_to_logits"]
+
+
+def _forwarded(path: str) -> property:
+    """A read-only property reading ``self.<path>`` (a dotted path, e.g. ``"base_dist.scale"``): the parameter
+    of an inner distribution or transform that the outer one exposes as its own."""
+    return property(operator.attrgetter(path), doc=f"``self.{path}``")
 
 
 def broadcast_all(*values):
