@@ -1,7 +1,10 @@
-"""``DataParallel``: PyTorch's single-process data parallelism. Without an available device it only wraps the module
-(as PyTorch on a machine without GPUs); on exactly one device it moves the module there and runs it on inputs moved
-to that device; splitting a batch over several devices (replicas, scatter/gather) is not available yet in openreg
-and raises ``RuntimeError`` at construction, naming ``device_ids=[0]`` as the way to run on one device.
+"""``DataParallel``: PyTorch's single-process data parallelism. Each call splits the batch over ``device_ids``
+(``scatter``), runs the module on the first device and a replica of it on each other device (``replicate``:
+parameters copied differentiably, so the gradients of every replica add up in the module's own parameters),
+and concatenates the outputs on ``output_device`` (``gather``). As in PyTorch, the module must be on
+``device_ids[0]`` and only that device's copy keeps changes made to buffers (BatchNorm's running statistics
+there come from the first chunk). Without an available device it only wraps the module; with one device it moves
+the module there and runs it on inputs moved to that device.
 
 >>> import openreg
 >>> dp = openreg.nn.DataParallel(openreg.nn.Linear(2, 1), device_ids=[0])
@@ -16,8 +19,10 @@ from typing import Any
 
 from ...devices import device as Device
 from ...devices import privateuse1_name
-from ...tensor import Tensor
 from ..module import Module
+from .parallel_apply import parallel_apply
+from .replicate import replicate
+from .scatter_gather import as_device, gather, scatter_kwargs
 
 
 def _available_device_module() -> Any:
@@ -29,20 +34,15 @@ def _available_device_module() -> Any:
         return None
 
 
-def _to_device(obj: Any, device: Device) -> Any:
-    if isinstance(obj, Tensor):
-        return obj.to(device)
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return type(obj)(*(_to_device(x, device) for x in obj))
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_to_device(x, device) for x in obj)
-    if isinstance(obj, dict):
-        return type(obj)((k, _to_device(v, device)) for k, v in obj.items())
-    return obj
+def _device_index(d: Any) -> int:
+    if isinstance(d, int):
+        return d
+    return as_device(d).index or 0
 
 
 class DataParallel(Module):
-    """Runs ``module`` on the available device (see the module docstring for what openreg supports)."""
+    """Splits each batch over ``device_ids`` along ``dim`` and runs ``module`` on every piece (see the module
+    docstring)."""
 
     def __init__(self, module: Module, device_ids: Any = None, output_device: Any = None, dim: int = 0) -> None:
         super().__init__()
@@ -53,23 +53,77 @@ class DataParallel(Module):
             return
         if device_ids is None:
             device_ids = list(range(device_mod.device_count()))
-        ids = [d if isinstance(d, int) else Device(d).index or 0 for d in device_ids]
+        ids = [_device_index(d) for d in device_ids]
         if not ids:
             raise RuntimeError("no available devices were found")
-        if len(ids) > 1:
-            raise RuntimeError(f"openreg.nn.DataParallel over devices {ids}: splitting a batch over several devices "
-                               f"is not available yet in openreg; pass device_ids=[{ids[0]}] to run on one device")
+        if output_device is None:
+            output_device = ids[0]
         self.dim = dim
         self.device_ids = ids
-        self.output_device = ids[0] if output_device is None else output_device
+        self.output_device = _device_index(output_device)
         self.src_device_obj = Device(privateuse1_name(), ids[0])
-        self.module.to(self.src_device_obj)
+        if len(ids) == 1:
+            self.module.to(self.src_device_obj)
 
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         if not self.device_ids:
             return self.module(*inputs, **kwargs)
-        for t in (*self.module.parameters(), *self.module.buffers()):
-            if t.device != self.src_device_obj:
-                raise RuntimeError(f"module must have its parameters and buffers on device {self.src_device_obj} "
-                                   f"(device_ids[0]) but found one of them on device: {t.device}")
-        return self.module(*_to_device(inputs, self.src_device_obj), **_to_device(kwargs, self.src_device_obj))
+        _check_on_device(self.module, self.src_device_obj)
+        inputs, module_kwargs = self.scatter(inputs, kwargs, self.device_ids)
+        if not inputs and not module_kwargs:    # no arguments: the module still runs, once
+            inputs, module_kwargs = ((),), ({},)
+        if len(self.device_ids) == 1:
+            return self.module(*inputs[0], **module_kwargs[0])
+        replicas = self.replicate(self.module, self.device_ids[:len(inputs)])
+        outputs = self.parallel_apply(replicas, inputs, module_kwargs)
+        return self.gather(outputs, self.output_device)
+
+    def replicate(self, module: Module, device_ids: list) -> list:
+        """The module itself for the first device and ``replicate`` copies for the others."""
+        return [module] + replicate(module, device_ids[1:])
+
+    def scatter(self, inputs: tuple, kwargs: dict, device_ids: list) -> tuple:
+        return scatter_kwargs(inputs, kwargs, device_ids, dim=self.dim)
+
+    def parallel_apply(self, replicas: list, inputs: tuple, kwargs: tuple) -> list:
+        return parallel_apply(replicas, inputs, kwargs, self.device_ids[:len(replicas)])
+
+    def gather(self, outputs: list, output_device: Any) -> Any:
+        return gather(outputs, output_device, dim=self.dim)
+
+
+def data_parallel(module: Module, inputs: Any, device_ids: Any = None, output_device: Any = None, dim: int = 0,
+                  module_kwargs: dict | None = None) -> Any:
+    """``DataParallel(module, device_ids, output_device, dim)(*inputs, **module_kwargs)`` without keeping the
+    wrapper (the module must already be on ``device_ids[0]``).
+
+    >>> import openreg
+    >>> from openreg.nn.parallel import data_parallel
+    >>> data_parallel(openreg.nn.Identity(), (openreg.ones(2),), device_ids=[]).tolist()
+    [1.0, 1.0]
+    """
+    if not isinstance(inputs, tuple):
+        inputs = (inputs,) if inputs is not None else ()
+    if device_ids is None:
+        device_mod = _available_device_module()
+        device_ids = list(range(device_mod.device_count())) if device_mod is not None else []
+    if not device_ids:
+        return module(*inputs, **(module_kwargs or {}))
+    ids = [_device_index(d) for d in device_ids]
+    _check_on_device(module, Device(privateuse1_name(), ids[0]))
+    inputs, module_kwargs = scatter_kwargs(inputs, module_kwargs, ids, dim)
+    if not inputs and not module_kwargs:
+        inputs, module_kwargs = ((),), ({},)
+    if len(ids) == 1:
+        return module(*inputs[0], **module_kwargs[0])
+    ids = ids[:len(inputs)]
+    replicas = [module] + replicate(module, ids[1:])
+    outputs = parallel_apply(replicas, inputs, module_kwargs, ids)
+    return gather(outputs, ids[0] if output_device is None else _device_index(output_device), dim)
+
+
+def _check_on_device(module: Module, device: Device) -> None:
+    for t in (*module.parameters(), *module.buffers()):
+        if t.device != device:
+            raise RuntimeError(f"module must have its parameters and buffers on device {device} "
+                               f"(device_ids[0]) but found one of them on device: {t.device}")
