@@ -85,6 +85,18 @@ def test_total_norm_over_devices():
     assert total.device.type == "cpu" and total.item() == 5.0
 
 
+def test_stacked_norms_are_the_stack_of_the_norms(devices):
+    # the norms of one device and dtype are stacked as arrays at once; the same tensor as stack() of each .to()
+    from openreg.nn.utils.clip_grad import _stack_scalars
+    norms = [openreg.tensor(v, device=devices) for v in (3.0, -0.0, float("nan"), 1e-30)]
+    fast = _stack_scalars(norms, norms[0].device, openreg.stack)
+    ref = openreg.stack([n.to(norms[0].device) for n in norms])
+    assert fast.device == ref.device and fast.dtype == ref.dtype and fast.shape == (4,)
+    assert fast.cpu().numpy().tobytes() == ref.cpu().numpy().tobytes()
+    mixed = norms[:2] + [openreg.tensor(2.0, dtype=openreg.float64, device=devices)]   # the general path
+    assert _stack_scalars(mixed, norms[0].device, openreg.stack).cpu().tolist() == [3.0, 0.0, 2.0]
+
+
 def test_clip_grad_value(devices):
     ps = _params(devices, GRADS)
     clip_grad_value_(ps, 2)
