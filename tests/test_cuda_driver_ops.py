@@ -161,6 +161,8 @@ CASES = {
     "to_f16": lambda x: x.to(openreg.float16).to(openreg.float32),
     "to_bf16": lambda x: x.to(openreg.bfloat16).to(openreg.float32),
     "to_int": lambda x: x.to(openreg.int64),
+    "complex_views": lambda x: openreg.view_as_real(openreg.polar(x.abs(), x) * openreg.complex(x, x * 0.5)).sum(-1)
+    + openreg.angle(openreg.view_as_complex(x.reshape(3, 2, 2))).sum() + openreg.conj(openreg.complex(x, x)).imag,
 }
 
 

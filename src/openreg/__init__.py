@@ -46,7 +46,7 @@ from .layouts import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, spa
 from . import utils  # noqa: F401
 from .utils.backend_registration import _register_device_module  # noqa: F401
 
-half, float, double, long, int, short, cfloat = float16, float32, float64, int64, int32, int16, complex64
+half, float, double, long, int, short, cfloat, cdouble = float16, float32, float64, int64, int32, int16, complex64, complex128
 
 # Backends are plug-ins: the CPU kernels and the PrivateUse1 device register through openreg.library.
 from .backends import cpu as _cpu_backend  # noqa: F401,E402

@@ -19,6 +19,13 @@ def sign(x):
     return mask(x > 0, x) - mask(x < 0, x)
 
 
+def conj(x):
+    """The complex conjugate in gradient formulas (PyTorch's ``grad * other.conj()``); real values as they are."""
+    if isinstance(x, complex):
+        return x.conjugate()
+    return A.conj_physical(x) if isinstance(x, TensorBase) and x._dtype.is_complex else x
+
+
 def scalar(x):
     """A Python number from a number or a one-element tensor."""
     return x.item() if isinstance(x, TensorBase) else x

@@ -18,6 +18,7 @@ from ..aten.meta_rules import Spec, scalar_type_name
 from ..scalar_conversion import check_scalar_fits
 from ..tensor import TensorBase as Tensor
 from ._compute import is_cpu_scalar, opmath_pair, pair, quiet, round_to, rounded_scalar, upcast
+from ._formulas import conj as _cj
 from ._formulas import mask, scalar, zeros
 from ._pointwise import (
     binary_spec,
@@ -253,13 +254,6 @@ def _div(spec, self, other, *, rounding_mode=None):
         if spec.compute.category <= _dt.INTEGRAL:
             return _trunc_int_div(xp, a, b)
         return xp.trunc(xp.true_divide(upcast(a, xp), upcast(b, xp)))
-
-
-def _cj(x):
-    """The complex conjugate in gradient formulas (PyTorch's grad * other.conj()); real values unchanged."""
-    if isinstance(x, complex):
-        return x.conjugate()
-    return A.conj_physical(x) if isinstance(x, Tensor) and x._dtype.is_complex else x
 
 
 def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:

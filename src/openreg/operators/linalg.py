@@ -17,6 +17,7 @@ from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, can_cast, common_device, fmt_shape, scalar_type_name
 from ..tensor import TensorBase
 from ._compute import operand, xp_of
+from ._formulas import conj as _cj
 from ._formulas import scalar
 from ._host_path import plain_cpu_arrays
 from ._record import Deriv, Op, register, sparse_kernels
@@ -289,6 +290,7 @@ def _plain_cpu_arrays(a, b):
 
 def _mm_grad(x, y_t):
     """``x.mm(y_t.t())``: the gradient of an ``mm`` input (``g @ mat2.T``)."""
+    y_t = _cj(y_t)
     arrays = _plain_cpu_arrays(x, y_t)
     if arrays is None:
         return x.mm(y_t.t())
@@ -298,6 +300,7 @@ def _mm_grad(x, y_t):
 def _mat2_grad(mat1, g, mat2_stride):
     """``mat1.T @ g`` computed in the layout of ``mat2`` (PyTorch's mm_mat2_backward): for a transposed
     ``mat2`` (e.g. ``weight.t()``) the result is a transposed view, whose ``.t()`` is the dense gradient."""
+    mat1 = _cj(mat1)
     arrays = _plain_cpu_arrays(mat1, g)
     if len(mat2_stride) == 2 and mat2_stride[0] == 1 and mat2_stride[1] != 1:
         if arrays is None:
@@ -316,7 +319,7 @@ def _scaled(x, s):
 
 
 def _matmul_self(g, a):
-    x, y = a.self, a.other
+    x, y = a.self, _cj(a.other)
     if x.dim() == 1 and y.dim() == 1:
         return g * y
     if y.dim() == 1:
@@ -327,7 +330,7 @@ def _matmul_self(g, a):
 
 
 def _matmul_other(g, a):
-    x, y = a.self, a.other
+    x, y = _cj(a.self), a.other
     if x.dim() == 1 and y.dim() == 1:
         return g * x
     if x.dim() == 1:
@@ -378,8 +381,8 @@ bmm = Op(
     bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
     """,
     meta=bmm_meta, compute=mm_compute, overrides={"privateuseone": f"{_DEVICE}:mm_compute"},
-    derivatives={"bmm": Deriv(save="self mat2", self=lambda g, a: g.bmm(a.mat2.transpose(1, 2)),
-                              mat2=lambda g, a: a.self.transpose(1, 2).bmm(g),
+    derivatives={"bmm": Deriv(save="self mat2", self=lambda g, a: g.bmm(_cj(a.mat2).transpose(1, 2)),
+                              mat2=lambda g, a: _cj(a.self).transpose(1, 2).bmm(g),
                               jvp={"self": lambda t, a: t.bmm(a.mat2), "mat2": lambda t, a: a.self.bmm(t)})},
     doc=_doc("bmm", "``input[i] @ mat2[i]`` for batches of matrices", "x[None], x[None]",
              "[[[7.0, 10.0], [15.0, 22.0]]]"))
@@ -408,7 +411,8 @@ dot = Op(
     dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)
     """,
     meta=dot_meta, compute=_dot,
-    derivatives={"dot": Deriv(save="self tensor", self=lambda g, a: g * a.tensor, tensor=lambda g, a: g * a.self,
+    derivatives={"dot": Deriv(save="self tensor", self=lambda g, a: g * _cj(a.tensor),
+                              tensor=lambda g, a: g * _cj(a.self),
                               jvp={"self": lambda t, a: (t * a.tensor).sum(),
                                    "tensor": lambda t, a: (a.self * t).sum()})},
     doc=_doc("dot", "``sum(input * tensor)`` of two vectors", "x[0], x[1]", "11.0"))
@@ -431,8 +435,8 @@ outer_op = Op(
     outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
     """,
     kernels={"outer": {"CompositeImplicitAutograd": outer}, "outer.out": {"CompositeImplicitAutograd": outer_out}},
-    derivatives={"outer": Deriv(save="self vec2", self=lambda g, a: (g * a.vec2).sum(1),
-                                vec2=lambda g, a: (g * a.self.unsqueeze(1)).sum(0),
+    derivatives={"outer": Deriv(save="self vec2", self=lambda g, a: (g * _cj(a.vec2)).sum(1),
+                                vec2=lambda g, a: (g * _cj(a.self).unsqueeze(1)).sum(0),
                                 jvp={"self": lambda t, a: t.unsqueeze(1) * a.vec2,
                                      "vec2": lambda t, a: a.self.unsqueeze(1) * t})},
     extra_functions={"ger": "outer"}, extra_methods={"ger": "outer"},

@@ -198,7 +198,16 @@ def to_compute_array(stored, dtype, xp):
 
 
 
+def _real_pairs(self):
+    """A complex tensor's real and imaginary parts as a real view (PyTorch samples both parts)."""
+    from .complex import view_as_real
+    return view_as_real(self)
+
+
 def _sample_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    if self._dtype.is_complex:
+        _sample_uniform_(_real_pairs(self), from_, to, generator=generator)
+        return self
     check_uniform(self, from_, to)
     impl = resolve_generator(generator, self.device)
     n = self.numel()
@@ -216,6 +225,10 @@ def _sample_uniform_(self, from_=0.0, to=1.0, *, generator=None):
     return self
 
 def _sample_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    if self._dtype.is_complex:     # each part with variance std**2 / 2, so that E|z - mean|^2 = std**2
+        check_normal(_real_pairs(self), std)
+        _sample_normal_(_real_pairs(self), mean, std / math.sqrt(2), generator=generator)
+        return self
     check_normal(self, std)
     impl = resolve_generator(generator, self.device)
     n = self.numel()

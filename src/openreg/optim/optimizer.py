@@ -44,10 +44,14 @@ def _typename(obj: Any) -> str:
 
 def _step_with_hooks(step: Callable) -> Callable:
     """Wrap a subclass's ``step`` so that the step pre/post hooks run around it (as PyTorch's ``profile_hook_step``)."""
+    # openreg's own optimizers treat complex parameters as pairs of reals, as PyTorch's do inside their update
+    # functions; a user's optimizer gets its complex parameters as they are (its arithmetic is its own)
+    call = _call_step if (getattr(step, "__module__", None) or "").startswith("openreg.optim.") else _call_plain
+
     @functools.wraps(step)
     def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         if not self._optimizer_step_pre_hooks and not self._optimizer_step_post_hooks:
-            return step(self, *args, **kwargs)      # no hooks (the common case): no copies of empty hook lists
+            return call(self, step, args, kwargs)     # no hooks (the common case): no copies of empty hook lists
         for hook in list(self._optimizer_step_pre_hooks.values()):
             result = hook(self, args, kwargs)
             if result is not None:
@@ -56,12 +60,60 @@ def _step_with_hooks(step: Callable) -> Callable:
                 else:
                     raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got "
                                        f"{result}.")
-        out = step(self, *args, **kwargs)
+        out = call(self, step, args, kwargs)
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, args, kwargs)
         return out
     wrapper._hooked = True  # type: ignore[attr-defined]
     return wrapper
+
+
+def _call_plain(opt: Optimizer, step: Callable, args: tuple, kwargs: dict) -> Any:
+    return step(opt, *args, **kwargs)
+
+
+def _call_step(opt: Optimizer, step: Callable, args: tuple, kwargs: dict) -> Any:
+    for group in opt.param_groups:
+        for p in group["params"]:
+            if p._dtype.is_complex:
+                return _step_as_real(opt, step, args, kwargs)
+    return step(opt, *args, **kwargs)
+
+
+def _step_as_real(opt: Optimizer, step: Callable, args: tuple, kwargs: dict) -> Any:
+    """``step`` with complex parameters as PyTorch's optimizers treat them: on real views (``view_as_real``)
+    of the parameters, their gradients and their complex state tensors, so that the real and imaginary parts
+    are independent scalars (Adam's second moment is ``re**2`` and ``im**2``, not ``grad**2``). The state
+    keeps complex tensors, as PyTorch's. The gradients are the ones present when the step starts."""
+    from ..operators.complex import view_as_complex, view_as_real
+    swapped = []     # (group, original params, {view: param})
+    for group in opt.param_groups:
+        params = group["params"]
+        if not any(p._dtype.is_complex for p in params):
+            continue
+        views, back = [], {}
+        for p in params:
+            if not p._dtype.is_complex:
+                views.append(p)
+                continue
+            v = view_as_real(p)
+            v._grad = None if p._grad is None else view_as_real(p._grad)
+            if p in opt.state:
+                opt.state[v] = {k: view_as_real(t) if isinstance(t, Tensor) and t._dtype.is_complex else t
+                                for k, t in opt.state[p].items()}
+            views.append(v)
+            back[v] = p
+        swapped.append((group, params, back))
+        group["params"] = views
+    try:
+        return step(opt, *args, **kwargs)
+    finally:
+        for group, params, back in swapped:
+            group["params"] = params
+            for v, p in back.items():
+                if v in opt.state:
+                    opt.state[p] = {k: view_as_complex(t) if isinstance(t, Tensor) and t._dtype is v._dtype and
+                                    tuple(t._size) == tuple(v._size) else t for k, t in opt.state.pop(v).items()}
 
 
 class Optimizer:
