@@ -192,6 +192,13 @@ SAMPLES.update({
     "polar": Sample(lambda m: (m(2, 3, low=0.1), m(1, 3)), lambda r, t: r * np.exp(1j * t),
                     variants=("overload", "function", "out")),
     "conj_physical": _unary(np.conj),
+    # fft.py (the public transforms are checked in tests/test_fft.py)
+    "_fft_r2c": Sample(lambda m: (m(2, 5), [1], 1, True), lambda x, dim, norm, onesided: np.fft.rfft(x, norm="ortho"),
+                       variants=("overload", "out")),
+    "_fft_c2r": Sample(lambda m: (m(2, 4) * (1 + 0.5j), [1], 2, 6),
+                       lambda x, dim, norm, n: np.fft.irfft(x, n=6), variants=("overload", "out")),
+    "_fft_c2c": Sample(lambda m: (m(3, 4) * (1 - 2j), [0, 1], 0, True), lambda x, dim, norm, fwd: np.fft.fft2(x),
+                       variants=("overload", "out")),
     "angle": Sample(lambda m: (m(2, 3, ints=True),), lambda x: np.where(x < 0, np.pi, 0.0).astype(x.dtype),
                     variants=("overload", "function", "method", "out")),
 })

@@ -163,6 +163,8 @@ CASES = {
     "to_int": lambda x: x.to(openreg.int64),
     "complex_views": lambda x: openreg.view_as_real(openreg.polar(x.abs(), x) * openreg.complex(x, x * 0.5)).sum(-1)
     + openreg.angle(openreg.view_as_complex(x.reshape(3, 2, 2))).sum() + openreg.conj(openreg.complex(x, x)).imag,
+    "fft": lambda x: openreg.fft.irfft(openreg.fft.rfft(x, norm="ortho") * 2, n=4, norm="ortho")
+    + openreg.fft.fft2(x).abs() + openreg.fft.ifftn(x, dim=(0,)).real,
 }
 
 

@@ -349,6 +349,12 @@ def _complex_samples() -> dict:
         "aten::view_as_real": rope, "aten::view_as_complex": rope, "aten::conj_physical": conj,
         "aten::complex": lambda d: (lambda a, b: A.view_as_real(A.complex(a, b)), [r(d, 2, 3), r(d, 1, 3)]),
         "aten::polar": lambda d: (lambda a, b: A.view_as_real(A.polar(a, b)), [r(d, 2, 3), r(d, 1, 3)]),
+        # the FFT primitives: one-sided real-to-complex (odd length), complex-to-real to an even length (the
+        # doubled conjugate-symmetric entries), complex-to-complex inverse over two dimensions
+        "aten::_fft_r2c": lambda d: (lambda x: A.view_as_real(A._fft_r2c(x, [1], 1, True)), [r(d, 2, 5)]),
+        "aten::_fft_c2r": lambda d: (lambda x: A._fft_c2r(A.view_as_complex(x), [1], 0, 6), [r(d, 2, 4, 2)]),
+        "aten::_fft_c2c": lambda d: (lambda x: A.view_as_real(A._fft_c2c(A.view_as_complex(x), [0, 1], 2, False)),
+                                     [r(d, 3, 4, 2)]),
     }
 
 

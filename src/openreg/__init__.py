@@ -70,7 +70,7 @@ from .autograd.anomaly_mode import (  # noqa: F401,E402
     is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled,
 )
 from .autograd import _registration as _autograd_registration  # noqa: F401,E402
-from . import linalg, nn, optim, sparse, special  # noqa: F401,E402
+from . import fft, linalg, nn, optim, sparse, special  # noqa: F401,E402
 from . import accelerator, amp, cuda_name as _cuda_name  # noqa: F401,E402
 from .amp import autocast  # noqa: F401,E402
 from .amp.state import (  # noqa: F401,E402

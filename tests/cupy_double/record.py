@@ -26,7 +26,7 @@ REPO = HERE.parents[1]
 # The dtypes openreg stores on the device (bfloat16 travels as uint16 bits).
 PROBE_DTYPES = ("bool", "uint8", "int8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "float16",
                 "float32", "float64", "complex64", "complex128")
-NAMESPACES = ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx", "cupy.linalg", "cupy.random")
+NAMESPACES = ("cupy", "cupy.cuda", "cupy.cuda.runtime", "cupyx", "cupy.linalg", "cupy.random", "cupy.fft")
 _DOC_SIG = re.compile(r"^\s*[\w.]+\((.*)\)")
 
 
@@ -164,6 +164,12 @@ def record() -> dict:
             sig = signature_of(obj)
             if sig is not None:
                 surface["functions"][name] = sig
+    for name in surface["names"]["cupy.fft"]:     # the FFT records' calls (xp.fft.rfftn ...)
+        obj = getattr(cupy.fft, name)
+        if callable(obj) and not isinstance(obj, type):
+            sig = signature_of(obj)
+            if sig is not None:
+                surface["functions"]["fft." + name] = sig
     for name in ("scatter_add", "scatter_max", "scatter_min"):
         surface["functions"]["cupyx." + name] = signature_of(getattr(importlib.import_module("cupyx"), name))
     for name in sorted(dir(cupy.ndarray)):

@@ -389,7 +389,41 @@ class StrictCupy(types.ModuleType):
                 a.get() if isinstance(a, ndarray) else np.asarray(a))
         if name == "get_array_module":
             return lambda *args: self
+        if name == "fft":
+            return _FFT
         return _function(name)
+
+
+class _FftNamespace:
+    """``cupy.fft``: its recorded functions, modelled by ``numpy.fft`` on the arrays' host memory."""
+
+    def __getattr__(self, name: str):
+        if name.startswith("__") or name not in SURFACE["names"].get("cupy.fft", ()):
+            raise AttributeError(f"module 'cupy.fft' has no attribute '{name}'")
+        return _fft_function(name)
+
+
+@functools.cache
+def _fft_function(name: str):
+    sig = SURFACE["functions"].get("fft." + name)
+    model = getattr(np.fft, name, None)
+    qualname = "cupy.fft." + name
+    if sig is None or model is None:
+        def missing(*args, **kwargs):
+            raise NotImplementedError(f"the strict CuPy double has no NumPy model of {qualname}")
+        return missing
+
+    def call(*args, **kwargs):
+        _check_call(qualname, sig["params"], args, kwargs)
+        _refuse_host_arrays(qualname, args, kwargs)
+        dev = _device_of(args)
+        return _wrap_result(model(*_host(args, name), **{k: _host(v, name) for k, v in kwargs.items()}), dev)
+
+    call.__name__ = name
+    return call
+
+
+_FFT = _FftNamespace()
 
 
 def make_strict_cupy(cuda=None) -> StrictCupy:
