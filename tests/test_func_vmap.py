@@ -71,6 +71,13 @@ def test_vmap_gradients_reach_batched_and_captured_tensors():
     s = th.sum(1, keepdims=True)
     np.testing.assert_allclose(x.grad.numpy(), 2 * s * (1 - th ** 2) * V, rtol=1e-12)
     np.testing.assert_allclose(w.grad.numpy(), (2 * s * (1 - th ** 2) * X).sum(0), rtol=1e-12)
+    # func may modify its slice of a batched input in place (the slices are single views)
+    leaf = t(X, requires_grad=True)
+    y = leaf * 1
+    z = F_.vmap(lambda r: r.mul_(2))(y)
+    np.testing.assert_allclose(y.detach().numpy(), 2 * X)
+    z.sum().backward()
+    np.testing.assert_allclose(leaf.grad.numpy(), np.full((3, 4), 2.0))
 
 
 def test_vmap_per_sample_gradients_and_ensembling():

@@ -461,7 +461,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size: 
     numbers). ``chunk_size`` (a memory hint in PyTorch) does not change the values. Keyword arguments are passed
     whole.
 
-    ``func`` runs once per batch element on views of the inputs and the outputs are stacked, so results and
+    ``func`` runs once per batch element on views (``select``) of the inputs and the outputs are stacked, so results and
     gradients (to the batched inputs and to tensors ``func`` captures) are the ones of the mapped computation.
 
     >>> import openreg
@@ -569,12 +569,12 @@ def _vmap_call(func, in_dims, out_dims, randomness: str, args: tuple, kwargs: di
         with VmapRandomness(randomness), no_grad():
             results = [func(*_tree_unflatten(probe, spec), **kwargs)]
     else:
-        slices = [None if d is None else a.unbind(d) for a, d in zip(flat_args, flat_dims)]
         results = []
         with VmapRandomness(randomness) as level:
             for i in range(size):
                 level.next_element()
-                elem = [a if s is None else s[i] for a, s in zip(flat_args, slices)]
+                # select (one view per call, not unbind's multi-output views): func may modify its slice in place
+                elem = [a if d is None else a.select(d, i) for a, d in zip(flat_args, flat_dims)]
                 results.append(func(*_tree_unflatten(elem, spec), **kwargs))
     flat_results = []
     out_spec = None
