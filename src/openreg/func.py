@@ -353,14 +353,15 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = N
 
 
 def hessian(func, argnums=0):
-    """A function returning the Hessian of ``func`` with respect to the arguments at ``argnums`` (the Jacobian of
-    its Jacobian, both by reverse mode here).
+    """A function returning the Hessian of ``func`` with respect to the arguments at ``argnums``: as in PyTorch,
+    ``jacfwd(jacrev(func))``, forward mode over reverse mode (one Jacobian-vector product of the gradient per input
+    element).
 
     >>> import openreg
     >>> openreg.func.hessian(lambda x: (x ** 3).sum())(openreg.tensor([1.0, 2.0])).tolist()
     [[6.0, 0.0], [0.0, 12.0]]
     """
-    return jacrev(jacrev(func, argnums), argnums)
+    return jacfwd(jacrev(func, argnums), argnums)
 
 
 # -- pytrees as torch.utils._pytree sees them: tuples, lists, dicts and namedtuples are nodes, the rest leaves ---
