@@ -29,6 +29,24 @@ def test_rounds_equal_add_at(how, rows, n, shape, dtype):
     np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_increasing_keys_add_each_row_once(dtype):
+    """Strictly increasing keys (an embedding of positions) take one fancy add: np.add.at's result, signed zeros
+    included; a repeated or wrapped-around key is not increasing and takes the general path."""
+    rng = np.random.default_rng(1)
+    for key in (np.arange(32), np.array([0, 3, 4, 9]), np.array([-5, -3, -1]), np.array([1, 1, 2]), np.array([9, -1])):
+        vals = rng.standard_normal((key.size, 4)).astype(dtype)
+        start = rng.standard_normal((40, 4)).astype(dtype)
+        if dtype != np.int64:
+            vals[0] = -0.0
+            start[key[0]] = -0.0
+        expected = start.copy()
+        np.add.at(expected, key, vals)
+        got = start.copy()
+        _scatter._add_rows(got, key, vals)
+        np.testing.assert_array_equal(got.view(np.uint8), expected.view(np.uint8))
+
+
 def test_padded_reduction_is_taken():
     """The embedding-backward shape (a small vocabulary, many tokens) takes the padded reduction."""
     key = np.arange(320) % 30

@@ -10,6 +10,8 @@ core of ``index_put_(accumulate=True)``, ``scatter_add_``, embedding and pooling
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes as _dt
@@ -38,7 +40,8 @@ def accumulate_at(xp, dst, key, vals, dtype) -> None:
 # CuPy's ``add.at`` takes only these dtypes (int32, int64, uint32, uint64, float16, float32, float64): others
 # accumulate in a wider type of the same kind and are cast back once. Integer sums wrap modulo 2**bits either
 # way, so the result equals accumulating in the narrow type. NumPy takes the same path, so CPU tests cover it.
-_ADD_AT_WIDER = {"int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32"}
+_ADD_AT_WIDER = {np.dtype(k): np.dtype(v) for k, v in (("int8", "int32"), ("int16", "int32"), ("uint8", "uint32"),
+                                                        ("uint16", "uint32"))}
 
 
 def _add_at(xp, dst, key, vals) -> None:
@@ -50,7 +53,7 @@ def _add_at(xp, dst, key, vals) -> None:
         _add_at(xp, imag, key, vals.imag)
         dst[...] = real + 1j * imag
         return
-    wider = _ADD_AT_WIDER.get(dst.dtype.name)
+    wider = _ADD_AT_WIDER.get(dst.dtype)
     if wider is None:
         if xp is np and _row_key(dst, key, vals):
             _add_rows(dst, key, vals.astype(dst.dtype, copy=False))
@@ -72,19 +75,25 @@ def _row_key(dst, key, vals) -> bool:
 
 
 def _add_rows(dst, key, vals) -> None:
-    """``np.add.at(dst, key, vals)`` for row keys, bit for bit: ``_add_rows_padded`` when its padded block stays
-    small and its reduction runs row after row (rows of two or more elements), else ``_add_rows_in_rounds``."""
+    """``np.add.at(dst, key, vals)`` for row keys, bit for bit: strictly increasing keys (each row once: an
+    embedding of positions) as one fancy add; else ``_add_rows_padded`` when its padded block stays small and
+    its reduction runs row after row (rows of two or more elements), else ``_add_rows_in_rounds``."""
     n = key.size
     key = np.where(key < 0, key + dst.shape[0], key)      # -1 and n-1 are the same row
+    if bool((key[1:] > key[:-1]).all()):
+        dst[key] += vals
+        return
     order = np.argsort(key, kind="stable")
     ordered = key[order]
     first = np.empty(n, dtype=bool)
     first[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     starts = np.flatnonzero(first)
-    counts = np.diff(starts, append=n)
+    counts = np.empty_like(starts)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    counts[-1] = n - starts[-1]
     depth = int(counts.max())
-    if dst[0].size >= 2 and starts.size * (depth + 1) <= 2 * n + 64:
+    if math.prod(dst.shape[1:]) >= 2 and starts.size * (depth + 1) <= 2 * n + 64:
         _add_rows_padded(dst, key, vals, order, ordered, starts, counts, depth)
     else:
         _rounds(dst, key, vals, order, starts, counts)
@@ -102,8 +111,13 @@ def _add_rows_padded(dst, key, vals, order, ordered, starts, counts, depth) -> N
     zero = -0.0 if dst.dtype.kind == "f" else 0
     block = np.full((u, depth + 1) + dst.shape[1:], zero, dtype=dst.dtype)
     block[:, 0] = dst[rows]
-    rank = np.arange(1, key.size + 1) - np.repeat(starts, counts)      # 1 + occurrence number
-    block[np.repeat(np.arange(u), counts), rank] = vals[order]
+    n = key.size
+    # the flat slot of the j-th value in key order: its row's first slot + 1 + its occurrence number
+    slot = np.repeat(np.arange(0, u * (depth + 1), depth + 1) - starts, counts)
+    slot += np.arange(1, n + 1)
+    where = np.empty(n, dtype=slot.dtype)
+    where[order] = slot
+    block.reshape((u * (depth + 1),) + dst.shape[1:])[where] = vals
     dst[rows] = np.add.reduce(block, axis=1, initial=zero)
 
 

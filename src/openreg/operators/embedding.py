@@ -49,7 +49,7 @@ def _embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sc
     g = values(grad_output)
     d = g.shape[-1]
     g = g.reshape(-1, d)
-    idx = values(indices, grad_output).reshape(-1).astype(xp.int64)
+    idx = values(indices, grad_output).reshape(-1).astype(xp.int64, copy=False)
     if padding_idx >= 0:
         keep = idx != padding_idx
         g = g * keep[:, None].astype(g.dtype)
