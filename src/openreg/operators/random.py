@@ -365,7 +365,9 @@ def _sample_native_dropout(input, p, train):
     else:
         keep = keep_words(xp, impl.draw("u32", n, _index(input)).reshape(shape), p)
     scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
-    values = x * keep.astype(x.dtype) * x.dtype.type(scale)
+    values = keep.astype(x.dtype)           # 0.0 / 1.0, times x in place (the same product: x * k is k * x)
+    values *= x
+    values *= x.dtype.type(scale)
     out = wrap_array(xp.ascontiguousarray(from_compute(values, input._dtype)), input._dtype, dev)
     return out, wrap_array(xp.ascontiguousarray(keep), _dt.bool, dev)
 
