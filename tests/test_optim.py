@@ -219,6 +219,12 @@ SCHEDULERS = [
     ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.01}),
     ("OneCycleLR", {"max_lr": [0.5, 0.2], "epochs": 3, "steps_per_epoch": 4, "anneal_strategy": "linear",
                     "three_phase": True}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3}),
+    ("CyclicLR", {"base_lr": [0.01, 0.02], "max_lr": 0.1, "step_size_up": 2, "step_size_down": 3,
+                  "mode": "triangular2", "base_momentum": [0.7, 0.8], "max_momentum": 0.95}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "mode": "exp_range", "gamma": 0.9}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "scale_fn": lambda x: 1 / (1.0 + x),
+                  "scale_mode": "iterations", "cycle_momentum": False}),
 ]
 
 

@@ -14,6 +14,7 @@ before the first ``optimizer.step()`` warns, as in PyTorch.
 """
 from __future__ import annotations
 
+import functools
 import math
 import types
 import warnings
@@ -28,7 +29,7 @@ from ..tensor import Tensor
 from .optimizer import Optimizer
 
 __all__ = [
-    "ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR",
+    "ChainedScheduler", "ConstantLR", "CosineAnnealingLR", "CosineAnnealingWarmRestarts", "CyclicLR", "ExponentialLR", "LRScheduler", "LambdaLR", "LinearLR",
     "MultiStepLR", "MultiplicativeLR", "OneCycleLR", "PolynomialLR", "ReduceLROnPlateau", "SequentialLR", "StepLR",
 ]
 
@@ -698,6 +699,131 @@ class ReduceLROnPlateau(LRScheduler):
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.__dict__.update(state_dict)
         self._init_is_better(mode=self.mode, threshold=self.threshold, threshold_mode=self.threshold_mode)
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith): each cycle rises linearly from ``base_lr`` to ``max_lr`` over
+    ``step_size_up`` steps and falls back over ``step_size_down``, the amplitude scaled by ``mode``
+    (``"triangular"``: constant, ``"triangular2"``: halved every cycle, ``"exp_range"``: ``gamma**iteration``) or by
+    ``scale_fn``; momentum (or Adam's beta1) cycles inversely between ``max_momentum`` and ``base_momentum``.
+    Step it after every batch.
+
+    >>> import openreg
+    >>> opt = openreg.optim.SGD([openreg.nn.Parameter(openreg.ones(1))], lr=0.1, momentum=0.9)
+    >>> s = openreg.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2)
+    >>> lrs = []
+    >>> for _ in range(4):
+    ...     opt.step(); s.step(); lrs.append(round(s.get_last_lr()[0], 6))
+    >>> lrs, round(opt.param_groups[0]["momentum"], 6)
+    ([0.3, 0.5, 0.3, 0.1], 0.9)
+    """
+
+    def __init__(self, optimizer: Optimizer, base_lr: float | list[float], max_lr: float | list[float],
+                 step_size_up: int = 2000, step_size_down: int | None = None, mode: str = "triangular",
+                 gamma: float = 1.0, scale_fn: Callable[[float], float] | None = None, scale_mode: str = "cycle",
+                 cycle_momentum: bool = True, base_momentum: float | list[float] = 0.8,
+                 max_momentum: float | list[float] = 0.9, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_group_value(group, "lr", lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        up = float(step_size_up)
+        down = float(step_size_down) if step_size_down is not None else up
+        self.total_size = up + down
+        self.step_ratio = up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode = mode
+        self.gamma = gamma
+        self._scale_fn_custom = scale_fn
+        self.scale_mode = scale_mode
+        self._init_scale_fn()
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for m_mom, b_mom, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (m_mom, *group["betas"][1:])
+                    else:
+                        group["momentum"] = m_mom
+                    group["max_momentum"] = m_mom
+                    group["base_momentum"] = b_mom
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def _init_scale_fn(self) -> None:
+        if self._scale_fn_custom is not None:
+            return
+        if self.mode == "triangular":
+            self._scale_fn_ref = self._triangular_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "triangular2":
+            self._scale_fn_ref = self._triangular2_scale_fn
+            self.scale_mode = "cycle"
+        elif self.mode == "exp_range":
+            self._scale_fn_ref = functools.partial(self._exp_range_scale_fn, self.gamma)
+            self.scale_mode = "iterations"
+
+    def scale_fn(self, x: float) -> float:
+        """The amplitude factor of cycle (or iteration) ``x``: the custom ``scale_fn`` or the mode's."""
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        return self._scale_fn_ref(x)
+
+    @staticmethod
+    def _triangular_scale_fn(x: float) -> float:
+        return 1.0
+
+    @staticmethod
+    def _triangular2_scale_fn(x: float) -> float:
+        return 1 / (2.0 ** (x - 1))
+
+    @staticmethod
+    def _exp_range_scale_fn(gamma: float, x: float) -> float:
+        return gamma ** x
+
+    def get_lr(self) -> list:
+        self._warn_if_not_in_step()
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        scale = self.scale_fn(cycle if self.scale_mode == "cycle" else self.last_epoch)
+        lrs = [base + (top - base) * factor * scale for base, top in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                momentum = high - (high - low) * factor * scale
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self) -> dict[str, Any]:
+        """Every attribute but the optimizer and the scale function (a callable object's ``__dict__`` is kept)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_scale_fn_ref")}
+        fn = state.pop("_scale_fn_custom")
+        state["_scale_fn_custom"] = None
+        if fn is not None and not isinstance(fn, types.FunctionType):
+            state["_scale_fn_custom"] = fn.__dict__.copy()
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Restore what ``state_dict`` returned (a saved callable's ``__dict__`` goes back into ``scale_fn``)."""
+        state_dict = dict(state_dict)
+        fn = state_dict.pop("_scale_fn_custom")
+        self.__dict__.update(state_dict)
+        if fn is not None and self._scale_fn_custom is not None:
+            self._scale_fn_custom.__dict__.update(fn)
+        self._init_scale_fn()
 
 
 class OneCycleLR(LRScheduler):
