@@ -102,5 +102,8 @@ from ._threads import get_num_threads, set_num_threads  # noqa: F401,E402  (intr
 from . import _inplace_functions  # noqa: E402
 
 _inplace_functions.publish(__import__(__name__))  # torch.relu_(x), torch.exp_(x), ... as PyTorch publishes them
+from . import _functional_aliases  # noqa: E402
+
+_functional_aliases.publish(__import__(__name__))  # torch.selu, torch.kl_div(..., reduction=int), ...
 
 _operators.finish()  # Autograd and Autocast kernels (and a backend's late additions) of every defined operator

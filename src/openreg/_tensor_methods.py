@@ -86,6 +86,10 @@ DeferredMethods = mixin("DeferredMethods", {
     "new": deferred("openreg.legacy_tensor_types:new"),
     "apply_": deferred("openreg._tensor_legacy:apply_"),
     "map_": deferred("openreg._tensor_legacy:map_"),
+    "hardshrink": deferred("openreg._functional_aliases:tensor_hardshrink"),
+    "prelu": deferred("openreg._functional_aliases:tensor_prelu"),
+    "positive": deferred("openreg._functional_aliases:tensor_positive"),
+    "negative_": deferred("openreg._functional_aliases:negative_"),
 })
 
 __all__ = ["DeferredMethods", "DeviceMethods", "deferred", "mixin"]
