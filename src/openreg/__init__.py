@@ -105,5 +105,8 @@ _inplace_functions.publish(__import__(__name__))  # torch.relu_(x), torch.exp_(x
 from . import _functional_aliases  # noqa: E402
 
 _functional_aliases.publish(__import__(__name__))  # torch.selu, torch.kl_div(..., reduction=int), ...
+from . import _window_functions  # noqa: E402
+
+_window_functions.publish(__import__(__name__))  # torch.hann_window, ..., torch.kaiser_window
 
 _operators.finish()  # Autograd and Autocast kernels (and a backend's late additions) of every defined operator
