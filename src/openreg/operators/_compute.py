@@ -247,4 +247,31 @@ def upcast(arr, xp):
     return arr.astype(xp.float32) if arr.dtype == _F16 else arr
 
 
-__all__ = ["as_compute", "is_cpu_scalar", "operand", "opmath_pair", "pad_constant", "pair", "quiet", "rounded_scalar", "select", "upcast", "xp_of"]
+def f32_via_f64(xp, fn, x):
+    """``fn`` of the float32 array ``x`` evaluated in float64 and rounded to float32: the correctly rounded float32
+    value in all but rare cases, as PyTorch's vectorized float32 math (Sleef, within 1 ulp, almost always correctly
+    rounded) gives it. The float16/bfloat16 kernels use it where NumPy's float32 ``exp``/``tanh``/... is off by an
+    ulp that can move the 16-bit rounding.
+
+    >>> import numpy as np
+    >>> f32_via_f64(np, np.exp, np.float32([1.0])).dtype
+    dtype('float32')
+    """
+    with quiet():
+        return fn(x.astype(xp.float64)).astype(xp.float32)
+
+
+def fma_f32(xp, x, y, z):
+    """``x * y + z`` of float32 values with one rounding, as a fused multiply-add (the float32 product is exact in
+    float64; the float64 sum rounds to float32 as the fused operation would in all but rare double-rounding cases).
+
+    >>> import numpy as np
+    >>> float(fma_f32(np, np.float32(3.0), np.float32(1 / 3), np.float32(-1.0))) != 0.0
+    True
+    """
+    f64 = xp.float64
+    with quiet():
+        return (xp.asarray(x).astype(f64) * xp.asarray(y).astype(f64) + xp.asarray(z).astype(f64)).astype(xp.float32)
+
+
+__all__ = ["as_compute", "f32_via_f64", "fma_f32", "is_cpu_scalar", "operand", "opmath_pair", "pad_constant", "pair", "quiet", "rounded_scalar", "select", "upcast", "xp_of"]

@@ -12,9 +12,9 @@ import numpy as np
 
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, fmt_shape
-from ._compute import operand, quiet, select, upcast, xp_of
+from ._compute import f32_via_f64, operand, quiet, select, upcast, xp_of
 from ._record import Deriv, Op, register
-from .special_functions import _AS, _AS_P, erf_array
+from .special_functions import _AS, _AS_P, erf_array, erf_opmath
 
 _DEVICE = "openreg.backends.privateuseone.device_ops"
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -85,8 +85,29 @@ def _normal_cdf_f32(xp, x):
     return poly, gauss
 
 
+_F32_INV_SQRT_2 = np.float32(_INV_SQRT_2)
+_F32_BETA = np.float32(_SQRT_2_OVER_PI)
+_F32_KAPPA = np.float32(_TANH_COEF)
+
+
+def _gelu_opmath(xp, x, approximate):
+    """GELU of float16/bfloat16 values (``x`` in float32) as PyTorch's CPU kernels compute it in float32 before
+    rounding once: ``x * 0.5 * (1 + erf(x * f32(1/sqrt 2)))`` with its vectorized erf (``erf_opmath``), and
+    ``0.5 * x * (1 + tanh(f32(sqrt(2/pi)) * (x + f32(0.044715) * (x * x * x))))``."""
+    f32 = xp.float32
+    with quiet():
+        if approximate == "tanh":
+            inner = _F32_BETA * (x + _F32_KAPPA * (x * x * x))
+            return f32(0.5) * x * (f32(1.0) + f32_via_f64(xp, xp.tanh, inner))
+        return x * f32(0.5) * (f32(1.0) + erf_opmath(xp, x * _F32_INV_SQRT_2))
+
+
 def _gelu_compute(spec, self, *, approximate: str = "none"):
     xp, x = _x(spec, self)
+    d = spec.compute
+    # float16 and the tanh form of bfloat16 (bfloat16's erf form: PyTorch takes its float32 path, which this one is)
+    if d.is_reduced_float and (d.name == "float16" or approximate == "tanh"):
+        return _gelu_opmath(xp, x, approximate)
     with quiet():
         if approximate == "tanh":
             return 0.5 * x * (1.0 + xp.tanh(_SQRT_2_OVER_PI * (x + _TANH_COEF * x * x * x)))
@@ -198,6 +219,10 @@ gelu_backward = Op(
 def _silu_compute(spec, self):
     xp, x = _x(spec, self)
     with quiet():
+        if spec.compute.is_reduced_float:
+            # PyTorch's float16/bfloat16 kernel: x / (1 + exp(-x)) in float32 (its exp within an ulp: float64's
+            # rounded, where NumPy's float32 exp can be an ulp off and move the 16-bit rounding)
+            return x / (xp.float32(1.0) + f32_via_f64(xp, xp.exp, -x))
         return x / (1.0 + xp.exp(-x))
 
 
@@ -290,6 +315,12 @@ leaky_relu = Op(
 def _elu_compute(spec, self, alpha=1, scale=1, input_scale=1):
     xp, x = _x(spec, self)
     with quiet():
+        if spec.compute.is_reduced_float:
+            # PyTorch's float16/bfloat16 kernel: the parameters in float32, alpha * scale multiplied in float32,
+            # expm1 in float32 (float64's rounded), one rounding to 16 bits
+            f32 = xp.float32
+            neg = f32(alpha) * f32(scale)
+            return select(xp, x >= 0, x * f32(scale), f32_via_f64(xp, xp.expm1, x * f32(input_scale)) * neg)
         return select(xp, x > 0, x * scale, xp.expm1(xp.minimum(x, 0) * input_scale) * (alpha * scale))
 
 

@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
 from ..tensor import TensorBase
-from ._compute import operand, pair, upcast, xp_of
+from ._compute import f32_via_f64, operand, pair, quiet, round_to, upcast, xp_of
 from ._pointwise import binary_spec, check_tensor, float_spec
 from ._record import Deriv, Op, register
 from .special_functions import float_unary_spec
@@ -103,7 +103,12 @@ def _xlogy(spec, self, other):
     """``x * log(y)``, 0 where ``x`` is 0 (unless ``y`` is NaN)."""
     xp, x, y = pair(spec, self, other)
     x, y = upcast(x, xp), upcast(y, xp)
-    res = x * xp.log(y)
+    with quiet():
+        log_y = xp.log(y)
+        if spec.compute.is_reduced_float:
+            # PyTorch's float16/bfloat16 kernel takes log(y) in the 16-bit type, then x * it in float32
+            log_y = round_to(xp, f32_via_f64(xp, xp.log, y), spec.compute)
+        res = x * log_y
     return xp.where((x == 0) & ~xp.isnan(y), xp.zeros((), dtype=res.dtype), res)
 
 

@@ -19,7 +19,7 @@ from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, common_device
 from ..tensor import TensorBase
-from ._compute import operand, pair, quiet, upcast, xp_of
+from ._compute import f32_via_f64, operand, pair, quiet, round_to, rounded_scalar, upcast, xp_of
 from ._formulas import mask
 from ._pointwise import binary_spec, check_tensor, not_for_bool, not_for_complex_kernel, promote
 from ._record import Deriv, Op, register
@@ -213,6 +213,16 @@ fmod = Op("fmod", """
 def _logit(spec, self, eps=None):
     xp = xp_of(self)
     x = upcast(operand(self, spec, xp), xp)
+    d = spec.compute
+    if d.is_reduced_float:
+        # PyTorch's float16/bfloat16 kernel works in the 16-bit type: the bounds eps and 1 - eps, 1 - x, the
+        # quotient and its log are each rounded to it
+        with quiet():
+            if eps is not None and eps >= 0:
+                lo = rounded_scalar(eps, d)
+                x = xp.clip(x, xp.float32(lo), xp.float32(rounded_scalar(1.0 - lo, d)))
+            q = round_to(xp, x / round_to(xp, xp.float32(1.0) - x, d), d)
+            return f32_via_f64(xp, xp.log, q)
     if eps is not None:
         x = xp.clip(x, eps, 1.0 - eps)
     with quiet():
