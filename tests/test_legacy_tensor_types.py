@@ -136,3 +136,30 @@ def _behaviour(lib):
 @pytest.mark.skipif(torch is None, reason="needs PyTorch to compare with")
 def test_same_as_pytorch():
     assert _behaviour(openreg) == _behaviour(torch)
+
+
+def test_set_default_tensor_type_sets_dtype_and_device():
+    """LLaMA's generation.py: ``set_default_tensor_type(torch.cuda.HalfTensor)`` before building the model."""
+    from device_params import HAS_DEVICE
+    try:
+        with pytest.warns(UserWarning, match="set_default_tensor_type\\(\\) is deprecated"):
+            openreg.set_default_tensor_type(openreg.HalfTensor)
+        assert openreg.get_default_dtype() is openreg.float16 and openreg.zeros(2).dtype is openreg.float16
+        assert openreg.zeros(1).device.type == "cpu"
+        if HAS_DEVICE:
+            with pytest.warns(UserWarning):
+                openreg.set_default_tensor_type(openreg.privateuseone.DoubleTensor)
+            t = openreg.ones(2)
+            assert t.dtype is openreg.float64 and t.device.type == "privateuseone"
+        with pytest.warns(UserWarning):
+            openreg.set_default_tensor_type("torch.FloatTensor")
+        t = openreg.ones(2)
+        assert t.dtype is openreg.float32 and t.device.type == "cpu"
+        with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
+            openreg.set_default_tensor_type(openreg.LongTensor)
+        with pytest.raises(TypeError, match="invalid type object"):
+            openreg.set_default_tensor_type(openreg.float32)
+        assert openreg.get_default_dtype() is openreg.float32
+    finally:
+        openreg.set_default_dtype(openreg.float32)
+        openreg.set_default_device(None)

@@ -40,6 +40,7 @@ from .dlpack import from_dlpack  # noqa: F401,E402
 from .memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E402,E501
 from .tensor_from_data import as_tensor, from_numpy, tensor  # noqa: F401,E402
 from .legacy_tensor_types import CPU_TYPES as _legacy_types  # noqa: E402
+from .legacy_tensor_types import set_default_tensor_type  # noqa: E402,F401
 
 globals().update(_legacy_types)  # openreg.FloatTensor, LongTensor, ... (PyTorch's legacy tensor types)
 from .layouts import layout, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided  # noqa: F401,E402,E501

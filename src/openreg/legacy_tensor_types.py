@@ -126,6 +126,52 @@ DEVICE_TYPES = _make_types(True)
 CUDA_UNAVAILABLE_TYPES = _make_types(None)  # openreg.cuda.FloatTensor & co. while the device has another name
 
 
+_device_from_tensor_type = [False]   # whether set_default_tensor_type chose the default device
+
+
+def set_default_tensor_type(t, /) -> None:
+    """Deprecated (as in PyTorch 2.1+, with its warning): make ``t`` -- a legacy floating tensor type such as
+    ``openreg.DoubleTensor`` or ``openreg.cuda.HalfTensor``, or its dotted name -- the type factories create:
+    its dtype becomes the default dtype and its device type the default device (LLaMA's reference
+    ``generation.py`` builds its model under ``set_default_tensor_type(torch.cuda.HalfTensor)``).
+
+    >>> import openreg, warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     openreg.set_default_tensor_type(openreg.DoubleTensor)
+    ...     d = openreg.zeros(1).dtype
+    ...     openreg.set_default_tensor_type("torch.FloatTensor")
+    >>> d, openreg.zeros(1).dtype
+    (openreg.float64, openreg.float32)
+    """
+    import warnings
+
+    import openreg
+
+    from .devices import set_default_device
+    warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
+                  stacklevel=2)
+    if isinstance(t, str):
+        obj = openreg
+        for part in t.split(".")[1:]:
+            obj = getattr(obj, part)
+        t = obj
+    if not isinstance(t, LegacyTensorType):
+        raise TypeError("invalid type object: only floating-point types are supported as the default type")
+    if t._on_device is None:
+        t()     # raises the unavailable type's error
+    if not t.dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _dt.set_default_dtype(t.dtype)
+    if t._on_device:
+        set_default_device(_device_type(True))
+        _device_from_tensor_type[0] = True
+    elif _device_from_tensor_type[0]:
+        set_default_device(None)
+        _device_from_tensor_type[0] = False
+
+
 def tensor_new(cls, *args, **kwargs):
     """``openreg.Tensor(*args, device=None)``: a legacy constructor of the default dtype on the CPU (a subclass
     gets an instance of itself sharing the result's storage)."""
