@@ -272,3 +272,28 @@ def test_against_torch_func():
     for a, b in zip(run(openreg), run(torch)):
         assert tuple(a.shape) == tuple(b.shape)
         np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_gradients_reach_tensors_the_function_captures():
+    # a PINN-style loss on input derivatives of a model trains the captured weights (PyTorch keeps that graph)
+    W0 = RNG.standard_normal((5, 3))
+    xs = RNG.standard_normal((4, 3))
+
+    def loss_np(W):
+        th = np.tanh(xs @ W.T)                      # u(x) = sum tanh(W x), du/dx = W^T (1 - tanh^2)
+        return (((1 - th ** 2) @ W) ** 2).sum()
+    w = t(W0, requires_grad=True)
+    u = lambda x: (w @ x).tanh().sum()
+    for jac in (F_.jacrev, F_.jacfwd, F_.grad):
+        w.grad = None
+        du = F_.vmap(jac(u))(t(xs))
+        assert du.requires_grad
+        (du ** 2).sum().backward()
+        eps, fd = 1e-6, np.zeros_like(W0)
+        for i in np.ndindex(*W0.shape):
+            e = np.zeros_like(W0)
+            e[i] = eps
+            fd[i] = (loss_np(W0 + e) - loss_np(W0 - e)) / (2 * eps)
+        np.testing.assert_allclose(w.grad.numpy(), fd, rtol=1e-6, atol=1e-8)
+    assert F_.hessian(u)(t(xs[0])).requires_grad
+    assert not F_.grad(lambda x: (x.tanh() * 2).sum())(t(xs[0])).requires_grad   # nothing outside requires grad

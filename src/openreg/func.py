@@ -179,19 +179,63 @@ def _fresh_leaf(t):
     return make_dual(leaf, tangent)
 
 
-def _detach(tree, keep: bool):
+def _reaches_outside(t, internal: set) -> bool:
+    """Whether ``t``'s graph reaches a tensor that requires grad other than the transform's own leaves (ids in
+    ``internal``): a tensor the function captured, such as a model's parameters."""
+    from .autograd.accumulate_grad import AccumulateGrad
+    if t.grad_fn is None:
+        return t.requires_grad and id(t) not in internal
+    seen, stack = set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, AccumulateGrad):
+            if id(node.variable) not in internal:
+                return True
+            continue
+        stack.extend(e[0] for e in node.next_edges if e is not None and e[0] is not None)
+    return False
+
+
+def _internal_ids(internal) -> set:
+    """Ids of the transform's own leaves: the given tensors and, for duals made of fresh leaves, those leaves (only
+    called when no given tensor requires grad, so nothing outside is reached from them)."""
+    from .autograd.accumulate_grad import AccumulateGrad
+    ids = set()
+    for x in internal:
+        ids.add(id(x))
+        stack = [x.grad_fn] if x.grad_fn is not None else []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, AccumulateGrad):
+                ids.add(id(node.variable))
+            else:
+                stack.extend(e[0] for e in node.next_edges if e is not None and e[0] is not None)
+    return ids
+
+
+def _detach(tree, keep: bool, internal=()):
+    """``tree`` with its tensors detached unless ``keep`` or their graph reaches a tensor requiring grad outside the
+    transform's leaves ``internal`` (gradients flow to captured tensors, as in PyTorch); tangents stay attached."""
     if keep:
         return tree
     if isinstance(tree, TensorBase):
+        ids = internal if isinstance(internal, set) else _internal_ids(internal)
+        if tree.requires_grad and _reaches_outside(tree, ids):
+            return tree
         tangent = _tangent(tree)
         if tangent is None:
             return tree.detach()
         from .autograd.forward_ad import make_dual
         return make_dual(tree.detach(), tangent.detach())
-    if isinstance(tree, dict):
-        return {k: _detach(v, keep) for k, v in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return type(tree)(_detach(v, keep) for v in tree)
+    if isinstance(tree, (dict, list, tuple)):
+        ids = internal if isinstance(internal, set) else _internal_ids(internal)
+        if isinstance(tree, dict):
+            return {k: _detach(v, keep, ids) for k, v in tree.items()}
+        items = [_detach(v, keep, ids) for v in tree]
+        return type(tree)(*items) if _is_namedtuple(tree) else type(tree)(items)
     return tree
 
 
@@ -229,8 +273,8 @@ def grad_and_value(func, argnums=0, has_aux: bool = False):
                 grads.append(_unflatten(gs[i:i + len(leaves)], spec))
                 i += len(leaves)
         g = grads[0] if isinstance(argnums, int) else tuple(grads)
-        g, out = _detach(g, outer), _detach(out, outer)
-        return (g, (out, _detach(aux, outer))) if has_aux else (g, out)
+        g, out = _detach(g, outer, all_leaves), _detach(out, outer, all_leaves)
+        return (g, (out, _detach(aux, outer, all_leaves))) if has_aux else (g, out)
     return wrapper
 
 
@@ -297,10 +341,10 @@ def vjp(func, *primals, has_aux: bool = False):
             grads.append(_unflatten(gs[i:i + len(leaves)], spec))
             i += len(leaves)
         keep = outer or any(c.requires_grad for c in ct_leaves)
-        return _detach(tuple(grads), keep)
+        return _detach(tuple(grads), keep, all_leaves)
 
-    out = _detach(_unflatten(out_leaves, out_spec), outer)
-    return (out, vjp_fn, _detach(aux, outer)) if has_aux else (out, vjp_fn)
+    out = _detach(_unflatten(out_leaves, out_spec), outer, all_leaves)
+    return (out, vjp_fn, _detach(aux, outer, all_leaves)) if has_aux else (out, vjp_fn)
 
 
 def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = None):
@@ -347,8 +391,9 @@ def jacrev(func, argnums=0, *, has_aux: bool = False, chunk_size: int | None = N
                             jac_leaves.append(t.new_zeros(size))
                     per_arg.append(_unflatten(jac_leaves, spec))
                 per_out.append(per_arg[0] if isinstance(argnums, int) else tuple(per_arg))
-        jac = _detach(_unflatten(per_out, out_spec), outer)
-        return (jac, _detach(aux, outer)) if has_aux else jac
+        internal = [t for leaves, _ in flat for t in leaves]
+        jac = _detach(_unflatten(per_out, out_spec), outer, internal)
+        return (jac, _detach(aux, outer, internal)) if has_aux else jac
     return wrapper
 
 
@@ -709,8 +754,8 @@ def _jvp_flat(call, flat_primals: list, flat_tangents: list, strict: bool, has_a
                     raise independent()
                 j = o.new_zeros(o.shape)
             tans.append(j)
-    outs = [_detach(o, outer) for o in leaves]
-    tans = [_detach(t, outer) for t in tans]
+    outs = [_detach(o, outer, inputs) for o in leaves]
+    tans = [_detach(t, outer, inputs) for t in tans]
     return _tree_unflatten(outs, spec), _tree_unflatten(tans, spec), aux
 
 
