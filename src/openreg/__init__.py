@@ -109,5 +109,8 @@ _functional_aliases.publish(__import__(__name__))  # torch.selu, torch.kl_div(..
 from . import _window_functions  # noqa: E402
 
 _window_functions.publish(__import__(__name__))  # torch.hann_window, ..., torch.kaiser_window
+from . import _math_extras  # noqa: E402
+
+_math_extras.publish(__import__(__name__))  # torch.gcd, torch.cov, torch.trapezoid, torch.result_type, ...
 
 _operators.finish()  # Autograd and Autocast kernels (and a backend's late additions) of every defined operator
