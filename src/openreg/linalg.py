@@ -12,8 +12,9 @@ from . import dtypes as _dtypes
 from ._dispatch.ops import A
 from .tensor import Tensor
 
-__all__ = ["cholesky", "cholesky_ex", "cross", "det", "eigh", "eigvalsh", "inv", "inv_ex", "matrix_exp", "matrix_norm",
-           "matrix_power", "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "vector_norm"]
+__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
+           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
+           "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm"]
 
 _A = A          # the overloads (``A`` is also PyTorch's name of the matrix argument below)
 _int32 = _dtypes.int32
@@ -291,3 +292,168 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1, out: Tensor | None = N
     if out is not None:
         return _A.linalg_cross__out(input, other, dim=dim, out=out)
     return _A.linalg_cross(input, other, dim=dim)
+
+
+def matmul(input: Tensor, other: Tensor, *, out: Tensor | None = None) -> Tensor:
+    """``torch.linalg.matmul``: ``torch.matmul``.
+
+    >>> import openreg
+    >>> openreg.linalg.matmul(openreg.eye(2), openreg.tensor([1.0, 2.0])).tolist()
+    [1.0, 2.0]
+    """
+    import openreg
+    return openreg.matmul(input, other) if out is None else openreg.matmul(input, other, out=out)
+
+
+def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """``torch.linalg.diagonal``: ``torch.diagonal`` over the last two dimensions by default (a view).
+
+    >>> import openreg
+    >>> openreg.linalg.diagonal(openreg.tensor([[1, 2], [3, 4]])).tolist()
+    [1, 4]
+    """
+    return A.diagonal(offset=offset, dim1=dim1, dim2=dim2)
+
+
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: Tensor | None = None) -> Tensor:
+    """The dot products of the vectors along ``dim`` (broadcast; the first conjugated).
+
+    >>> import openreg
+    >>> openreg.linalg.vecdot(openreg.tensor([[1.0, 2.0], [3.0, 4.0]]), openreg.tensor([1.0, 1.0])).tolist()
+    [3.0, 7.0]
+    """
+    if x.dtype.is_complex:
+        x = x.conj()
+    result = (x * y).sum(dim)
+    return result if out is None else out.copy_(result)
+
+
+def multi_dot(tensors, *, out: Tensor | None = None) -> Tensor:
+    """The product of a chain of matrices (the first may be 1-D: a row, the last 1-D: a column).
+
+    >>> import openreg
+    >>> openreg.linalg.multi_dot([openreg.tensor([1.0, 2.0]), openreg.eye(2), openreg.tensor([3.0, 4.0])]).item()
+    11.0
+    """
+    tensors = list(tensors)
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors):
+        limit = 2 if 0 < i < len(tensors) - 1 else None
+        if (limit is not None and t.dim() != 2) or t.dim() not in (1, 2):
+            where = "first" if i == 0 else "last" if i == len(tensors) - 1 else None
+            if where is None:
+                raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {t.dim()}D")
+            raise RuntimeError(f"multi_dot(): the {where} tensor must be 1D or 2D but got {t.dim()}D")
+    first_1d, last_1d = tensors[0].dim() == 1, tensors[-1].dim() == 1
+    mats = [tensors[0].unsqueeze(0) if first_1d else tensors[0], *tensors[1:-1],
+            tensors[-1].unsqueeze(1) if last_1d else tensors[-1]]
+    for i in range(len(mats) - 1):
+        if mats[i].shape[1] != mats[i + 1].shape[0]:
+            raise RuntimeError(f"multi_dot(): tensors {i} and {i + 1} with shapes {tuple(tensors[i].shape)} and "
+                               f"{tuple(tensors[i + 1].shape)} cannot be multiplied")
+    result = mats[0]
+    for m in mats[1:]:
+        result = result.mm(m)
+    if first_1d:
+        result = result.squeeze(0)
+    if last_1d:
+        result = result.squeeze(-1)
+    return result if out is None else out.copy_(result)
+
+
+def solve_triangular(A: Tensor, B: Tensor, *, upper: bool, left: bool = True, unitriangular: bool = False,
+                     out: Tensor | None = None) -> Tensor:
+    """The solution of ``A X = B`` (``left=False``: ``X A = B``) for triangular ``A``: only the triangle named by
+    ``upper`` is read (and its diagonal taken as ones if ``unitriangular``), so gradients stay in that triangle.
+
+    >>> import openreg
+    >>> A = openreg.tensor([[2.0, 1.0], [9.0, 4.0]])
+    >>> openreg.linalg.solve_triangular(A, openreg.tensor([[4.0], [8.0]]), upper=True).tolist()
+    [[1.0], [2.0]]
+    """
+    if A.dim() < 2 or B.dim() < 2:
+        raise RuntimeError(f"linalg.solve_triangular: The input tensor {'A' if A.dim() < 2 else 'B'} must have at "
+                           f"least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"linalg.solve_triangular: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    T = A.triu(1 if unitriangular else 0) if upper else A.tril(-1 if unitriangular else 0)
+    if unitriangular:
+        import openreg
+        T = T + openreg.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+    result = _A.linalg_solve(T, B, left=left)
+    return result if out is None else out.copy_(result)
+
+
+def matrix_rank(A: Tensor, *, atol=None, rtol=None, hermitian: bool = False, out: Tensor | None = None) -> Tensor:
+    """The number of singular values above ``max(atol, rtol * largest)`` (``rtol`` defaults to
+    ``eps * max(rows, cols)`` when neither is given), as int64.
+
+    >>> import openreg
+    >>> openreg.linalg.matrix_rank(openreg.tensor([[1.0, 2.0], [2.0, 4.0]])).item()
+    1
+    """
+    import openreg
+    if A.dim() < 2:
+        raise RuntimeError("torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions.")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"torch.linalg.matrix_rank: Expected a floating point or complex tensor as input. Got "
+                           f"{A.dtype.scalar_name}")
+    with openreg.no_grad():
+        s = eigvalsh(A).abs() if hermitian else svdvals(A)
+        if s.shape[-1] == 0:
+            result = openreg.zeros(s.shape[:-1], dtype=openreg.int64, device=A.device)
+            return result if out is None else out.copy_(result)
+        smax = s.amax(-1, keepdim=True)
+        if atol is None and rtol is None:
+            rtol = openreg.finfo(s.dtype).eps * max(A.shape[-2], A.shape[-1])
+        tol = smax * 0
+        if rtol is not None:
+            tol = smax * (rtol.unsqueeze(-1) if isinstance(rtol, Tensor) else rtol)
+        if atol is not None:
+            tol = openreg.maximum(tol, atol.unsqueeze(-1) if isinstance(atol, Tensor) else openreg.full_like(tol, atol))
+        result = (s > tol).sum(-1)
+    return result if out is None else out.copy_(result)
+
+
+def vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """The Vandermonde matrix of the last dimension, in increasing powers ``x**0 .. x**(N-1)`` (batches
+    broadcast; integer inputs stay integral).
+
+    >>> import openreg
+    >>> openreg.linalg.vander(openreg.tensor([1, 2, 3])).tolist()
+    [[1, 1, 1], [1, 2, 4], [1, 3, 9]]
+    """
+    import openreg
+    if x.dim() < 1:
+        raise RuntimeError("linalg.vander: x must have at least one dimension.")
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    if x.dtype == openreg.bool:
+        x = x.to(openreg.int64)
+    cols = [openreg.ones_like(x)]
+    for _ in range(1, n):
+        cols.append(cols[-1] * x)
+    return openreg.stack(cols, dim=-1)
+
+
+def cond(A: Tensor, p=None, *, out: Tensor | None = None) -> Tensor:
+    """The condition number of ``A`` in the norm ``p``: ``None``/2 the ratio of the extreme singular values,
+    -2 its inverse, ``"fro"`` ``||A|| ||A^-1||`` (other norms raise NotImplementedError).
+
+    >>> import openreg
+    >>> openreg.linalg.cond(openreg.tensor([[2.0, 0.0], [0.0, 0.5]])).item()
+    4.0
+    """
+    if A.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+    if p is None or p == 2 or p == -2:
+        s = svdvals(A)
+        result = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
+    elif p == "fro":
+        result = matrix_norm(A) * matrix_norm(inv(A))
+    else:
+        raise NotImplementedError(f"openreg: linalg.cond(p={p!r}) is not implemented (only None, 2, -2, 'fro')")
+    return result if out is None else out.copy_(result)
