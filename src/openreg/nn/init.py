@@ -23,7 +23,7 @@ from ..tensor import Tensor
 
 __all__ = [
     "calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_", "normal_", "ones_",
-    "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
+    "orthogonal_", "sparse_", "trunc_normal_", "uniform_", "xavier_normal_", "xavier_uniform_", "zeros_",
 ]
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
@@ -306,3 +306,30 @@ xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
 orthogonal = _deprecated(orthogonal_)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator=None) -> Tensor:
+    """Fill a 2-D tensor from ``N(0, std)`` and zero ``ceil(sparsity * rows)`` random rows of every column.
+
+    >>> import openreg
+    >>> w = openreg.nn.init.sparse_(openreg.empty(4, 3), sparsity=0.5)
+    >>> [int((w[:, c] == 0).sum()) for c in range(3)]
+    [2, 2, 2]
+    """
+    import math
+
+    import openreg
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            zero_rows = openreg.randperm(rows, device=tensor.device)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
+
+
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)

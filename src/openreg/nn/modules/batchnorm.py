@@ -15,7 +15,8 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
+           "SyncBatchNorm"]
 
 
 class _BatchNorm(Module):
@@ -109,3 +110,117 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch normalization over inputs of at least 2 dimensions whose statistics a distributed run would
+    gather across processes; openreg runs in one process (``openreg.distributed`` is unavailable), so it
+    normalizes as the ``BatchNorm`` of its dimension does. ``convert_sync_batchnorm`` swaps the BatchNorm layers
+    of a model for it.
+
+    >>> import openreg
+    >>> net = openreg.nn.SyncBatchNorm.convert_sync_batchnorm(openreg.nn.Sequential(openreg.nn.BatchNorm1d(3)))
+    >>> type(net[0]).__name__, net[0](openreg.randn(4, 3)).shape
+    ('SyncBatchNorm', openreg.Size([4, 3]))
+    """
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, process_group=None, device=None, dtype=None, *,
+                 bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device=device, dtype=dtype,
+                         bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group=None) -> Module:
+        """``module`` with every ``BatchNorm*d`` layer replaced by a ``SyncBatchNorm`` holding the same
+        parameters and buffers (a BatchNorm ``module`` itself gives a new layer)."""
+        from ...autograd.grad_mode import no_grad
+        output = module
+        if isinstance(module, _BatchNorm) and not isinstance(module, SyncBatchNorm):
+            output = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                   module.track_running_stats, process_group)
+            if module.affine:
+                with no_grad():
+                    output.weight = module.weight
+                    output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+            if hasattr(module, "qconfig"):
+                output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        del module
+        return output
+
+
+class _LazyBatchNorm(_BatchNorm):
+    """A BatchNorm whose ``num_features`` is taken from the first input's dimension 1: until then its parameters
+    and running statistics are empty placeholders; the first ``forward`` creates them and the module becomes the
+    ``BatchNorm*d`` of ``cls_to_become``."""
+
+    cls_to_become: type = _BatchNorm
+
+    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None) -> None:
+        super().__init__(0, eps, momentum, affine, track_running_stats, device=device, dtype=dtype)
+        self._factory = {"device": device, "dtype": dtype}
+
+    def reset_parameters(self) -> None:
+        if self.num_features != 0:
+            super().reset_parameters()
+
+    def forward(self, input: Tensor) -> Tensor:
+        from ...operators.factories import empty, ones, zeros
+        from ...tensor_from_data import tensor
+        if "_factory" in self.__dict__:
+            self.cls_to_become._check_input_dim(self, input)
+            factory = self.__dict__.pop("_factory")
+            n = self.num_features = input.shape[1]
+            if self.affine:
+                self.weight = Parameter(empty(n, **factory))
+                if self.bias is not None:
+                    self.bias = Parameter(empty(n, **factory))
+            if self.track_running_stats:
+                self.running_mean = zeros(n, **factory)
+                self.running_var = ones(n, **factory)
+                self.num_batches_tracked = tensor(0, dtype=_dt.int64, device=factory["device"])
+            self.reset_parameters()
+            self.__class__ = self.cls_to_become
+        return self.forward(input)
+
+
+class LazyBatchNorm1d(_LazyBatchNorm):
+    """A ``BatchNorm1d`` whose ``num_features`` is inferred from the first input.
+
+    >>> import openreg
+    >>> m = openreg.nn.LazyBatchNorm1d()
+    >>> m(openreg.randn(4, 3)).shape, type(m).__name__, m.num_features
+    (openreg.Size([4, 3]), 'BatchNorm1d', 3)
+    """
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyBatchNorm):
+    """A ``BatchNorm2d`` whose ``num_features`` is inferred from the first input."""
+
+    cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyBatchNorm):
+    """A ``BatchNorm3d`` whose ``num_features`` is inferred from the first input."""
+
+    cls_to_become = BatchNorm3d

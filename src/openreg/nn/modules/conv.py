@@ -15,7 +15,8 @@ from .. import functional as F
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
+           "LazyConv2d", "LazyConv3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -210,3 +211,64 @@ class ConvTranspose3d(_ConvTransposeNd):
     """
 
     _nd = 3
+
+
+class _LazyConvNd(_ConvNd):
+    """A convolution whose ``in_channels`` is taken from the first input (dimension 1, or 0 for an unbatched
+    input): until then its weight is an empty placeholder; the first ``forward`` creates and initialises the
+    parameters and the module becomes the ``Conv*d`` of ``cls_to_become``."""
+
+    cls_to_become: type = _ConvNd
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(0, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
+                         device=device, dtype=dtype)
+        self._factory = {"device": device, "dtype": dtype}
+
+    def reset_parameters(self) -> None:
+        if self.in_channels != 0:
+            super().reset_parameters()
+
+    def forward(self, input: Tensor) -> Tensor:
+        if "_factory" in self.__dict__:
+            from ...operators.factories import empty
+            factory = self.__dict__.pop("_factory")
+            in_channels = input.shape[0] if input.dim() == self._nd + 1 else input.shape[1]
+            if in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            self.in_channels = in_channels
+            self.weight = Parameter(empty(self.out_channels, in_channels // self.groups, *self.kernel_size,
+                                          **factory))
+            if self.bias is not None:
+                self.bias = Parameter(empty(self.out_channels, **factory))
+            self.__class__ = self.cls_to_become
+            self.reset_parameters()
+        return self.forward(input)
+
+
+class LazyConv1d(_LazyConvNd):
+    """A ``Conv1d`` whose ``in_channels`` is inferred from the first input.
+
+    >>> import openreg
+    >>> m = openreg.nn.LazyConv1d(4, 3)
+    >>> m(openreg.ones(2, 5, 8)).shape, type(m).__name__, tuple(m.weight.shape)
+    (openreg.Size([2, 4, 6]), 'Conv1d', (4, 5, 3))
+    """
+
+    _nd = 1
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConvNd):
+    """A ``Conv2d`` whose ``in_channels`` is inferred from the first input."""
+
+    _nd = 2
+    cls_to_become = Conv2d
+
+
+class LazyConv3d(_LazyConvNd):
+    """A ``Conv3d`` whose ``in_channels`` is inferred from the first input."""
+
+    _nd = 3
+    cls_to_become = Conv3d
