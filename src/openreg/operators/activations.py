@@ -88,17 +88,27 @@ def _normal_cdf_f32(xp, x):
 _F32_INV_SQRT_2 = np.float32(_INV_SQRT_2)
 _F32_BETA = np.float32(_SQRT_2_OVER_PI)
 _F32_KAPPA = np.float32(_TANH_COEF)
+# PyTorch's vectorized float32 tanh (Sleef) returns +-1 exactly beyond |x| > 12.5 ln 2 (~8.6643), where the
+# correctly rounded tanh is still an ulp or two inside: 1 + tanh is then 0 and GELU's far negative tail -0
+_F32_TANH_SATURATES = np.float32(12.5 * math.log(2.0))
+
+
+def _tanh_opmath(xp, v):
+    """float32 tanh as PyTorch's vectorized kernels give it: correctly rounded, saturated beyond 12.5 ln 2."""
+    t = f32_via_f64(xp, xp.tanh, v)
+    with quiet():
+        return xp.where(xp.abs(v) > _F32_TANH_SATURATES, xp.copysign(xp.float32(1.0), v), t)
 
 
 def _gelu_opmath(xp, x, approximate):
     """GELU of float16/bfloat16 values (``x`` in float32) as PyTorch's CPU kernels compute it in float32 before
     rounding once: ``x * 0.5 * (1 + erf(x * f32(1/sqrt 2)))`` with its vectorized erf (``erf_opmath``), and
-    ``0.5 * x * (1 + tanh(f32(sqrt(2/pi)) * (x + f32(0.044715) * (x * x * x))))``."""
+    ``0.5 * x * (1 + tanh(f32(sqrt(2/pi)) * (x + f32(0.044715) * (x * x * x))))`` (``_tanh_opmath``)."""
     f32 = xp.float32
     with quiet():
         if approximate == "tanh":
             inner = _F32_BETA * (x + _F32_KAPPA * (x * x * x))
-            return f32(0.5) * x * (f32(1.0) + f32_via_f64(xp, xp.tanh, inner))
+            return f32(0.5) * x * (f32(1.0) + _tanh_opmath(xp, inner))
         return x * f32(0.5) * (f32(1.0) + erf_opmath(xp, x * _F32_INV_SQRT_2))
 
 

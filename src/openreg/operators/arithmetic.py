@@ -12,6 +12,8 @@ is wrapped into a zero-dim tensor that promotes like the number (``_scalars.py``
 """
 from __future__ import annotations
 
+import math
+
 from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
@@ -94,17 +96,34 @@ def _sub_meta(self, other, alpha=1) -> Spec:
     return spec
 
 
+# PyTorch's CPU binary loops (AVX-512 build) take elements in blocks of 32: a 16-bit result's last numel % 32
+# elements go through the scalar loop, whose rounding can differ from the vectorized one
+_VEC_BLOCK = 32
+
+
 def _scaled(spec, xp, a, b, alpha):
     """``a`` and ``alpha * b`` to add, as PyTorch's CPU kernels compute them. For float16 and bfloat16, alpha is
-    rounded to the 16-bit type and the sum is rounded once from float32; float16 rounds the product to float16
-    first (PyTorch's scalar loop: every element of a tensor under 32 elements, the tail of longer ones), bfloat16
-    keeps it in float32 (its vectorized loop, as the device's raw kernel computes it)."""
+    rounded to the 16-bit type and the sum is rounded once from float32. float16 with a tensor ``b``: the product
+    stays in float32 (PyTorch's vectorized loop) except in the last ``numel % 32`` elements of the result (its
+    scalar loop: every element of a tensor under 32 elements), where it is rounded to float16 first; with a scalar
+    ``b`` it is rounded. bfloat16 keeps it in float32 everywhere, as the device's raw kernel computes it (PyTorch's
+    scalar loop rounds it: a bfloat16 tensor's last numel % 32 elements can differ from PyTorch's)."""
     if alpha == 1:
         return a, b
     d = spec.compute
     if d.is_reduced_float:
-        product = upcast(b, xp) * xp.asarray(rounded_scalar(alpha, d), dtype=xp.float32)
-        return upcast(a, xp), product if d.is_narrow_float else round_to(xp, product, d)
+        with quiet():
+            product = upcast(b, xp) * xp.asarray(rounded_scalar(alpha, d), dtype=xp.float32)
+        if not product.ndim or d.is_narrow_float:
+            return upcast(a, xp), product if d.is_narrow_float else round_to(xp, product, d)
+        shape = tuple(spec.size)
+        n = math.prod(shape)
+        tail = n % _VEC_BLOCK
+        if tail:
+            product = xp.array(xp.broadcast_to(product, shape)).reshape(-1)
+            product[n - tail:] = round_to(xp, product[n - tail:], d)
+            product = product.reshape(shape)
+        return upcast(a, xp), product
     return a, b * xp.asarray(alpha).astype(b.dtype)
 
 

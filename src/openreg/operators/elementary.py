@@ -42,12 +42,13 @@ def _xp_compute(xp_name: str):
     return compute
 
 
-def _unary(name: str, xp_name: str, save: str, grad, example: str, alias: str | None = None) -> Op:
-    """A float unary record; ``alias`` is NumPy's name, published as PyTorch's alias function and methods."""
+def _unary(name: str, xp_name: str, save: str, grad, example: str, alias: str | None = None, compute=None) -> Op:
+    """A float unary record; ``alias`` is NumPy's name, published as PyTorch's alias function and methods;
+    ``compute`` replaces NumPy's function ``xp_name``."""
     aliases = {}
     if alias:
         aliases = {"extra_functions": {alias: name}, "extra_methods": {alias: name, f"{alias}_": f"{name}_"}}
-    return Op(name, _unary_schemas(name), meta=float_unary_spec(name), compute=_xp_compute(xp_name),
+    return Op(name, _unary_schemas(name), meta=float_unary_spec(name), compute=compute or _xp_compute(xp_name),
               elementwise=True, derivatives={name: Deriv(save=save, pointwise=True, self=grad)},
               doc=f"Elementwise ``{name}`` (``aten::{name}``), optionally into ``out``.\n\n>>> import openreg\n"
                   f">>> openreg.{name}(openreg.tensor([{example}])).tolist()\n"
@@ -77,7 +78,19 @@ atanh = _unary("atanh", "arctanh", "self", lambda g, a: g / (1 - a.self * a.self
 log2 = _unary("log2", "log2", "self", lambda g, a: g / (a.self * _LN2), "8.0")
 log10 = _unary("log10", "log10", "self", lambda g, a: g / (a.self * _LN10), "100.0")
 exp2 = _unary("exp2", "exp2", "result", lambda g, a: g * a.result * _LN2, "3.0")
-sinc = _unary("sinc", "sinc", "self", _sinc_grad, "0.0")
+def _sinc_compute(spec, self):
+    """NumPy's sinc; float16/bfloat16 as PyTorch's kernel: ``sin(f32(pi) * x) / (f32(pi) * x)`` in float32 (the
+    sine float64's, rounded: PyTorch's is within an ulp), 1 at 0."""
+    xp = xp_of(self)
+    x = upcast(operand(self, spec, xp), xp)
+    with quiet():
+        if spec.compute.is_reduced_float:
+            p = xp.float32(math.pi) * x
+            return xp.where(x == 0, xp.float32(1.0), f32_via_f64(xp, xp.sin, p) / p)
+        return xp.sinc(x)
+
+
+sinc = _unary("sinc", "sinc", "self", _sinc_grad, "0.0", compute=_sinc_compute)
 deg2rad = _unary("deg2rad", "deg2rad", "", lambda g, a: g * (math.pi / 180.0), "180.0")
 rad2deg = _unary("rad2deg", "rad2deg", "", lambda g, a: g * (180.0 / math.pi), "0.0")
 

@@ -16,7 +16,7 @@ from .. import dtypes as _dt
 from .._array_bridge import to_compute, wrap_array
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
-from ._compute import as_compute, pair, quiet, select, upcast, with_constant, xp_of
+from ._compute import as_compute, f32_via_f64, pair, quiet, select, upcast, with_constant, xp_of
 from ._formulas import sign
 from ._host_path import plain_cpu_arrays
 from ._pointwise import binary_spec, float_spec, is_integral
@@ -203,22 +203,28 @@ def _float_meta(self) -> Spec:
     return Spec(self._size, d, self._storage.device)
 
 
-def _float_compute(fn):
+def _float_compute(fn, reduced_fn=None):
     def compute(spec, self):
         xp = xp_of(self)
         x = upcast(as_compute(self, spec, xp), xp)
         with quiet():
+            if reduced_fn is not None and spec.compute.is_reduced_float:
+                return reduced_fn(xp, x)
             return fn(xp, x)
     return compute
 
 
-def _float_op(name: str, fn, save: str, grad, example: tuple, device_override: bool = False) -> Op:
-    return Op(name, _schemas(name), meta=_float_meta, compute=_float_compute(fn), elementwise=True,
+def _float_op(name: str, fn, save: str, grad, example: tuple, device_override: bool = False,
+              reduced_fn=None) -> Op:
+    """A float unary record; ``reduced_fn`` (if given) computes float16/bfloat16 inputs (float32 values)."""
+    return Op(name, _schemas(name), meta=_float_meta, compute=_float_compute(fn, reduced_fn), elementwise=True,
               overrides={"privateuseone": f"{_DEVICE}:{name}_compute"} if device_override else None,
               derivatives={name: Deriv(save=save, pointwise=True, self=grad)}, doc=_doc(name, *example))
 
 
-exp = _float_op("exp", lambda xp, x: xp.exp(x), "result", lambda g, a: g * a.result, ("[0.0]", "[1.0]"), True)
+# float16/bfloat16 exp: PyTorch's float32 Sleef exp (within an ulp), here float64's rounded to float32
+exp = _float_op("exp", lambda xp, x: xp.exp(x), "result", lambda g, a: g * a.result, ("[0.0]", "[1.0]"), True,
+                reduced_fn=lambda xp, x: f32_via_f64(xp, xp.exp, x))
 log = _float_op("log", lambda xp, x: xp.log(x), "self", lambda g, a: g / a.self, ("[1.0]", "[0.0]"), True)
 sqrt = _float_op("sqrt", lambda xp, x: xp.sqrt(x), "result", lambda g, a: g / (a.result * 2),
                  ("[4.0, 9.0]", "[2.0, 3.0]"), True)
