@@ -118,3 +118,23 @@ def test_bessel_matches_pytorch(name):
     got.sum().backward()
     ref.sum().backward()
     np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-11, atol=1e-300)
+
+
+def test_ndtri_inverts_ndtr(devices):
+    p = np.array([1e-300, 1e-100, 1e-10, 1e-3, 0.01, 0.3, 0.5, 0.7, 0.99, 1 - 1e-10])
+    x = special.ndtri(openreg.tensor(p, device=devices)).cpu().numpy()
+    back = np.array([_ref_ndtr(float(v)) for v in x])
+    np.testing.assert_allclose(back, p, rtol=1e-12)
+    edge = special.ndtri(openreg.tensor([0.0, 1.0, -0.5, 2.0], dtype=openreg.float64, device=devices)).cpu().tolist()
+    assert edge[:2] == [-math.inf, math.inf] and all(math.isnan(v) for v in edge[2:])
+    g = openreg.tensor([0.3], dtype=openreg.float64, requires_grad=True)
+    special.ndtri(g).sum().backward()
+    z = special.ndtri(g.detach()).item()
+    assert g.grad.item() == pytest.approx(math.sqrt(2 * math.pi) * math.exp(z * z / 2), rel=1e-12)
+
+
+@needs_torch
+def test_ndtri_matches_pytorch():
+    p = np.concatenate([[0.0, 1.0, 1e-300, 1e-20, 0.001], np.linspace(0.01, 0.99, 99)])
+    np.testing.assert_allclose(special.ndtri(openreg.tensor(p)).numpy(), torch.special.ndtri(torch.tensor(p)).numpy(),
+                               rtol=1e-14)
