@@ -219,3 +219,15 @@ def test_complex_random_factories(devices):
     assert abs(parts.std(0) - np.sqrt(0.5)).max() < 0.03
     t = openreg.empty(3, 2, dtype=openreg.complex64, device=devices).t().normal_(2.0, 0.0)
     assert t.cpu().numpy().tolist() == [[2 + 2j] * 3] * 2
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "reciprocal",
+                                  "pow"])
+def test_analytic_functions_pass_conjugate_gradients(name, devices):
+    """``f(z)`` analytic: the gradient of ``z`` is ``grad * conj(f'(z))`` (gradcheck through real views), and
+    forward mode gives ``f'(z) * tangent``."""
+    from openreg.autograd import gradcheck
+    fn = (lambda t: t.pow(3)) if name == "pow" else getattr(openreg, name)
+    x = openreg.tensor((RNG.uniform(0.3, 1.0, size=(4, 2)) * [1, 0.7]).tolist(), dtype=openreg.float64,
+                       device=devices, requires_grad=True)
+    assert gradcheck(lambda t: openreg.view_as_real(fn(openreg.view_as_complex(t))), (x,), check_forward_ad=True)

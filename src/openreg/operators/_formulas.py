@@ -26,6 +26,16 @@ def conj(x):
     return A.conj_physical(x) if isinstance(x, TensorBase) and x._dtype.is_complex else x
 
 
+def holomorphic(formula):
+    """The VJP of an analytic elementwise function, written as ``g * f'(z)``, in PyTorch's convention for complex
+    values: ``g * conj(f'(z))``, computed as ``conj(formula(conj(g)))``; real gradients pass unchanged."""
+    def vjp(g, a):
+        if g._dtype.is_complex:
+            return A.conj_physical(formula(A.conj_physical(g), a))
+        return formula(g, a)
+    return vjp
+
+
 def scalar(x):
     """A Python number from a number or a one-element tensor."""
     return x.item() if isinstance(x, TensorBase) else x

@@ -21,7 +21,7 @@ from ..scalar_conversion import check_scalar_fits
 from ..tensor import TensorBase as Tensor
 from ._compute import is_cpu_scalar, opmath_pair, pair, quiet, round_to, rounded_scalar, upcast
 from ._formulas import conj as _cj
-from ._formulas import mask, scalar, zeros
+from ._formulas import holomorphic, mask, scalar, zeros
 from ._pointwise import (
     binary_spec,
     check_tensor,
@@ -618,7 +618,8 @@ pow_op = Op(
         "pow.Tensor_Tensor": Deriv(save="self exponent result", pointwise=True, name="PowBackward1",
                                    self=lambda g, a: g * a.exponent * a.self.pow(a.exponent - 1),
                                    exponent=_pow_tt_exp),
-        "pow.Tensor_Scalar": Deriv(save="self", pointwise=True, name="PowBackward0", self=_pow_scalar_grad),
+        "pow.Tensor_Scalar": Deriv(save="self", name="PowBackward0", self=holomorphic(_pow_scalar_grad),
+                                   jvp={"self": _pow_scalar_grad}),
         "pow.Scalar": Deriv(save="result", pointwise=True, name="PowBackward2",
                             exponent=lambda g, a: g * a.result * _log_scalar(a.self))},
     function=pow, method=_pow_method,

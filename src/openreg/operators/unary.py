@@ -17,7 +17,7 @@ from .._array_bridge import to_compute, wrap_array
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
 from ._compute import as_compute, f32_via_f64, pair, quiet, select, upcast, with_constant, xp_of
-from ._formulas import sign
+from ._formulas import holomorphic, sign
 from ._host_path import plain_cpu_arrays
 from ._pointwise import binary_spec, float_spec, is_integral
 from ._record import Deriv, Op, register
@@ -219,7 +219,8 @@ def _float_op(name: str, fn, save: str, grad, example: tuple, device_override: b
     """A float unary record; ``reduced_fn`` (if given) computes float16/bfloat16 inputs (float32 values)."""
     return Op(name, _schemas(name), meta=_float_meta, compute=_float_compute(fn, reduced_fn), elementwise=True,
               overrides={"privateuseone": f"{_DEVICE}:{name}_compute"} if device_override else None,
-              derivatives={name: Deriv(save=save, pointwise=True, self=grad)}, doc=_doc(name, *example))
+              derivatives={name: Deriv(save=save, self=holomorphic(grad), jvp={"self": grad})},
+              doc=_doc(name, *example))
 
 
 # float16/bfloat16 exp: PyTorch's float32 Sleef exp (within an ulp), here float64's rounded to float32
