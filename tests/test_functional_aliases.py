@@ -141,3 +141,18 @@ def test_default_reduction_is_none_as_in_pytorchs_bindings():
     a, t = openreg.rand(5), openreg.ones(5)
     assert openreg.margin_ranking_loss(a, a, t).shape == (5,)
     assert openreg.kl_div(a, a).shape == (5,) and openreg.kl_div(a, a, 1).shape == ()
+
+
+def test_feature_dropout(devices):
+    x = openreg.ones(8, 5, 3, device=devices)
+    assert openreg.feature_dropout(x, 0.5, False) is x
+    y = openreg.feature_dropout(x, 0.5, True).cpu().numpy()
+    per_channel = y.reshape(40, 3)
+    assert ((per_channel == 0).all(1) | (per_channel == 2.0).all(1)).all()
+    assert 0 < (per_channel == 0).all(1).sum() < 40
+    z = openreg.ones(4, 6, device=devices)
+    assert openreg.feature_dropout_(z, 1.0, True) is z and z.cpu().tolist() == [[0.0] * 6] * 4
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions"):
+        openreg.feature_dropout(openreg.ones(3), 0.5, True)
+    with pytest.raises(RuntimeError, match="dropout probability has to be between 0 and 1, but got 1.5"):
+        openreg.feature_dropout(x, 1.5, True)

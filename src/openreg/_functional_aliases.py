@@ -211,6 +211,37 @@ def dropout_(input, p, train):
     return _F().dropout(input, p, train, inplace=True)
 
 
+def _feature_mask(input, p, train):
+    if p < 0 or p > 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if not train or p == 0:
+        return None
+    import openreg
+    shape = [input.shape[0], input.shape[1]] + [1] * (input.dim() - 2)
+    return _F().dropout(openreg.ones(shape, dtype=input.dtype, device=input.device), p, True)
+
+
+def feature_dropout(input, p, train):
+    """``torch.feature_dropout(input, p, train)``: zero whole channels ``input[n, c]`` with probability ``p`` and
+    scale the rest by ``1 / (1 - p)`` (``input`` itself when not training).
+
+    >>> import openreg
+    >>> y = openreg.feature_dropout(openreg.ones(2, 3, 4), 0.5, True)
+    >>> sorted({tuple(row) for row in y.reshape(6, 4).tolist()}) <= [(0.0,) * 4, (2.0,) * 4]
+    True
+    """
+    mask = _feature_mask(input, p, train)
+    return input if mask is None else input * mask
+
+
+def feature_dropout_(input, p, train):
+    """``torch.feature_dropout_(input, p, train)``: ``feature_dropout`` in place, returning ``input``."""
+    mask = _feature_mask(input, p, train)
+    return input if mask is None else input.mul_(mask)
+
+
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """``torch.rms_norm(input, normalized_shape, weight=None, eps=None)``: ``nn.functional.rms_norm``."""
     return _F().rms_norm(input, normalized_shape, weight, eps)
@@ -241,7 +272,7 @@ _NAMES = (
     "binary_cross_entropy_with_logits", "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss",
     "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "instance_norm", "max_pool1d", "max_pool3d",
     "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "bilinear", "alpha_dropout", "alpha_dropout_",
-    "feature_alpha_dropout", "feature_alpha_dropout_", "dropout_", "rms_norm", "positive", "negative_",
+    "feature_alpha_dropout", "feature_alpha_dropout_", "dropout_", "feature_dropout", "feature_dropout_", "rms_norm", "positive", "negative_",
 )
 
 
