@@ -300,6 +300,8 @@ def _samples(lib, dt):
         "replication_pad1d": lambda: lib.nn.functional.pad(t(1, 2, 4, dtype="b"), (1, 1), mode="replicate"),
         "replication_pad2d": lambda: lib.nn.functional.pad(t(1, 2, 4, 4, dtype="b"), (1, 2, 1, 0),
                                                            mode="replicate"),
+        "polar": lambda: lib.polar(t(3, dtype="b").abs(), t(3)),
+        "view_as_complex": lambda: lib.view_as_complex(t(3, 2, dtype="b")),
         "mkldnn_rnn_layer": lambda: lib.ops.aten.mkldnn_rnn_layer(t(3, 2, 4), t(8, 4, dtype="b"), t(8, 2), t(8), t(8),
                                                                   t(2, 2), t(2, 2), False, [], 2, 2, 1, True, False,
                                                                   False, True)[0],
