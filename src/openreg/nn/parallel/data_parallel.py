@@ -15,6 +15,7 @@ openreg.Size([3, 1])
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ...devices import device as Device
@@ -68,15 +69,9 @@ class DataParallel(Module):
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
         if not self.device_ids:
             return self.module(*inputs, **kwargs)
-        _check_on_device(self.module, self.src_device_obj)
-        inputs, module_kwargs = self.scatter(inputs, kwargs, self.device_ids)
-        if not inputs and not module_kwargs:    # no arguments: the module still runs, once
-            inputs, module_kwargs = ((),), ({},)
-        if len(self.device_ids) == 1:
-            return self.module(*inputs[0], **module_kwargs[0])
-        replicas = self.replicate(self.module, self.device_ids[:len(inputs)])
-        outputs = self.parallel_apply(replicas, inputs, module_kwargs)
-        return self.gather(outputs, self.output_device)
+        return _run_on_devices(self.module, inputs, kwargs, self.device_ids, self.src_device_obj,
+                               self.scatter, self.replicate, self.parallel_apply,
+                               lambda outputs: self.gather(outputs, self.output_device))
 
     def replicate(self, module: Module, device_ids: list) -> list:
         """The module itself for the first device and ``replicate`` copies for the others."""
@@ -110,16 +105,29 @@ def data_parallel(module: Module, inputs: Any, device_ids: Any = None, output_de
     if not device_ids:
         return module(*inputs, **(module_kwargs or {}))
     ids = [_device_index(d) for d in device_ids]
-    _check_on_device(module, Device(privateuse1_name(), ids[0]))
-    inputs, module_kwargs = scatter_kwargs(inputs, module_kwargs, ids, dim)
-    if not inputs and not module_kwargs:
+    out_device = ids[0] if output_device is None else _device_index(output_device)
+    return _run_on_devices(
+        module, inputs, module_kwargs, ids, Device(privateuse1_name(), ids[0]),
+        lambda inputs_, kwargs_, ids_: scatter_kwargs(inputs_, kwargs_, ids_, dim),
+        lambda module_, ids_: [module_] + replicate(module_, ids_[1:]),
+        lambda replicas, inputs_, kwargs_: parallel_apply(replicas, inputs_, kwargs_, ids[:len(replicas)]),
+        lambda outputs: gather(outputs, out_device, dim))
+
+
+def _run_on_devices(module: Module, inputs: tuple, kwargs: dict | None, device_ids: list, src_device: Device,
+                    scatter: Callable, replicate_fn: Callable, apply_fn: Callable, gather_fn: Callable) -> Any:
+    """The steps of one data-parallel call, shared by ``DataParallel.forward`` (which passes its overridable
+    methods, as PyTorch subclasses override them) and ``data_parallel``: split the inputs over ``device_ids``,
+    run the module once with no arguments when there are none, run it directly on a single device, otherwise on
+    one replica per input chunk, and gather the outputs."""
+    _check_on_device(module, src_device)
+    inputs, module_kwargs = scatter(inputs, kwargs, device_ids)
+    if not inputs and not module_kwargs:    # no arguments: the module still runs, once
         inputs, module_kwargs = ((),), ({},)
-    if len(ids) == 1:
+    if len(device_ids) == 1:
         return module(*inputs[0], **module_kwargs[0])
-    ids = ids[:len(inputs)]
-    replicas = [module] + replicate(module, ids[1:])
-    outputs = parallel_apply(replicas, inputs, module_kwargs, ids)
-    return gather(outputs, ids[0] if output_device is None else _device_index(output_device), dim)
+    replicas = replicate_fn(module, device_ids[:len(inputs)])
+    return gather_fn(apply_fn(replicas, inputs, module_kwargs))
 
 
 def _check_on_device(module: Module, device: Device) -> None:
