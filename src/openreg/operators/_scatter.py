@@ -78,22 +78,13 @@ def _add_rows(dst, key, vals) -> None:
     """``np.add.at(dst, key, vals)`` for row keys, bit for bit: strictly increasing keys (each row once: an
     embedding of positions) as one fancy add; else ``_add_rows_padded`` when its padded block stays small and
     its reduction runs row after row (rows of two or more elements), else ``_add_rows_in_rounds``."""
-    n = key.size
-    key = np.where(key < 0, key + dst.shape[0], key)      # -1 and n-1 are the same row
-    if bool((key[1:] > key[:-1]).all()):
+    key, runs = _row_runs(dst, key)
+    if runs is None:
         dst[key] += vals
         return
-    order = np.argsort(key, kind="stable")
-    ordered = key[order]
-    first = np.empty(n, dtype=bool)
-    first[0] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    counts = np.empty_like(starts)
-    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
-    counts[-1] = n - starts[-1]
+    order, ordered, starts, counts = runs
     depth = int(counts.max())
-    if math.prod(dst.shape[1:]) >= 2 and starts.size * (depth + 1) <= 2 * n + 64:
+    if math.prod(dst.shape[1:]) >= 2 and starts.size * (depth + 1) <= 2 * key.size + 64:
         _add_rows_padded(dst, key, vals, order, ordered, starts, counts, depth)
     else:
         _rounds(dst, key, vals, order, starts, counts)
@@ -125,15 +116,32 @@ def _add_rows_in_rounds(dst, key, vals) -> None:
     """``np.add.at(dst, key, vals)`` for row keys, bit for bit, ~1.5-3x faster: the k-th occurrences of every
     index are added in round k with one buffered fancy add (no index repeats within a round), so each row still
     receives its contributions one at a time in order of appearance."""
+    key, runs = _row_runs(dst, key)
+    if runs is None:
+        dst[key] += vals
+        return
+    order, _, starts, counts = runs
+    _rounds(dst, key, vals, order, starts, counts)
+
+
+def _row_runs(dst, key) -> tuple:
+    """``(key, runs)``: the row keys made non-negative (-1 and n-1 are the same row) and, unless they strictly
+    increase (each row once: ``runs`` is None), ``runs = (order, ordered, starts, counts)``: the stable sort
+    order of the keys, the sorted keys, and where each run of equal sorted keys starts and how long it is."""
     n = key.size
-    key = np.where(key < 0, key + dst.shape[0], key)      # -1 and n-1 are the same row
+    key = np.where(key < 0, key + dst.shape[0], key)
+    if bool((key[1:] > key[:-1]).all()):
+        return key, None
     order = np.argsort(key, kind="stable")
     ordered = key[order]
     first = np.empty(n, dtype=bool)
     first[0] = True
     np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     starts = np.flatnonzero(first)
-    _rounds(dst, key, vals, order, starts, np.diff(starts, append=n))
+    counts = np.empty_like(starts)
+    np.subtract(starts[1:], starts[:-1], out=counts[:-1])
+    counts[-1] = n - starts[-1]
+    return key, (order, ordered, starts, counts)
 
 
 def _rounds(dst, key, vals, order, starts, counts) -> None:
