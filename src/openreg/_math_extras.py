@@ -256,6 +256,35 @@ def _trapezoid_dim(y, dim: int) -> int:
     return wrap_dim(dim, max(y.dim(), 1))
 
 
+def _trapezoid_terms(name: str, y, x, dx, dim):
+    """The shared part of ``trapezoid`` and ``cumulative_trapezoid``: checks the arguments and returns ``(d,
+    sums, spacing)``: the wrapped dim, the sums of neighbouring samples ``y[i] + y[i+1]`` along it (None when
+    ``y`` has no samples there) and the spacing: a number (``dx``, 1 by default) or the differences of ``x``
+    shaped to broadcast against ``sums``."""
+    o = _o()
+    if x is not None and (dx is not None or not isinstance(x, o.Tensor)):
+        raise TypeError(f"{name}() received an invalid combination of arguments: expected (Tensor y, Tensor x, *, "
+                        "int dim=-1) or (Tensor y, *, Number dx=1, int dim=-1)")
+    if y.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _trapezoid_dim(y, dim)
+    n = y.shape[d]
+    if n == 0:
+        return d, None, None
+    sums = y.narrow(d, 0, n - 1) + y.narrow(d, 1, n - 1)
+    if x is None:
+        return d, sums, 1.0 if dx is None else dx
+    if x.dim() == 1:
+        if x.shape[0] != n:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point, but got "
+                               f"{x.shape[0]} x values and {n} y values")
+        shape = [1] * y.dim()
+        shape[d] = n - 1
+        return d, sums, (x[1:] - x[:-1]).reshape(shape)
+    xd = _trapezoid_dim(x, dim - y.dim() + x.dim() if dim < 0 else dim)
+    return d, sums, x.narrow(xd, 1, n - 1) - x.narrow(xd, 0, n - 1)
+
+
 def trapezoid(y, x=None, *, dx=None, dim=-1):
     """``torch.trapezoid(y, x=None, *, dx=None, dim=-1)``: the trapezoidal rule along ``dim``, with sample
     points ``x`` or a constant spacing ``dx`` (1 by default).
@@ -264,29 +293,12 @@ def trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> openreg.trapezoid(openreg.tensor([1.0, 2.0, 3.0]), openreg.tensor([0.0, 1.0, 3.0])).item()
     6.5
     """
-    o = _o()
-    if x is not None and (dx is not None or not isinstance(x, o.Tensor)):
-        raise TypeError("trapezoid() received an invalid combination of arguments: expected (Tensor y, Tensor x, *, "
-                        "int dim=-1) or (Tensor y, *, Number dx=1, int dim=-1)")
-    d = _trapezoid_dim(y, dim)
-    n = y.shape[d] if y.dim() else 1
-    if n == 0:
-        return o.zeros_like(y.sum(d))
-    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
+    d, sums, spacing = _trapezoid_terms("trapezoid", y, x, dx, dim)
+    if sums is None:
+        return _o().zeros_like(y.sum(d))
     if x is None:
-        spacing = 1.0 if dx is None else dx
-        return (left + right).sum(d) * (spacing / 2.0)
-    if x.dim() == 1:
-        if x.shape[0] != n:
-            raise RuntimeError(f"trapezoid: There must be one `x` value for each sample point, but got "
-                               f"{x.shape[0]} x values and {n} y values")
-        shape = [1] * y.dim()
-        shape[d] = n - 1
-        diff = (x[1:] - x[:-1]).reshape(shape)
-    else:
-        xd = _trapezoid_dim(x, dim - y.dim() + x.dim() if dim < 0 else dim)
-        diff = x.narrow(xd, 1, n - 1) - x.narrow(xd, 0, n - 1)
-    return ((left + right) * diff).sum(d) / 2.0
+        return sums.sum(d) * (spacing / 2.0)
+    return (sums * spacing).sum(d) / 2.0
 
 
 def trapz(y, x=None, *, dx=None, dim=-1):
@@ -307,29 +319,12 @@ def cumulative_trapezoid(y, x=None, *, dx=None, dim=-1):
     >>> openreg.cumulative_trapezoid(openreg.tensor([1.0, 2.0, 3.0])).tolist()
     [1.5, 4.0]
     """
-    o = _o()
-    if x is not None and (dx is not None or not isinstance(x, o.Tensor)):
-        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments: expected (Tensor y, Tensor x, *, "
-                        "int dim=-1) or (Tensor y, *, Number dx=1, int dim=-1)")
-    d = _trapezoid_dim(y, dim)
-    n = y.shape[d]
-    if n == 0:
+    d, sums, spacing = _trapezoid_terms("cumulative_trapezoid", y, x, dx, dim)
+    if sums is None:
         return y.narrow(d, 0, 0).clone()
-    left, right = y.narrow(d, 0, n - 1), y.narrow(d, 1, n - 1)
     if x is None:
-        spacing = 1.0 if dx is None else dx
-        return o.cumsum((left + right) * (spacing / 2.0), d)
-    if x.dim() == 1:
-        if x.shape[0] != n:
-            raise RuntimeError(f"cumulative_trapezoid: There must be one `x` value for each sample point, but got "
-                               f"{x.shape[0]} x values and {n} y values")
-        shape = [1] * y.dim()
-        shape[d] = n - 1
-        diff = (x[1:] - x[:-1]).reshape(shape)
-    else:
-        xd = _trapezoid_dim(x, dim - y.dim() + x.dim() if dim < 0 else dim)
-        diff = x.narrow(xd, 1, n - 1) - x.narrow(xd, 0, n - 1)
-    return o.cumsum((left + right) * diff / 2.0, d)
+        return _o().cumsum(sums * (spacing / 2.0), d)
+    return _o().cumsum(sums * spacing / 2.0, d)
 
 
 def vander(x, N=None, increasing=False):
