@@ -62,6 +62,32 @@ def _per_group(name: str, optimizer: Optimizer, value: Any) -> list:
     return [value] * len(optimizer.param_groups)
 
 
+def _set_momentum(group: dict, use_beta1: bool, momentum: float) -> None:
+    """Set a param group's momentum, or Adam-style beta1 when ``use_beta1``."""
+    if use_beta1:
+        group["betas"] = (momentum, *group["betas"][1:])
+    else:
+        group["momentum"] = momentum
+
+
+def _init_cycled_momentum(optimizer: Optimizer, base_momentum: Any, max_momentum: Any,
+                          last_epoch: int) -> tuple[bool, list, list]:
+    """CyclicLR's and OneCycleLR's ``cycle_momentum`` set-up: checks the optimizer has momentum or betas and, on a
+    fresh start, sets each group's momentum (or beta1) to its ``max_momentum`` and records ``max_momentum`` and
+    ``base_momentum`` in the group. Returns ``(use_beta1, base_momentums, max_momentums)``."""
+    if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+        raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+    use_beta1 = "betas" in optimizer.defaults
+    base_moms = _per_group("base_momentum", optimizer, base_momentum)
+    max_moms = _per_group("max_momentum", optimizer, max_momentum)
+    if last_epoch == -1:
+        for m_mom, b_mom, group in zip(max_moms, base_moms, optimizer.param_groups):
+            _set_momentum(group, use_beta1, m_mom)
+            group["max_momentum"] = m_mom
+            group["base_momentum"] = b_mom
+    return use_beta1, base_moms, max_moms
+
+
 def _track_optimizer_step(scheduler: LRScheduler) -> None:
     """Wrap ``optimizer.step`` (once) so the scheduler can tell whether it ran before its own first ``step``."""
     opt = scheduler.optimizer
@@ -744,19 +770,8 @@ class CyclicLR(LRScheduler):
         self._init_scale_fn()
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
-            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
-            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
-            if last_epoch == -1:
-                for m_mom, b_mom, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_mom, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_mom
-                    group["max_momentum"] = m_mom
-                    group["base_momentum"] = b_mom
+            self.use_beta1, self.base_momentums, self.max_momentums = _init_cycled_momentum(
+                optimizer, base_momentum, max_momentum, last_epoch)
         super().__init__(optimizer, last_epoch)
         self.base_lrs = base_lrs
 
@@ -801,10 +816,7 @@ class CyclicLR(LRScheduler):
         if self.cycle_momentum:
             for group, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
                 momentum = high - (high - low) * factor * scale
-                if self.use_beta1:
-                    group["betas"] = (momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = momentum
+                _set_momentum(group, self.use_beta1, momentum)
         return lrs
 
     def state_dict(self) -> dict[str, Any]:
@@ -889,19 +901,7 @@ class OneCycleLR(LRScheduler):
                 group["min_lr"] = group["initial_lr"] / final_div_factor
         self.cycle_momentum = cycle_momentum
         if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
-            max_moms = _per_group("max_momentum", optimizer, max_momentum)
-            base_moms = _per_group("base_momentum", optimizer, base_momentum)
-            if last_epoch == -1:
-                for m_mom, b_mom, group in zip(max_moms, base_moms, optimizer.param_groups):
-                    if self.use_beta1:
-                        group["betas"] = (m_mom, *group["betas"][1:])
-                    else:
-                        group["momentum"] = m_mom
-                    group["max_momentum"] = m_mom
-                    group["base_momentum"] = b_mom
+            self.use_beta1 = _init_cycled_momentum(optimizer, base_momentum, max_momentum, last_epoch)[0]
         super().__init__(optimizer, last_epoch)
 
     @staticmethod
@@ -938,8 +938,5 @@ class OneCycleLR(LRScheduler):
                 start_step = phase["end_step"]
             lrs.append(lr)
             if self.cycle_momentum:
-                if self.use_beta1:
-                    group["betas"] = (momentum, *group["betas"][1:])
-                else:
-                    group["momentum"] = momentum
+                _set_momentum(group, self.use_beta1, momentum)
         return lrs
