@@ -1,0 +1,1 @@
+"""The modules of ``openreg.utils.benchmark`` (``common``, ``timer``, ``compare``), laid out as PyTorch's."""
