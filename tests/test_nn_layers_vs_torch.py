@@ -99,8 +99,8 @@ def test_embedding_matches_torch(devices):
     assert ours.weight.grad[2].tolist() == [0.0, 0.0, 0.0]
     pre = nn.Embedding.from_pretrained(openreg.eye(3))
     assert not pre.weight.requires_grad and pre(openreg.tensor([1])).tolist() == [[0.0, 1.0, 0.0]]
-    with pytest.raises(NotImplementedError, match="max_norm"):
-        nn.Embedding(3, 2, max_norm=1.0)
+    capped = nn.Embedding.from_pretrained(openreg.full((3, 4), 1.0), max_norm=1.0)   # norms 2 -> 1, in place
+    assert capped(openreg.tensor([0])).tolist() == [[0.5, 0.5, 0.5, 0.5]] and capped.weight[1].tolist() == [1.0] * 4
     with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
         nn.Embedding(3, 2, padding_idx=3)
 

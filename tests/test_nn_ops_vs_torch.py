@@ -131,8 +131,6 @@ def test_embedding_and_loss_errors():
         F.embedding(openreg.tensor([1.0]), openreg.ones(3, 2))
     with pytest.raises(ValueError, match="Expected more than 1 value per channel when training"):
         F.batch_norm(openreg.ones(1, 3), None, None, training=True)
-    with pytest.raises(NotImplementedError, match="max_norm"):
-        F.embedding(openreg.tensor([1]), openreg.ones(3, 2), max_norm=1.0)
 
 
 # -- pooling ----------------------------------------------------------------------------------------------------

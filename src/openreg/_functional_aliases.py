@@ -273,7 +273,23 @@ _NAMES = (
     "poisson_nll_loss", "triplet_margin_loss", "ctc_loss", "instance_norm", "max_pool1d", "max_pool3d",
     "avg_pool1d", "adaptive_avg_pool1d", "adaptive_max_pool1d", "bilinear", "alpha_dropout", "alpha_dropout_",
     "feature_alpha_dropout", "feature_alpha_dropout_", "dropout_", "feature_dropout", "feature_dropout_", "rms_norm", "positive", "negative_",
+    "embedding_bag", "embedding_renorm_",
 )
+
+
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False,
+                  per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """``torch.embedding_bag``: ``(output, offset2bag, bag_size, max_indices)``; see ``nn.functional.embedding_bag``
+    for the reduction itself."""
+    from .nn.embedding_bag_functional import embedding_bag_aten
+    return embedding_bag_aten(weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights,
+                              include_last_offset, padding_idx)
+
+
+def embedding_renorm_(weight, indices, max_norm, norm_type):
+    """``torch.embedding_renorm_(weight, indices, max_norm, norm_type)``: what ``embedding(max_norm=...)`` does."""
+    from .nn.sparse_functional import embedding_renorm_ as renorm
+    return renorm(weight, indices, max_norm, norm_type)
 
 
 def tensor_hardshrink(self, lambd=0.5):

@@ -32,9 +32,6 @@ class Embedding(Module):
                 if padding_idx < -num_embeddings:
                     raise AssertionError("Padding_idx must be within num_embeddings")
                 padding_idx = num_embeddings + padding_idx
-        if max_norm is not None:
-            raise NotImplementedError("openreg: Embedding(max_norm=...) (renormalizing rows in place) is not "
-                                      "implemented")
         if sparse:
             raise NotImplementedError("openreg: Embedding(sparse=True) (sparse gradients) is not implemented")
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
