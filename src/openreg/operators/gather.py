@@ -53,12 +53,17 @@ def _check_gather_args(op: str, self: Tensor, dim: int, index: Tensor, src: Tens
     return d
 
 
-def _check_bounds(arr, size: int, dim: int, op: str) -> None:
-    if arr.size:
+def _check_bounds(arr, size: int, dim: int, op: str) -> bool:
+    """Raise PyTorch's error for an index outside ``[-size, size)``; whether ``arr`` holds a negative index (two
+    reductions, no temporaries: the common all-valid case costs a min and a max)."""
+    if not arr.size:
+        return False
+    low, high = int(arr.min()), int(arr.max())
+    if high >= size or low < -size:
         bad = (arr >= size) | (arr < -size)
-        if bool(bad.any()):
-            raise RuntimeError(f"index {int(arr[bad].reshape(-1)[0])} is out of bounds for dimension {dim} with "
-                               f"size {size}")
+        raise RuntimeError(f"index {int(arr[bad].reshape(-1)[0])} is out of bounds for dimension {dim} with "
+                           f"size {size}")
+    return low < 0
 
 
 def _full_index(xp, idx, dim: int):
@@ -72,6 +77,22 @@ def _full_index(xp, idx, dim: int):
     return tuple(grids)
 
 
+def _flat_index(xp, idx, dim: int, shape: tuple):
+    """The positions in the C-ordered flattening of an array of ``shape`` that ``_full_index(xp, idx, dim)``
+    addresses (``idx`` non-negative; its sizes may be smaller than ``shape``'s off ``dim``): one index array, so
+    a gather is one ``take`` and a scatter one flat ``add.at``, several times faster than the broadcast tuple."""
+    strides, step = [0] * len(shape), 1
+    for k in reversed(range(len(shape))):
+        strides[k], step = step, step * shape[k]
+    offset = None
+    for k, n in enumerate(idx.shape):
+        if k != dim and n > 1:
+            grid = (xp.arange(n, dtype=idx.dtype) * strides[k]).reshape((1,) * k + (n,) + (1,) * (idx.ndim - k - 1))
+            offset = grid if offset is None else offset + grid
+    lin = idx if strides[dim] == 1 else idx * strides[dim]
+    return lin if offset is None else lin + offset
+
+
 def _gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     d = _check_gather_args("gather", self, dim, index)
     if is_float8(self._dtype):
@@ -79,8 +100,9 @@ def _gather(self: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     xp = _xp(self)
     src = self._array().reshape(self._size or (1,))
     idx = _on(index, self, xp).reshape(index._size or (1,))
-    _check_bounds(idx, src.shape[d], d, "gather")
-    out = src[_full_index(xp, idx % max(src.shape[d], 1), d)]
+    if _check_bounds(idx, src.shape[d], d, "gather"):
+        idx = idx % src.shape[d]
+    out = src.reshape(-1).take(_flat_index(xp, idx, d, src.shape)) if idx.size else src[_full_index(xp, idx, d)]
     return wrap_array(out.reshape(index._size), self._dtype, self.device)
 
 
@@ -96,11 +118,15 @@ def _scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     xp = _xp(self)
     dst = self._array().reshape(self._size or (1,))
     idx = _on(index, self, xp).reshape(index._size or (1,))
-    _check_bounds(idx, dst.shape[d], d, "scatter")
+    if _check_bounds(idx, dst.shape[d], d, "scatter"):
+        idx = idx % dst.shape[d]
     vals = _on(src, self, xp).reshape(src._size or (1,))
     vals = vals[tuple(slice(0, s) for s in idx.shape)]
-    key = _full_index(xp, idx % max(dst.shape[d], 1), d)
-    accumulate_at(xp, dst, key, vals, self._dtype)
+    if dst.flags.c_contiguous and idx.size:   # a flat view: one 1-d add.at, same order of accumulation
+        accumulate_at(xp, dst.reshape(-1), _flat_index(xp, idx, d, dst.shape).reshape(-1), vals.reshape(-1),
+                      self._dtype)
+    else:
+        accumulate_at(xp, dst, _full_index(xp, idx, d), vals, self._dtype)
     return self
 
 
