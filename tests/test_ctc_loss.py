@@ -65,6 +65,31 @@ def test_gradcheck_and_zero_infinity():
         F.ctc_loss(y.log_softmax(2), openreg.tensor([[1]]), [4], [1])
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_gradcheck_ragged_lengths(device):
+    """The beta recursion starts at each sample's own last frame: shorter inputs, an empty target, a repeated
+    label, frames past an input's length (zero gradient there)."""
+    x = openreg.tensor(RNG.standard_normal((5, 3, 4)), requires_grad=True, device=device)
+    targets = openreg.tensor([[1, 1, 3], [2, 0, 0], [3, 2, 0]], device=device)
+
+    def f(t):
+        return F.ctc_loss(t.log_softmax(2), targets, [5, 3, 4], [3, 0, 2], reduction="none")
+
+    assert openreg.autograd.gradcheck(f, (x,))
+    f(x).sum().backward()
+    assert x.grad[3:, 1].abs().sum().item() == 0 and x.grad[4:, 2].abs().sum().item() == 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_every_target_empty(device):
+    """Only blanks fit: the loss is -sum(log_probs[:, :, blank]) over each input's frames."""
+    x = RNG.standard_normal((4, 2, 3))
+    lp = x - np.log(np.exp(x).sum(-1, keepdims=True))
+    out = F.ctc_loss(openreg.tensor(lp, device=device), openreg.tensor([[0], [0]], device=device), [4, 2], [0, 0],
+                     blank=2, reduction="none")
+    np.testing.assert_allclose(out.cpu().numpy(), [-lp[:, 0, 2].sum(), -lp[:2, 1, 2].sum()], rtol=1e-12)
+
+
 @pytest.mark.skipif(torch is None, reason="needs PyTorch")
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
 def test_against_torch(reduction):

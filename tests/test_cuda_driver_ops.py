@@ -116,6 +116,14 @@ def _i(n, hi, shape):
     return openreg.tensor(np.random.default_rng(1).integers(0, hi, shape), dtype=openreg.int64)
 
 
+def _ctc_loss_and_grad(x):
+    """CTC loss of two samples (a repeated label, a shorter input) and its gradient, stacked: both recursions."""
+    y = x.detach().requires_grad_()
+    lp = openreg.stack([y, y.flip(0)], 1).log_softmax(2)
+    loss = F.ctc_loss(lp, openreg.tensor([[1, 1], [2, 3]]).to(x.device), [3, 2], [2, 1], reduction="sum")
+    return openreg.cat([loss.detach().reshape(1, 1).expand(1, 4), openreg.autograd.grad(loss, y)[0]])
+
+
 CASES = {
     "add": lambda x: x + x * 2,
     "sub_scalar": lambda x: x - 1.5,
@@ -151,6 +159,7 @@ CASES = {
     "scatter_add": lambda x: openreg.zeros(3, 4, device=x.device, dtype=x.dtype).scatter_add_(
         1, _i(0, 4, (3, 4)).to(x.device), x),
     "nonzero": lambda x: (x > 0).nonzero(),
+    "ctc_loss": _ctc_loss_and_grad,
     "cross_entropy": lambda x: F.cross_entropy(x, _i(0, 4, (3,)).to(x.device)),
     "mse": lambda x: F.mse_loss(x, x * 0.5),
     "linear": lambda x: F.linear(x, x, x[:, 0]),
