@@ -39,6 +39,15 @@ def kernel_offsets(kernel: tuple):
             yield (i, *rest)
 
 
+def group_products(xp, a, b):
+    """``a @ b`` for ``(G, M, K)`` and ``(G, K, N)`` stacks. A depthwise convolution's input gradient contracts
+    over K = 1 (one output channel per group), which NumPy's matmul runs ~12x slower than the broadcast product
+    that gives the same values (one rounded product per element, nothing summed)."""
+    if a.shape[-1] == 1:
+        return xp.multiply(a, b)
+    return xp.matmul(a, b)
+
+
 class _Grid:
     """The flattened geometry: padded image size, its row-major strides, the widened output length ``L`` and
     each kernel offset's shift."""
@@ -133,7 +142,7 @@ def input_grad(xp, g, w, groups, size, padding, dilation, gmat=None):
     k = len(grid.shifts)
     gmat = _grad_matrix(g, grid, groups) if gmat is None else gmat
     wt = np.swapaxes(w.reshape(groups, o // groups, cg * k), 1, 2)                # (G, C/G*K, O/G)
-    gcols = np.matmul(wt, gmat).reshape(c, k, n, grid.length)
+    gcols = group_products(np, wt, gmat).reshape(c, k, n, grid.length)
     flat = np.zeros(c * n * grid.plane + max(grid.tail, 0), dtype=gcols.dtype)   # (C, N) images, flat
     runs = _runs(flat, grid, (c, n), (n * grid.plane, grid.plane))                # (C, N, *kernel, L)
     for j, offset in enumerate(kernel_offsets(grid.kernel)):   # the runs of one offset never overlap
@@ -156,4 +165,4 @@ def applies(xp, stride, *operands) -> bool:
     return xp is np and all(s == 1 for s in stride) and all(bool(np.isfinite(a).all()) for a in operands)
 
 
-__all__ = ["applies", "both_grads", "conv", "input_grad", "kernel_offsets", "prod", "weight_grad"]
+__all__ = ["applies", "both_grads", "conv", "group_products", "input_grad", "kernel_offsets", "prod", "weight_grad"]

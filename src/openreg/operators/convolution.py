@@ -182,7 +182,7 @@ def _conv_input_grad(xp, g, w, groups, size, stride, padding, dilation):
     cg = w.shape[1]
     wk = w.reshape((groups, o // groups, cg) + kernel)                            # (G, O/G, C/G, *kernel)
     wt = xp.transpose(wk, (0,) + tuple(range(3, 3 + nd)) + (2, 1)).reshape(groups, _prod(kernel) * cg, o // groups)
-    gcols = xp.matmul(wt, _grad_matrix(xp, g, groups, out))                      # (G, kernel*C/G, N*out)
+    gcols = _conv_flat.group_products(xp, wt, _grad_matrix(xp, g, groups, out))  # (G, kernel*C/G, N*out)
     gcols = gcols.reshape((groups,) + kernel + (cg, n) + out)
     gcols = xp.moveaxis(gcols, 0, nd).reshape(kernel + (groups * cg, n) + out)    # (*kernel, C, N, *out)
     return _col2im(xp, gcols, size, kernel, stride, padding, dilation, out)

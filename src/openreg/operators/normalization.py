@@ -14,7 +14,7 @@ saved mean and inverse standard deviation and return only the gradients ``output
 from __future__ import annotations
 
 from .._dispatch.ops import A
-from ._compute import axis_sums, quiet
+from ._compute import axis_sums, quiet, row_dots
 from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, xp_of
 from ._record import Deriv, Op, register
@@ -260,20 +260,26 @@ def _check_group_norm(input, weight, bias, n, c, hxw, group):
 
 
 def _native_group_norm(input, weight, bias, N, C, HxW, group, eps):
+    """Statistics per (sample, group) from the centred input, which is then scaled in place by the per-channel
+    ``rstd * weight`` and shifted by ``bias``: four passes over the input instead of eight."""
     _check_group_norm(input, weight, bias, N, C, HxW, group)
     xp = xp_of(input)
     xg = values(input).reshape(N, group, -1)
-    mean = xg.mean(axis=2)
-    xc = xg - mean[..., None]
-    rstd = 1.0 / xp.sqrt((xc * xc).mean(axis=2) + eps)
-    y = (xc * rstd[..., None]).reshape(N, C, -1)
+    n = xg.shape[2]
+    with quiet():     # an empty group gives NaN statistics, as PyTorch's
+        mean = axis_sums(xp, xg) / n                               # (N, G, 1)
+        xc = xg - mean
+        rstd = 1.0 / xp.sqrt(row_dots(xp, xc, xc) / n + eps)
+    scale = xp.repeat(rstd, C // group, axis=1)                      # (N, C, 1)
     if weight is not None:
-        y = y * values(weight, input).reshape(1, C, 1)
+        scale = scale * values(weight, input).reshape(1, C, 1)
+    y = xc.reshape(N, C, -1)
+    y *= scale
     if bias is not None:
-        y = y + values(bias, input).reshape(1, C, 1)
+        y += values(bias, input).reshape(1, C, 1)
     sd = _stat_dtype(input)
-    return (store(y.reshape(tuple(input._size)), input._dtype, input.device), store(mean, sd, input.device),
-            store(rstd, sd, input.device))
+    return (store(y.reshape(tuple(input._size)), input._dtype, input.device),
+            store(mean.reshape(N, group), sd, input.device), store(rstd.reshape(N, group), sd, input.device))
 
 
 def _meta_native_group_norm(input, weight, bias, N, C, HxW, group, eps):
@@ -282,20 +288,48 @@ def _meta_native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     return like(input, input._size), like(input, (N, group), sd), like(input, (N, group), sd)
 
 
+def _check_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group):
+    if group <= 0 or C % group:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input._size)} and num_groups={group}")
+    for what, t, n in (("dY", grad_out, N * C * HxW), ("X", input, N * C * HxW), ("mean", mean, N * group),
+                       ("rstd", rstd, N * group)):
+        if t.numel() != n:
+            raise RuntimeError(f"Expect {what} to have {n} elements, but got {t.numel()}")
+    if weight is not None and weight.numel() != C:
+        raise RuntimeError(f"Expect gamma to have {C} elements, but got {weight.numel()}")
+
+
 def _native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
-    xg = values(input).reshape(N, group, -1)
-    m, r = values(mean, input), values(rstd, input)
-    xhat = (xg - m[..., None]) * r[..., None]
-    g3 = values(grad_out, input).reshape(N, C, -1)
+    """PyTorch's form: per-channel sums of ``dy`` and ``dy * x``, from which the weight and bias gradients come
+    directly and the input gradient is ``dy * a + x * b + c`` with ``a`` per channel and ``b``, ``c`` per group
+    (about six passes over the input instead of sixteen)."""
+    _check_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group)
+    xp = xp_of(input)
+    x = xp.ascontiguousarray(values(input)).reshape(N, C, -1)
+    dy = xp.ascontiguousarray(values(grad_out, input)).reshape(N, C, -1)    # (an expanded one: dense rows)
+    cg = C // group
+    m, r = values(mean, input).reshape(N, group, 1), values(rstd, input).reshape(N, group, 1)
+    ds = row_dots(xp, dy, x)                                       # (N, C, 1): sum of dy * x per channel
+    db = axis_sums(xp, dy)                                         # (N, C, 1): sum of dy
+    w = values(weight, input).reshape(1, C, 1) if weight is not None else None
     gi = gw = gb = None
     if output_mask[0]:
-        gx = (g3 * values(weight, input).reshape(1, C, 1) if weight is not None else g3).reshape(N, group, -1)
-        gi = r[..., None] * (gx - gx.mean(axis=2, keepdims=True) - xhat * (gx * xhat).mean(axis=2, keepdims=True))
+        n = cg * x.shape[2]
+        ds_g = (ds if w is None else ds * w).reshape(N, group, cg).sum(axis=2, keepdims=True)
+        db_g = (db if w is None else db * w).reshape(N, group, cg).sum(axis=2, keepdims=True)
+        b = (db_g * m - ds_g) * (r * r * r) / n                    # (N, G, 1)
+        c = -b * m - db_g * r / n
+        a = xp.repeat(r, cg, axis=1) if w is None else xp.repeat(r, cg, axis=1) * w
+        gi = dy * a
+        gi += x * xp.repeat(b, cg, axis=1)
+        gi += xp.repeat(c, cg, axis=1)
         gi = store(gi.reshape(tuple(input._size)), input._dtype, input.device)
     if output_mask[1] and weight is not None:
-        gw = store((g3 * xhat.reshape(N, C, -1)).sum(axis=(0, 2)), weight._dtype, weight.device)
+        per = (ds - db * xp.repeat(m, cg, axis=1)) * xp.repeat(r, cg, axis=1)
+        gw = store(per.sum(axis=(0, 2)), weight._dtype, weight.device)
     if output_mask[2]:
-        gb = store(g3.sum(axis=(0, 2)), input._dtype, input.device)
+        gb = store(db.sum(axis=(0, 2)), input._dtype, input.device)
     return gi, gw, gb
 
 
@@ -305,13 +339,18 @@ def _meta_native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, 
             like(input, (C,)) if output_mask[2] else None)
 
 
+def _gn_backward(g, a):
+    """Every needed input's gradient from one native_group_norm_backward call (as PyTorch's formula: the
+    normalized input is computed once for all three)."""
+    return A.native_group_norm_backward(g[0], a.input, a.result1, a.result2, a.weight, a.N, a.C, a.HxW, a.group,
+                                        _ln_needed(a))
+
+
 def _gn_grad(which: int):
     def grad(g, a):
         out = None
         if g[0] is not None:
-            mask = [i == which for i in range(3)]
-            out = A.native_group_norm_backward(g[0], a.input, a.result1, a.result2, a.weight,
-                                                              a.N, a.C, a.HxW, a.group, mask)[which]
+            out = once(g, a, _gn_backward, which, _ln_needed)
         if which == 0 and (g[1] is not None or g[2] is not None):
             xg = a.input.reshape(a.N, a.group, -1)
             extra = _stats_grad(xg, a.result1.unsqueeze(-1), a.result2.unsqueeze(-1),
@@ -356,7 +395,7 @@ native_group_norm = Op(
     """,
     kernels={"native_group_norm": {"CompositeExplicitAutograd": _native_group_norm, "Meta": _meta_native_group_norm}},
     derivatives={"native_group_norm": Deriv(
-        save="input weight N C HxW group result1 result2", input=_gn_grad(0), weight=_gn_grad(1), bias=_gn_grad(2),
+        save="input weight bias N C HxW group result1 result2", input=_gn_grad(0), weight=_gn_grad(1), bias=_gn_grad(2),
         jvp={"input": _gn_jvp_input, "weight": _gn_jvp_weight, "bias": _gn_jvp_bias})},
     function=True, method=False,
     doc="""Group normalization of ``(N, C, *)`` inputs over ``group`` channel groups: ``(out, mean, rstd)``.
