@@ -299,6 +299,9 @@ SAMPLES = {
     "aten::_scaled_dot_product_fused_attention_overrideable": lambda d: (
         lambda q, k, v, m: A._scaled_dot_product_fused_attention_overrideable(q, k, v, m)[0],
         [r(d, 2, 3, 4), r(d, 2, 5, 4), r(d, 2, 5, 3), r(d, 3, 5)]),
+    # the convolution's backward (its double backward: gradient penalties through convolutions)
+    "aten::convolution_backward": lambda d: (lambda g, x, w: A.convolution_backward(
+        g, x, w, [3], [1], [1], [1], False, [0], 1, [True, True, True]), [r(d, 1, 3, 5), r(d, 1, 2, 5), r(d, 3, 2, 3)]),
     # fused recurrent cells: the workspace output is not differentiable
     "aten::_thnn_fused_lstm_cell": lambda d: (lambda ig, hg, c, ib, hb: A._thnn_fused_lstm_cell(
         ig, hg, c, ib, hb)[:2], [r(d, 2, 8), r(d, 2, 8), r(d, 2, 2), r(d, 8), r(d, 8)]),

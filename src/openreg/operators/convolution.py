@@ -307,6 +307,28 @@ convolution = Op(
     """,
 )
 
+def _sum_grads(a, b):
+    return a if b is None else b if a is None else a + b
+
+
+def _conv_double_grad_output(g, a):
+    """The backward is bilinear: ``grad_input``/``grad_weight`` are adjoints of the convolution in one operand,
+    so their gradients flow back to ``grad_output`` as forward convolutions (plus the broadcast bias gradient)."""
+    ggi, ggw, ggb = g
+    out = None if ggi is None else _conv(a, ggi, a.weight, None)
+    if ggw is not None:
+        out = _sum_grads(out, _conv(a, a.input, ggw, None))
+    if ggb is not None:
+        shape = tuple(a.grad_output.shape)
+        out = _sum_grads(out, ggb.reshape([1, -1] + [1] * (len(shape) - 2)).expand(shape))
+    return out
+
+
+def _conv_backward_of(a, grad_output, input, weight, mask):
+    return A.convolution_backward(grad_output, input, weight, None, a.stride, a.padding, a.dilation, a.transposed,
+                                  a.output_padding, a.groups, mask)
+
+
 convolution_backward = Op(
     "convolution_backward",
     """
@@ -314,6 +336,24 @@ convolution_backward = Op(
     """,
     kernels={"convolution_backward": {"CompositeExplicitAutograd": _convolution_backward,
                                       "Meta": _meta_convolution_backward}},
+    # double backward (gradient penalties through convolutional critics), as PyTorch's
+    # _convolution_double_backward: the input's gradient is the input gradient of conv(x, ggW), the weight's the
+    # weight gradient of conv(ggI, w), both against grad_output
+    derivatives={"convolution_backward": Deriv(
+        save="grad_output input weight bias_sizes stride padding dilation transposed output_padding groups output_mask",
+        name="ConvolutionBackwardBackward0",
+        grad_output=_conv_double_grad_output,
+        input=lambda g, a: None if g[1] is None else _conv_backward_of(a, a.grad_output, a.input, g[1],
+                                                                       [True, False, False])[0],
+        weight=lambda g, a: None if g[0] is None else _conv_backward_of(a, a.grad_output, g[0], a.weight,
+                                                                        [False, True, False])[1],
+        jvp={"grad_output": lambda t, a: list(A.convolution_backward(
+                 t, a.input, a.weight, a.bias_sizes, a.stride, a.padding, a.dilation, a.transposed, a.output_padding,
+                 a.groups, a.output_mask)),
+             "input": lambda t, a: [None, _conv_backward_of(a, a.grad_output, t, a.weight, [False, True, False])[1]
+                                    if a.output_mask[1] else None, None],
+             "weight": lambda t, a: [_conv_backward_of(a, a.grad_output, a.input, t, [True, False, False])[0]
+                                     if a.output_mask[0] else None, None, None]})},
     function=False, method=False,
     doc="""``(grad_input, grad_weight, grad_bias)`` of ``convolution`` for the entries of ``output_mask``.
 

@@ -14,6 +14,7 @@ saved mean and inverse standard deviation and return only the gradients ``output
 from __future__ import annotations
 
 from .._dispatch.ops import A
+from ..autograd.grad_mode import state as _gm
 from ._compute import axis_sums, quiet, row_dots
 from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, xp_of
@@ -144,6 +145,32 @@ def _plus(a, b):
     return a if b is None else a + b
 
 
+def _normalized_grads(g, x, mean, rstd, weight, dims, param_dims, param_shape, needed) -> tuple:
+    """``(grad_input, grad_weight, grad_bias)`` of ``y = (x - mean) * rstd * weight + bias`` (statistics over
+    ``dims``, broadcast shapes) written with differentiable operators: the backward under ``create_graph``, as
+    PyTorch's ``infinitely_differentiable_*_backward``. ``mean``/``rstd`` are the forward's saved outputs, so the
+    second-order terms through the statistics reach the input through the forward node's own formula."""
+    xhat = (x - mean) * rstd
+    gi = gw = gb = None
+    if needed[0]:
+        gx = g if weight is None else g * weight
+        gi = (gx - gx.mean(dims, True) - xhat * (gx * xhat).mean(dims, True)) * rstd
+    if needed[1] and weight is not None:
+        gw = (g * xhat).sum(param_dims).reshape(param_shape)
+    if needed[2]:
+        gb = g.sum(param_dims).reshape(param_shape)
+    return gi, gw, gb
+
+
+def _ln_backward_differentiable(g, a):
+    """``_ln_backward`` under ``create_graph``."""
+    x = a.input
+    k = len(a.normalized_shape)
+    lead = list(range(x.dim() - k))
+    return _normalized_grads(g[0], x, a.result1, a.result2, a.weight, list(range(x.dim() - k, x.dim())), lead,
+                             tuple(a.normalized_shape), _ln_needed(a))
+
+
 def _ln_needed(a) -> list:
     return [t is not None and t.requires_grad for t in (a.input, a.weight, a.bias)]
 
@@ -158,7 +185,7 @@ def _ln_grad(which: int):
     def grad(g, a):
         out = None
         if g[0] is not None:
-            out = once(g, a, _ln_backward, which, _ln_needed)
+            out = once(g, a, _ln_backward_differentiable if _gm.enabled else _ln_backward, which, _ln_needed)
         if which == 0:
             k = len(a.normalized_shape)
             n = 1
@@ -346,11 +373,32 @@ def _gn_backward(g, a):
                                         _ln_needed(a))
 
 
+def _gn_backward_differentiable(g, a):
+    """``_gn_backward`` under ``create_graph``: statistics over (N, group, C/group * HxW), affine per channel."""
+    n, c, group = a.N, a.C, a.group
+    x = a.input.reshape(n, group, -1)
+    g3 = g[0].reshape(n, c, -1)
+    w = None if a.weight is None else a.weight.reshape(1, c, 1)
+    needed = _ln_needed(a)
+    gi = gw = gb = None
+    if needed[0]:
+        gx = (g3 if w is None else g3 * w).reshape(n, group, -1)
+        gi = _normalized_grads(gx, x, a.result1.unsqueeze(-1), a.result2.unsqueeze(-1), None, [-1], [], (),
+                               [True, False, False])[0].reshape(tuple(a.input.shape))
+    if needed[1] or needed[2]:
+        xhat = ((x - a.result1.unsqueeze(-1)) * a.result2.unsqueeze(-1)).reshape(n, c, -1)
+        if needed[1] and w is not None:
+            gw = (g3 * xhat).sum([0, 2])
+        if needed[2]:
+            gb = g3.sum([0, 2])
+    return gi, gw, gb
+
+
 def _gn_grad(which: int):
     def grad(g, a):
         out = None
         if g[0] is not None:
-            out = once(g, a, _gn_backward, which, _ln_needed)
+            out = once(g, a, _gn_backward_differentiable if _gm.enabled else _gn_backward, which, _ln_needed)
         if which == 0 and (g[1] is not None or g[2] is not None):
             xg = a.input.reshape(a.N, a.group, -1)
             extra = _stats_grad(xg, a.result1.unsqueeze(-1), a.result2.unsqueeze(-1),
@@ -606,11 +654,31 @@ def _bn_backward(g, a):
         g[0], a.input, a.weight, *running, a.result1, a.result2, a.training, a.eps, _bn_needed(a))
 
 
+def _bn_backward_differentiable(g, a):
+    """``_bn_backward`` under ``create_graph`` (PyTorch's ``batchnorm_double_backward``'s role): batch statistics
+    in training, the running ones (constants) in evaluation."""
+    x = a.input
+    mean, invstd, shape = _bn_stats(a)
+    dims = [0] + list(range(2, x.dim()))
+    w = None if a.weight is None else a.weight.reshape(shape)
+    needed = _bn_needed(a)
+    if a.training:
+        return _normalized_grads(g[0], x, mean, invstd, w, dims, dims, (x.shape[1],), needed)
+    gi = gw = gb = None
+    if needed[0]:
+        gi = g[0] * invstd if w is None else g[0] * (invstd * w)
+    if needed[1] and w is not None:
+        gw = (g[0] * ((x - mean) * invstd)).sum(dims)
+    if needed[2]:
+        gb = g[0].sum(dims)
+    return gi, gw, gb
+
+
 def _bn_grad(which: int):
     def grad(g, a):
         out = None
         if g[0] is not None:
-            out = once(g, a, _bn_backward, which, _bn_needed)
+            out = once(g, a, _bn_backward_differentiable if _gm.enabled else _bn_backward, which, _bn_needed)
         if which == 0 and a.training and (g[1] is not None or g[2] is not None):
             shape = [1, a.input.shape[1]] + [1] * (a.input.dim() - 2)
             n = a.input.numel() // max(a.input.shape[1], 1)
