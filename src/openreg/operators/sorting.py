@@ -23,13 +23,60 @@ from ._nn_arrays import like, values, xp_of
 from ._record import Deriv, Op, register
 
 
-def _argsort(xp, x, axis: int, descending: bool):
+def _order_key(x):
+    """int64 keys whose order is NumPy's sort order of ``x`` (NaN last, ``-0.0 == 0.0``), in 32 bits, for
+    float32/float16 and integers narrower than 64 bits that fit int32; None for other dtypes. A float's bits,
+    read as a signed integer, order the non-negative values; the negative ones get their magnitude bits
+    reversed (``b ^ 0x7fff...`` where the sign is set); every NaN gets one key above +inf."""
+    if x.dtype == np.float32 or x.dtype == np.float16:
+        ib, nan_bits = (np.int32, 0x7FC00000) if x.dtype == np.float32 else (np.int16, 0x7E00)
+        v = x + x.dtype.type(0)                                   # -0.0 becomes +0.0
+        b = v.view(ib)
+        b = b ^ ((b >> (8 * b.itemsize - 1)) & ib(np.iinfo(ib).max))
+        nan = np.isnan(v)
+        if nan.any():
+            b[nan] = nan_bits
+        return b.astype(np.int64)
+    if x.dtype.kind in "iub" and (x.dtype.itemsize < 4 or x.dtype == np.int32):
+        return x.astype(np.int64)
+    return None
+
+
+def _packed_keys(x, axis: int, descending: bool):
+    """For NumPy arrays of the dtypes ``_order_key`` takes: uint64 keys along the last axis holding the order key
+    (reversed when ``descending``) in the high 32 bits and the position along ``axis`` in the low 32 bits, so
+    keys are unique and a plain (unstable, SIMD) sort of them is the stable sort of ``x``: several times faster
+    than NumPy's stable argsort of floats. None where that does not apply."""
+    n = x.shape[axis]
+    if n < 2 or n >= 1 << 31 or x.size < 256:
+        return None
+    key = _order_key(x)
+    if key is None:
+        return None
+    if descending:
+        key = ~key
+    key = np.moveaxis(key, axis, -1)
+    return (((key + (1 << 31)) << 32) | np.arange(n)).view(np.uint64)
+
+
+def _argsort(xp, x, axis: int, descending: bool, k: int | None = None):
+    """Positions of the stable sort of ``x`` along ``axis`` (equal elements in their original order, descending
+    too), or of its first ``k``."""
+    packed = _packed_keys(x, axis, descending) if xp is np and x.ndim else None
+    if packed is not None:
+        if k is not None and k < packed.shape[-1]:
+            if k == 0:
+                return np.moveaxis(np.empty(packed.shape[:-1] + (0,), dtype=np.int64), -1, axis)
+            packed = np.partition(packed, k - 1, axis=-1)[..., :k]   # the k smallest keys, then in order
+        return np.moveaxis(np.sort(packed, axis=-1).view(np.int64) & 0xFFFFFFFF, -1, axis)
     kind = {"kind": "stable"} if xp is np else {}     # CuPy's sort is always stable (and takes no kind=)
     if not descending:
-        return xp.argsort(x, axis=axis, **kind)
-    n = x.shape[axis]
-    rev = xp.flip(x, axis=axis)
-    return (n - 1) - xp.flip(xp.argsort(rev, axis=axis, **kind), axis=axis)
+        idx = xp.argsort(x, axis=axis, **kind)
+    else:
+        n = x.shape[axis]
+        rev = xp.flip(x, axis=axis)
+        idx = (n - 1) - xp.flip(xp.argsort(rev, axis=axis, **kind), axis=axis)
+    return idx if k is None else xp.take(idx, xp.arange(k), axis=axis)
 
 
 def _sorted(self, dim, descending):
@@ -167,8 +214,7 @@ def _topk(self, k, dim=-1, largest=True, sorted=True):
     if self.dim() == 0:
         return self.clone(), wrap_array(xp_of(self).zeros((), dtype="int64"), _dt.int64, self.device)
     xp = xp_of(self)
-    idx = _argsort(xp, values(self), d, largest)
-    idx = xp.take(idx, xp.arange(k), axis=d)
+    idx = _argsort(xp, values(self), d, largest, k)
     raw = xp.take_along_axis(self._array(), idx, axis=d)
     return wrap_array(raw, self._dtype, self.device), wrap_array(idx.astype(xp.int64), _dt.int64, self.device)
 
