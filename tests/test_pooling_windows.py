@@ -55,3 +55,22 @@ def test_max_pool_matches_pytorch_with_padding_and_dilation():
         o_out, o_idx = openreg.nn.functional.max_pool2d(openreg.tensor(x), return_indices=True, **kw)
         np.testing.assert_array_equal(o_out.numpy(), t_out.numpy())
         np.testing.assert_array_equal(o_idx.numpy(), t_idx.numpy())
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("k,s", [((2, 2), (2, 2)), ((3, 5), (1, 2)), ((9, 2), (2, 1))])
+def test_avg_pool_sums_each_window_in_row_major_order(dev, k, s):
+    """Each window summed element after element, row by row (PyTorch's kernel order), then divided: bitwise."""
+    x = np.random.default_rng(1).standard_normal((3, 12, 11)).astype(np.float32)
+    oh, ow = (12 - k[0]) // s[0] + 1, (11 - k[1]) // s[1] + 1
+    expected = np.empty((3, oh, ow), np.float32)
+    for b in range(3):
+        for i in range(oh):
+            for j in range(ow):
+                total = np.float32(0)
+                for a in range(k[0]):
+                    for c in range(k[1]):
+                        total = np.float32(total + x[b, i * s[0] + a, j * s[1] + c])
+                expected[b, i, j] = total / np.float32(k[0] * k[1])
+    got = aten.avg_pool2d(openreg.tensor(x, device=dev), list(k), list(s)).cpu().numpy()
+    np.testing.assert_array_equal(got, expected)
