@@ -9,7 +9,7 @@
 >>> openreg.nn.utils.clip_grad_norm_ is openreg.nn.utils.clip_grad.clip_grad_norm_
 True
 """
-from . import clip_grad, convert_parameters, parametrizations, parametrize, rnn, stateless
+from . import clip_grad, convert_parameters, parametrizations, parametrize, prune, rnn, stateless
 from .clip_grad import (
            clip_grad_norm,
            clip_grad_norm_,
@@ -26,5 +26,5 @@ from .weight_norm import remove_weight_norm, weight_norm
 __all__ = ["clip_grad", "clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "convert_parameters", "fuse_conv_bn_eval", "fuse_conv_bn_weights", "fuse_linear_bn_eval",
            "fuse_linear_bn_weights", "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize",
-           "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init", "spectral_norm", "stateless", "vector_to_parameters",
+           "prune", "remove_spectral_norm", "remove_weight_norm", "rnn", "skip_init", "spectral_norm", "stateless", "vector_to_parameters",
            "weight_norm"]
