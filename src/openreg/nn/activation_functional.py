@@ -38,7 +38,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     >>> [round(v, 4) for v in openreg.nn.functional.softmin(openreg.tensor([0.0, 1.0]), dim=0).tolist()]
     [0.7311, 0.2689]
     """
-    return softmax(-input, dim, _stacklevel, dtype)
+    from .functional_core import _dim
+    return softmax(-input, _dim(dim, input.dim(), "softmin", _stacklevel), _stacklevel, dtype)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:

@@ -49,9 +49,13 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     return input.relu_() if inplace else input.relu()
 
 
-def _dim(dim, ndim: int) -> int:
+def _dim(dim, ndim: int, name: str = "softmax", stacklevel: int = 3) -> int:
+    """``dim``, or PyTorch's implicit choice (0 for 0-, 1- and 3-d inputs, else 1) with its deprecation warning."""
     if dim is not None:
         return dim
+    import warnings
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X "
+                  "as an argument.", stacklevel=stacklevel)
     return 0 if ndim in (0, 1, 3) else 1
 
 
@@ -64,7 +68,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     """
     if dtype is not None:
         input = input.to(dtype)
-    return A._softmax(input, _dim(dim, input.dim()), False)
+    return A._softmax(input, _dim(dim, input.dim(), "softmax", _stacklevel), False)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -76,7 +80,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     """
     if dtype is not None:
         input = input.to(dtype)
-    return A._log_softmax(input, _dim(dim, input.dim()), False)
+    return A._log_softmax(input, _dim(dim, input.dim(), "log_softmax", _stacklevel), False)
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
