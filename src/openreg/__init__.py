@@ -112,5 +112,8 @@ _window_functions.publish(__import__(__name__))  # torch.hann_window, ..., torch
 from . import _math_extras  # noqa: E402
 
 _math_extras.publish(__import__(__name__))  # torch.gcd, torch.cov, torch.trapezoid, torch.result_type, ...
+from . import _linalg_lu  # noqa: E402
+
+_linalg_lu.publish(__import__(__name__))  # torch.lu_unpack, torch.lu, torch.lu_solve
 
 _operators.finish()  # Autograd and Autocast kernels (and a backend's late additions) of every defined operator

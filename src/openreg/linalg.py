@@ -10,11 +10,13 @@ from collections import namedtuple
 
 from . import dtypes as _dtypes
 from ._dispatch.ops import A
+from ._linalg_lu import lstsq, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
 from .tensor import Tensor
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
-           "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr",
-           "slogdet", "solve", "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm"]
+           "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+           "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm"]
 
 _A = A          # the overloads (``A`` is also PyTorch's name of the matrix argument below)
 _int32 = _dtypes.int32
@@ -90,15 +92,27 @@ def inv(A: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
-    """``(inverse, info)``; a singular input raises (openreg reports failures as errors, info is 0).
+    """``(inverse, info)``: ``info`` is the (1-based) index of the first zero pivot of ``A``'s LU factorization (a
+    singular matrix, whose inverse then holds infinities or NaNs, as PyTorch's), else 0; ``check_errors=True``
+    raises for it.
 
     >>> import openreg
-    >>> openreg.linalg.inv_ex(openreg.eye(2)).info.item()
-    0
+    >>> openreg.linalg.inv_ex(openreg.eye(2)).info.item(), openreg.linalg.inv_ex(openreg.zeros(2, 2)).info.item()
+    (0, 1)
     """
     _no_out("inv_ex", out)
-    result = _A.linalg_inv(A)
-    return _InvEx(result, _A.zeros(list(A.shape[:-2]), dtype=_int32, device=A.device))
+    if A.dim() < 2 or A.shape[-1] != A.shape[-2]:
+        _A.linalg_inv(A)                        # raises linalg.inv's own error
+    import openreg
+    eye = openreg.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape))
+    result, info = solve_ex(A, eye)
+    if check_errors:
+        for b, i in enumerate(info.reshape(-1).tolist()):
+            if i > 0:
+                where = f"(Batch element {b}): " if info.dim() else ""
+                raise RuntimeError(f"linalg.inv_ex: {where}The diagonal element {i} is zero, the inversion could not "
+                                   f"be completed because the input matrix is singular.")
+    return _InvEx(result, info)
 
 
 def det(A: Tensor, *, out: Tensor | None = None) -> Tensor:
