@@ -132,6 +132,14 @@ def _digamma_ref(x):
     return np.vectorize(one, otypes=[float])(x.astype(np.float64)).astype(x.dtype)
 
 
+def _zeta_ref(s, q):
+    """Hurwitz zeta: sum_k (k+q)**-s over 2000 terms, the tail by Euler-Maclaurin."""
+    def one(a, b):
+        z = len(_TERMS) + b
+        return np.sum((_TERMS + b) ** -a) + z ** (1 - a) / (a - 1) + 0.5 * z ** -a + a / 12 * z ** (-a - 1)
+    return np.vectorize(one, otypes=[float])(s.astype(np.float64), q.astype(np.float64)).astype(s.dtype)
+
+
 def _trigamma_ref(n, x):
     """psi'(x) = sum_k 1/(k+x)**2, the tail past 2000 terms by Euler-Maclaurin (only n = 1 is sampled)."""
     def one(v):
@@ -187,6 +195,8 @@ SAMPLES.update({
     "polygamma": Sample(lambda m: (1, m(2, 3, low=0.2, high=4.0)), _trigamma_ref,
                         variants=("overload", "function", "out")),
     "erfinv": _unary(_erfinv_ref, low=-0.95, high=0.95),
+    "special_zeta": Sample(lambda m: (m(2, 3, low=1.5, high=4.0), m(1, 3, low=0.3, high=3.0)), _zeta_ref,
+                           variants=("overload", "out")),
     # complex.py (float inputs; the complex cases are in tests/test_complex_views.py)
     "complex": Sample(lambda m: (m(2, 3), m(1, 3)), lambda a, b: a + 1j * b, variants=("overload", "function", "out")),
     "polar": Sample(lambda m: (m(2, 3, low=0.1), m(1, 3)), lambda r, t: r * np.exp(1j * t),

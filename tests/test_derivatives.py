@@ -33,6 +33,12 @@ def _igamma_sample(d, name):
     return (lambda x: overload(a * 1, x)), [pos(d, 1, 3)]
 
 
+def _zeta_sample(d):
+    """``zeta(s, q)`` with a fixed ``s > 1`` (PyTorch has no derivative for it) and ``q`` differentiated."""
+    s = r(d, 2, 3, lo=1.5, hi=3.0, grad=False)
+    return (lambda q: A.special_zeta.default(s * 1, q)), [pos(d, 1, 3)]
+
+
 def _unary(name, gen=r):
     return lambda d: (lambda x: getattr(A, name).default(x), [gen(d, 2, 3)])
 
@@ -266,6 +272,9 @@ SAMPLES = {
     "aten::igamma_": lambda d: _igamma_sample(d, "igamma_"),
     "aten::igammac": lambda d: _igamma_sample(d, "igammac"),
     "aten::igammac_": lambda d: _igamma_sample(d, "igammac_"),
+    # zeta: differentiable in `other` only (PyTorch: "not implemented" for the input)
+    "aten::special_zeta": lambda d: _zeta_sample(d),
+    "aten::special_zeta.self_scalar": lambda d: ((lambda q: A.special_zeta.self_scalar(2.5, q)), [pos(d, 2, 3)]),
     "aten::native_dropout": lambda d: (lambda x: A.native_dropout.default(x, 0.0, True)[0], [r(d, 2, 3)]),
     "aten::fill.Tensor": lambda d: (lambda x, v: A.fill.Tensor(x, v) * x, [r(d, 3), r(d)]),
     # masked_fill.Tensor is CompositeImplicitAutograd (value read with .item()): only self is differentiable

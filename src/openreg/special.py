@@ -274,3 +274,36 @@ def ndtri(input, *, out=None):
 
 
 _FUNCTIONS = (*_FUNCTIONS, "ndtri")
+
+
+def zeta(input, other, *, out=None):
+    """The Hurwitz zeta function ``sum_k (k + other)**-input`` (either argument may be a number).
+
+    >>> import openreg
+    >>> round(zeta(openreg.tensor([2.0, 4.0], dtype=openreg.float64), 1.0)[1].item(), 9)  # pi**4 / 90
+    1.082323234
+    """
+    from ._dispatch.ops import A
+    if not isinstance(input, openreg.Tensor):
+        if not isinstance(other, openreg.Tensor):
+            raise TypeError("zeta() received an invalid combination of arguments: expected (Tensor input, Tensor "
+                            "other) with at least one tensor")
+        return A.special_zeta__self_scalar(input, other) if out is None else \
+            A.special_zeta__self_scalar_out(input, other, out=out)
+    if not isinstance(other, openreg.Tensor):
+        return A.special_zeta__other_scalar(input, other) if out is None else \
+            A.special_zeta__other_scalar_out(input, other, out=out)
+    return A.special_zeta(input, other) if out is None else A.special_zeta__out(input, other, out=out)
+
+
+def polygamma(n, input, *, out=None):
+    """``torch.special.polygamma(n, input)``: the n-th derivative of ``digamma`` (``openreg.polygamma``).
+
+    >>> import openreg
+    >>> round(polygamma(1, openreg.tensor([1.0], dtype=openreg.float64)).item(), 9)  # pi**2 / 6
+    1.644934067
+    """
+    return openreg.polygamma(n, input, out=out)
+
+
+_FUNCTIONS = (*_FUNCTIONS, "zeta", "polygamma")

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import math
 
+from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
-from ._compute import operand, quiet, upcast, xp_of
+from ..tensor import TensorBase
+from ._compute import operand, pair, quiet, upcast, xp_of
+from ._pointwise import binary_spec
 from ._record import Deriv, Op, register
 from .special_functions import erf_array, erfc_array, float_unary_spec
 
@@ -231,6 +234,93 @@ polygamma = Op(
     """)
 
 
+def zeta_array(xp, s, q):
+    """Elementwise Hurwitz zeta ``sum_k (k + q)**-s`` of float64 arrays: the terms below a threshold summed
+    directly, the rest by the Euler-Maclaurin series (as ``polygamma_array``, which is its integer case). PyTorch's
+    domain: inf at ``s == 1`` and at the poles ``q = 0, -1, ...``; NaN for ``s < 1`` and for ``q < 0`` with a
+    non-integer ``s``."""
+    with quiet():
+        s, q = xp.broadcast_arrays(s, q)
+        threshold = 10.0 + xp.minimum(xp.where(xp.isfinite(s), xp.abs(s), 0.0), 200.0)
+        outside = (s <= 1) | ((q <= 0) & (xp.floor(q) == q)) | ((q < 0) & (xp.floor(s) != s))
+        far = q < threshold - _MAX_STEPS
+        skip = outside | far | ~xp.isfinite(q) | ~xp.isfinite(s)
+        ss = xp.where(skip, 2.0, s)
+        y = xp.where(skip, threshold, q)
+        acc = xp.zeros_like(y)
+        while True:                                  # zeta(s, y) = y**-s + zeta(s, y + 1) up to y >= threshold
+            low = y < threshold
+            if not bool(low.any()):
+                break
+            acc = acc + xp.where(low, xp.where(low, y, 1.0) ** -ss, 0.0)
+            y = xp.where(low, y + 1.0, y)
+        # y**(1-s)/(s-1) + y**-s/2 + sum_k B_2k/(2k)! s(s+1)...(s+2k-2) y**(-s-2k+1)
+        tail = y ** (1.0 - ss) / (ss - 1.0) + 0.5 * y ** -ss
+        rising = ss.copy()                           # s (s+1) ... (s+2k-2)
+        for k, b in enumerate(_B2K, start=1):
+            if k > 1:
+                rising = rising * (ss + 2 * k - 3) * (ss + 2 * k - 2)
+            tail = tail + b / math.factorial(2 * k) * rising * y ** (-ss - 2 * k + 1)
+        out = acc + tail
+        out = xp.where(far | (q == xp.inf), xp.nan, out)
+        # PyTorch's values at s = +inf: 1 at q = 1, inf below it, NaN above it
+        out = xp.where(s == xp.inf, xp.where(q == 1, 1.0, xp.where(q > 1, xp.nan, xp.inf)), out)
+        # the domain, in PyTorch's order of checks: s == 1, s < 1, a pole of q, q < 0 with a non-integer s
+        out = xp.where((q < 0) & (xp.floor(s) != s), xp.nan, out)
+        out = xp.where((q <= 0) & (xp.floor(q) == q), xp.inf, out)
+        out = xp.where(s < 1, xp.nan, out)
+        out = xp.where(s == 1, xp.inf, out)
+        return xp.where(xp.isnan(s) | xp.isnan(q), xp.nan, out)
+
+
+def _zeta_meta(self, other) -> Spec:
+    spec = (binary_spec("special_zeta", self, other) if isinstance(self, TensorBase)
+            else binary_spec("special_zeta", other, self))
+    if not (spec.compute.is_floating_point and not spec.compute.is_complex):
+        if spec.compute.is_complex:
+            raise NotImplementedError(f"\"zeta_cpu\" not implemented for '{scalar_type_name(spec.compute)}'")
+        d = _dt.get_default_dtype()
+        return Spec(spec.size, d, spec.device, d)
+    return spec
+
+
+def _zeta(spec, self, other):
+    xp, s, q = pair(spec, self, other)
+    return zeta_array(xp, upcast(s, xp).astype(xp.float64), upcast(q, xp).astype(xp.float64)).astype(s.dtype)
+
+
+def _zeta_self_grad(g, a):
+    raise NotImplementedError("the derivative for 'zeta' is not implemented.")
+
+
+special_zeta = Op(
+    "special_zeta",
+    """
+    special_zeta(Tensor self, Tensor other) -> Tensor  [pointwise]
+    special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor  [pointwise]
+    special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor  [pointwise]
+    special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    """,
+    meta={"special_zeta": _zeta_meta, "special_zeta.self_scalar": _zeta_meta, "special_zeta.other_scalar": _zeta_meta},
+    compute=_zeta, elementwise=True,
+    derivatives={
+        "special_zeta": Deriv(save="self other", pointwise=True, self=_zeta_self_grad,
+                              other=lambda g, a: g * -a.self * A.special_zeta(a.self + 1.0, a.other)),
+        "special_zeta.self_scalar": Deriv(save="self other", pointwise=True,
+                                          other=lambda g, a: g * -a.self * A.special_zeta__self_scalar(
+                                              a.self + 1.0, a.other))},
+    function=False, method=False,
+    doc="""The Hurwitz zeta function ``sum_k (k + other)**-input`` (``torch.special.zeta``; the Riemann zeta at
+    ``other = 1``); differentiable in ``other`` (``-input * zeta(input + 1, other)``), as PyTorch.
+
+    >>> import openreg
+    >>> f"{openreg.special.zeta(openreg.tensor([2.0], dtype=openreg.float64), 1.0).item():.12f}"  # pi**2 / 6
+    '1.644934066848'
+    """)
+
+
 def _erfinv_grad(g, a):
     return g * (math.sqrt(math.pi) / 2) * (a.result * a.result).exp()
 
@@ -244,4 +334,4 @@ erfinv = Op("erfinv", _schemas("erfinv"), meta=float_unary_spec("erfinv"), compu
     [0.0, 0.4769362807273865, inf]
     """)
 
-register(lgamma, digamma, polygamma, erfinv)
+register(lgamma, digamma, polygamma, special_zeta, erfinv)
