@@ -19,6 +19,7 @@ from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
 from ..tensor import TensorBase
 from ._compute import f32_via_f64, operand, pair, quiet, round_to, upcast, xp_of
+from ._formulas import holomorphic
 from ._pointwise import binary_spec, check_tensor, float_spec
 from ._record import Deriv, Op, register
 from .special_functions import float_unary_spec
@@ -42,14 +43,29 @@ def _xp_compute(xp_name: str):
     return compute
 
 
-def _unary(name: str, xp_name: str, save: str, grad, example: str, alias: str | None = None, compute=None) -> Op:
+def _complex_unary_spec(op: str):
+    """``float_unary_spec`` that also takes complex inputs (the result keeps their dtype)."""
+    real = float_unary_spec(op)
+
+    def meta(self) -> Spec:
+        d = self._dtype
+        return Spec(self._size, d, self._storage.device, d) if d.is_complex else real(self)
+    return meta
+
+
+def _unary(name: str, xp_name: str, save: str, grad, example: str, alias: str | None = None, compute=None,
+           analytic: bool = False) -> Op:
     """A float unary record; ``alias`` is NumPy's name, published as PyTorch's alias function and methods;
-    ``compute`` replaces NumPy's function ``xp_name``."""
+    ``compute`` replaces NumPy's function ``xp_name``. ``analytic`` functions also take complex inputs (NumPy's
+    principal branches are C99's, as PyTorch's) and pass ``grad * conj(f'(z))`` back, as PyTorch."""
     aliases = {}
     if alias:
         aliases = {"extra_functions": {alias: name}, "extra_methods": {alias: name, f"{alias}_": f"{name}_"}}
-    return Op(name, _unary_schemas(name), meta=float_unary_spec(name), compute=compute or _xp_compute(xp_name),
-              elementwise=True, derivatives={name: Deriv(save=save, pointwise=True, self=grad)},
+    deriv = (Deriv(save=save, self=holomorphic(grad), jvp={"self": grad}) if analytic
+             else Deriv(save=save, pointwise=True, self=grad))
+    meta = _complex_unary_spec(name) if analytic else float_unary_spec(name)
+    return Op(name, _unary_schemas(name), meta=meta, compute=compute or _xp_compute(xp_name),
+              elementwise=True, derivatives={name: deriv},
               doc=f"Elementwise ``{name}`` (``aten::{name}``), optionally into ``out``.\n\n>>> import openreg\n"
                   f">>> openreg.{name}(openreg.tensor([{example}])).tolist()\n"
                   f"[{_example_value(xp_name, example)}]\n", **aliases)
@@ -67,16 +83,27 @@ def _sinc_grad(g, a):
     return g * A.masked_fill__Scalar(d, x == 0, 0)
 
 
-sinh = _unary("sinh", "sinh", "self", lambda g, a: g * a.self.cosh(), "0.0")
-cosh = _unary("cosh", "cosh", "self", lambda g, a: g * a.self.sinh(), "0.0")
-asin = _unary("asin", "arcsin", "self", lambda g, a: g * (1 - a.self * a.self).rsqrt(), "1.0", "arcsin")
-acos = _unary("acos", "arccos", "self", lambda g, a: -(g * (1 - a.self * a.self).rsqrt()), "1.0", "arccos")
-atan = _unary("atan", "arctan", "self", lambda g, a: g / (a.self * a.self + 1), "0.0", "arctan")
-asinh = _unary("asinh", "arcsinh", "self", lambda g, a: g * (a.self * a.self + 1).rsqrt(), "0.0", "arcsinh")
-acosh = _unary("acosh", "arccosh", "self", lambda g, a: g * (a.self * a.self - 1).rsqrt(), "1.0", "arccosh")
-atanh = _unary("atanh", "arctanh", "self", lambda g, a: g / (1 - a.self * a.self), "0.0", "arctanh")
-log2 = _unary("log2", "log2", "self", lambda g, a: g / (a.self * _LN2), "8.0")
-log10 = _unary("log10", "log10", "self", lambda g, a: g / (a.self * _LN10), "100.0")
+def _acosh_grad(g, a):
+    z = a.self
+    if z._dtype.is_complex:     # 1 / sqrt(z**2 - 1) on the principal branch of acosh: sqrt(z - 1) sqrt(z + 1)
+        return g * (z - 1).rsqrt() * (z + 1).rsqrt()
+    return g * (z * z - 1).rsqrt()
+
+
+sinh = _unary("sinh", "sinh", "self", lambda g, a: g * a.self.cosh(), "0.0", analytic=True)
+cosh = _unary("cosh", "cosh", "self", lambda g, a: g * a.self.sinh(), "0.0", analytic=True)
+asin = _unary("asin", "arcsin", "self", lambda g, a: g * (1 - a.self * a.self).rsqrt(), "1.0", "arcsin",
+              analytic=True)
+acos = _unary("acos", "arccos", "self", lambda g, a: -(g * (1 - a.self * a.self).rsqrt()), "1.0", "arccos",
+              analytic=True)
+atan = _unary("atan", "arctan", "self", lambda g, a: g / (a.self * a.self + 1), "0.0", "arctan", analytic=True)
+asinh = _unary("asinh", "arcsinh", "self", lambda g, a: g * (a.self * a.self + 1).rsqrt(), "0.0", "arcsinh",
+               analytic=True)
+acosh = _unary("acosh", "arccosh", "self", _acosh_grad, "1.0", "arccosh", analytic=True)
+atanh = _unary("atanh", "arctanh", "self", lambda g, a: g / (1 - a.self * a.self), "0.0", "arctanh",
+               analytic=True)
+log2 = _unary("log2", "log2", "self", lambda g, a: g / (a.self * _LN2), "8.0", analytic=True)
+log10 = _unary("log10", "log10", "self", lambda g, a: g / (a.self * _LN10), "100.0", analytic=True)
 exp2 = _unary("exp2", "exp2", "result", lambda g, a: g * a.result * _LN2, "3.0")
 def _sinc_compute(spec, self):
     """NumPy's sinc; float16/bfloat16 as PyTorch's kernel: ``sin(f32(pi) * x) / (f32(pi) * x)`` in float32 (the

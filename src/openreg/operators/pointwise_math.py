@@ -91,12 +91,30 @@ def _sgn(spec, self):
     return _sign(xp, upcast(x, xp))
 
 
+def _sgn_grad(g, a):
+    """Real inputs: 0 (a step). Complex: ``sgn(z) = z / |z|`` is not analytic; with ``u = sgn(z)`` its Wirtinger
+    derivatives are ``1 / (2|z|)`` and ``-u**2 / (2|z|)``, so PyTorch's ``g * conj(d/dz) + conj(g) * d/dconj(z)``
+    is ``(g - u**2 conj(g)) / (2|z|)``, 0 at ``z = 0``."""
+    z = a.self
+    if not z._dtype.is_complex:
+        return _zeros_grad(g, a)
+    u = a.result
+    mag = z.abs()
+    grad = (g - u * u * g.conj()) / (2 * mag)
+    return A.masked_fill__Scalar(grad, mag == 0, 0)
+
+
+def _sgn_jvp(t, a):
+    """The tangent: ``(t - u**2 conj(t)) / (2|z|)`` (the same Wirtinger derivatives; 0 for real inputs)."""
+    return _sgn_grad(t, a)
+
+
 sgn = Op("sgn", """
     sgn(Tensor self) -> Tensor  [pointwise]
     sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
     sgn_(Tensor(a!) self) -> Tensor(a!)  [pointwise]
     """, meta=_sgn_meta, compute=_sgn, elementwise=True,
-    derivatives={"sgn": Deriv(pointwise=True, self=_zeros_grad)},
+    derivatives={"sgn": Deriv(save="self result", self=_sgn_grad, jvp={"self": _sgn_jvp})},
     doc="""``sign`` extended to complex numbers (``x / |x|``, 0 at 0).
 
     >>> import openreg
