@@ -33,6 +33,14 @@ CASES = [
      lambda a: np.fft.ifftn(a, axes=(0, 2), norm="forward"), Z),
     ("rfftn", lambda f, a: f.rfftn(a), lambda a: np.fft.rfftn(a), X),
     ("irfftn_dims", lambda f, a: f.irfftn(a, dim=(0, 1)), lambda a: np.fft.irfftn(a, axes=(0, 1)), Z),
+    # hfftn: the real transform of the Hermitian signal = unscaled inverse real transform of the conjugate half
+    ("hfft2", lambda f, a: f.hfft2(a), lambda a: np.fft.irfft2(np.conj(a), norm="forward"), Z),
+    ("hfftn_s_ortho", lambda f, a: f.hfftn(a, s=(4, 7), norm="ortho"),
+     lambda a: np.fft.irfftn(np.conj(a), s=(4, 7), axes=(1, 2), norm="ortho"), Z),
+    ("hfftn_all", lambda f, a: f.hfftn(a), lambda a: np.fft.irfftn(np.conj(a), norm="forward"), Z),
+    ("ihfft2", lambda f, a: f.ihfft2(a), lambda a: np.conj(np.fft.rfft2(a, norm="forward")), X),
+    ("ihfftn_dims", lambda f, a: f.ihfftn(a, dim=(0, 2), norm="forward"),
+     lambda a: np.conj(np.fft.rfftn(a, axes=(0, 2), norm="backward")), X),
 ]
 
 
@@ -90,7 +98,7 @@ def test_out_argument():
     assert r is out and out.tolist() == [3 + 0j, -1 + 0j]
 
 
-@pytest.mark.parametrize("name", ["rfft2", "irfft2", "fftn", "ifft", "hfft", "ihfft"])
+@pytest.mark.parametrize("name", ["rfft2", "irfft2", "fftn", "ifft", "hfft", "ihfft", "hfft2", "ihfftn"])
 def test_gradients(name, devices):
     def real(t):
         return openreg.view_as_real(t) if t.dtype.is_complex else t
@@ -108,6 +116,8 @@ def test_gradients(name, devices):
         "ifft": (lambda a: real(openreg.fft.ifft(cplx(a), n=4, dim=1)), c),
         "hfft": (lambda a: openreg.fft.hfft(cplx(a), n=4), c),
         "ihfft": (lambda a: real(openreg.fft.ihfft(a)), x),
+        "hfft2": (lambda a: openreg.fft.hfft2(cplx(a), s=(4, 4)), c),
+        "ihfftn": (lambda a: real(openreg.fft.ihfftn(a, norm="ortho")), x),
     }[name]
     assert gradcheck(fn, (inp,), check_forward_ad=True)
 
@@ -134,3 +144,22 @@ def test_spectral_convolution_matches_torch_when_installed():
     np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-12)
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["hfft2", "hfftn", "ihfft2", "ihfftn"])
+def test_hermitian_nd_transforms_equal_pytorchs(name):
+    torch = pytest.importorskip("torch", reason="needs PyTorch to compare with")
+    data = Z if name.startswith("h") else X
+    kwargs = {"hfftn": {"s": (3, 4, 6)}, "ihfftn": {"dim": (0, 1), "norm": "ortho"}}.get(name, {})
+    results, weights = [], None
+    for lib in (torch, openreg):
+        t = lib.tensor(data, requires_grad=True)
+        y = getattr(lib.fft, name)(t, **kwargs)
+        if weights is None:
+            weights = np.random.default_rng(1).normal(size=tuple(y.shape) + (2,)) @ [1, 1j]
+        loss = (y * lib.tensor(weights if y.dtype.is_complex else weights.real)).sum()
+        (loss.real if y.dtype.is_complex else loss).backward()
+        results.append((y.detach().numpy(), t.grad.numpy()))
+    for ours, theirs in zip(results[1], results[0]):
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-12)

@@ -21,7 +21,7 @@ from . import dtypes as _dt
 from ._dispatch.ops import A
 from .aten.meta_rules import scalar_type_name, wrap_dim
 
-__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft",
+__all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft", "ihfft2", "ihfftn",
            "irfft", "irfft2", "irfftn", "rfft", "rfft2", "rfftfreq", "rfftn"]
 
 
@@ -283,6 +283,50 @@ def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     12.0
     """
     return irfftn(input, s, dim, norm, out=out)
+
+
+def hfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """n-dimensional ``hfft``: the real transform of a signal Hermitian-symmetric in every transformed dimension,
+    given by its half along the last one (default size of that one ``2 * (m - 1)``).
+
+    >>> import openreg
+    >>> openreg.fft.hfftn(openreg.tensor([[4 + 0j, 0j], [0j, 0j]])).tolist()
+    [[4.0, 4.0], [4.0, 4.0]]
+    """
+    dims, sizes = _dims_and_sizes(input, s, dim, True)
+    x = A.conj_physical(_complex_input(input))
+    return _out(_c2r_nd(x, dims, sizes, norm, forward=True), out)
+
+
+def ihfftn(input, s=None, dim=None, norm=None, *, out=None):
+    """Inverse of ``hfftn``: the half spectrum (conjugated, inverse scaling) of a real signal along ``dim``.
+
+    >>> import openreg
+    >>> openreg.fft.ihfftn(openreg.ones(2, 2)).real.tolist()
+    [[1.0, 0.0], [0.0, 0.0]]
+    """
+    dims, sizes = _dims_and_sizes(input, s, dim, True)
+    return _out(A.conj_physical(_r2c_nd(input, dims, sizes, norm, forward=False, name="ihfftn")), out)
+
+
+def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional ``hfft`` (``hfftn`` over the last two dimensions by default).
+
+    >>> import openreg
+    >>> openreg.fft.hfft2(openreg.tensor([[4 + 0j, 0j], [0j, 0j]])).shape
+    openreg.Size([2, 2])
+    """
+    return hfftn(input, s, dim, norm, out=out)
+
+
+def ihfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
+    """Two-dimensional ``ihfft`` (``ihfftn`` over the last two dimensions by default).
+
+    >>> import openreg
+    >>> openreg.fft.ihfft2(openreg.ones(2, 4)).shape
+    openreg.Size([2, 3])
+    """
+    return ihfftn(input, s, dim, norm, out=out)
 
 
 def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
