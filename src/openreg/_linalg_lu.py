@@ -168,14 +168,19 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     return _LUFactorEx(LU, pivots, info)
 
 
-def _raise_zero_pivot(name: str, info: Tensor) -> None:
-    flat = info.reshape(-1).tolist()
-    for b, i in enumerate(flat):
+def raise_for_info(name: str, info: Tensor, message) -> None:
+    """PyTorch's error for the first failed matrix: ``name: (Batch element b): message(info)`` (no batch part
+    for a single matrix)."""
+    for b, i in enumerate(info.reshape(-1).tolist()):
         if i > 0:
             where = f"(Batch element {b}): " if info.dim() else ""
-            raise RuntimeError(f"{name}: {where}U[{i},{i}] is zero and using it on lu_solve would result in a "
-                               f"division by zero. If you still want to perform the factorization, consider calling "
-                               f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+            raise RuntimeError(f"{name}: {where}{message(i)}")
+
+
+def _raise_zero_pivot(name: str, info: Tensor) -> None:
+    raise_for_info(name, info, lambda i: f"U[{i},{i}] is zero and using it on lu_solve would result in a division "
+                                         f"by zero. If you still want to perform the factorization, consider calling "
+                                         f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
 
 
 def lu_factor(A: Tensor, *, pivot: bool = True, out=None):
@@ -300,11 +305,8 @@ def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = Fa
     if not bool((info != 0).any()):
         return _SolveEx(o.linalg.solve(A, B, left=left), info)
     if check_errors:
-        for b, i in enumerate(info.reshape(-1).tolist()):
-            if i > 0:
-                where = f"(Batch element {b}): " if info.dim() else ""
-                raise RuntimeError(f"torch.linalg.solve_ex: {where}The solver failed because the input matrix is "
-                                   f"singular.")
+        raise_for_info("torch.linalg.solve_ex", info, lambda i: "The solver failed because the input matrix is "
+                                                                "singular.")
     # a singular system: LAPACK's substitutions run through the zero pivot (infinities and NaNs), on the host
     vector = B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     rhs = B.unsqueeze(-1 if left else -2) if vector else B

@@ -10,7 +10,7 @@ from collections import namedtuple
 
 from . import dtypes as _dtypes
 from ._dispatch.ops import A
-from ._linalg_lu import lstsq, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
+from ._linalg_lu import lstsq, lu, lu_factor, lu_factor_ex, lu_solve, raise_for_info, solve_ex
 from .tensor import Tensor
 
 __all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
@@ -107,11 +107,8 @@ def inv_ex(A: Tensor, *, check_errors: bool = False, out=None):
     eye = openreg.eye(A.shape[-1], dtype=A.dtype, device=A.device).expand(tuple(A.shape))
     result, info = solve_ex(A, eye)
     if check_errors:
-        for b, i in enumerate(info.reshape(-1).tolist()):
-            if i > 0:
-                where = f"(Batch element {b}): " if info.dim() else ""
-                raise RuntimeError(f"linalg.inv_ex: {where}The diagonal element {i} is zero, the inversion could not "
-                                   f"be completed because the input matrix is singular.")
+        raise_for_info("linalg.inv_ex", info, lambda i: f"The diagonal element {i} is zero, the inversion could not "
+                                                        f"be completed because the input matrix is singular.")
     return _InvEx(result, info)
 
 
