@@ -117,3 +117,6 @@ from . import _linalg_lu  # noqa: E402
 _linalg_lu.publish(__import__(__name__))  # torch.lu_unpack, torch.lu, torch.lu_solve
 
 _operators.finish()  # Autograd and Autocast kernels (and a backend's late additions) of every defined operator
+from . import _einops_backend  # noqa: E402
+
+_einops_backend.install()  # einops.rearrange/reduce/repeat/einsum on openreg tensors, whichever is imported first
