@@ -170,3 +170,25 @@ def test_forward_over_reverse_and_reverse_over_forward(devices):
         assert tan.requires_grad
         tan.sum().backward()
     np.testing.assert_allclose(npy(leaf.grad), -2 * th * (1 - th ** 2) * v, rtol=1e-12)
+
+
+def test_binary_cross_entropy_has_forward_mode():
+    # jacfwd/hessian of a BCE loss: its custom Function carries a jvp (input and target tangents)
+    x = openreg.tensor([[0.2, 0.7], [0.5, 0.9]], dtype=openreg.float64, requires_grad=True)
+    y = openreg.tensor([[0.0, 1.0], [0.3, 0.6]], dtype=openreg.float64, requires_grad=True)
+    bce = openreg.nn.functional.binary_cross_entropy
+    assert openreg.autograd.gradcheck(lambda a, b: bce(a, b), (x, y), check_forward_ad=True)
+    xd, yd = x.detach(), y.detach()
+    hess = openreg.func.hessian(lambda a: bce(a, yd, reduction="sum"))(xd)
+    # d2/dx2 of -(y log x + (1-y) log(1-x)) = y/x^2 + (1-y)/(1-x)^2, on the diagonal
+    expected = (yd / xd ** 2 + (1 - yd) / (1 - xd) ** 2).numpy()
+    np.testing.assert_allclose(hess.reshape(4, 4).diagonal().numpy(), expected.reshape(-1), rtol=1e-10)
+
+
+def test_missing_forward_formula_raises_not_implemented_error():
+    # PyTorch raises NotImplementedError (a RuntimeError) for ops without forward-mode formulas
+    q = openreg.randn(1, 2, 3, 4, dtype=openreg.float64)
+    with fwAD.dual_level():
+        qd = fwAD.make_dual(q, openreg.ones_like(q))
+        with pytest.raises(NotImplementedError, match="Trying to use forward AD with"):
+            openreg.nn.functional.scaled_dot_product_attention(qd, qd, qd)

@@ -648,8 +648,8 @@ def _slow(info: OpInfo, redispatch, ks, args, kwargs, need: bool, fw: bool):
     if fw and formula is not None and not formula.nondiff:
         _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, original_self, level, in_meta)
     elif fw and formula is None and any(_is_diff(o) for o in _outputs(out)):
-        raise RuntimeError(f"Trying to use forward AD with {info.short} that does not support it because it "
-                               f"has not been implemented yet.")
+        raise NotImplementedError(f"Trying to use forward AD with {info.short} that does not support it because "
+                                  f"it has not been implemented yet.")     # (a RuntimeError subclass, as PyTorch's)
     return out
 
 
@@ -937,8 +937,8 @@ def _forward(info, formula, args, kwargs, values, tangents_in, out, self_t, orig
     primal_values["out_meta"] = [tensor_meta(o) if _is_diff(o) else None for o in outs]
     a = Args(primal_values, in_meta)
     if formula.jvp is None:
-        raise RuntimeError(f"Trying to use forward AD with {info.short} that does not support it because it has "
-                           f"not been implemented yet.")
+        raise NotImplementedError(f"Trying to use forward AD with {info.short} that does not support it because it "
+                                  f"has not been implemented yet.")
     _fwtls.disabled = True
     old = _tls.exclude
     # the tangents are differentiable functions of the primals (and of tangents that require grad): record them

@@ -137,8 +137,21 @@ class _BinaryCrossEntropy(Function):
     @staticmethod
     def forward(ctx, input, target):
         ctx.save_for_backward(input, target)
+        ctx.save_for_forward(input, target)
         log_p, log_q = _bce_logs(input)
         return (target - 1) * log_q - target * log_p
+
+    @staticmethod
+    def jvp(ctx, input_t, target_t):
+        """Forward mode (jvp, jacfwd, hessian): the same two derivatives times the tangents."""
+        input, target = ctx.saved_tensors
+        out = None
+        if input_t is not None:
+            out = input_t * (input - target) / (input * (1 - input)).clamp_min(1e-12)
+        if target_t is not None:
+            term = target_t * ((1 - input).log() - input.log())
+            out = term if out is None else out + term
+        return out
 
     @staticmethod
     def backward(ctx, grad):
