@@ -50,12 +50,32 @@ def test_blocked_autorange_fills_min_run_time():
     assert [b for _, b in calls] == m.raw_times
 
 
+class _SimulatedClock:
+    """A clock that only the timed statement moves: each run 'takes' the next of 1, 2, 3 ms, so block times are
+    exact whatever the machine's load."""
+
+    def __init__(self) -> None:
+        self.now, self.runs = 0.0, 0
+
+    def tick(self) -> None:
+        self.runs += 1
+        self.now += 1e-3 * (1 + (self.runs - 1) % 3)
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_adaptive_autorange_stops_at_max_run_time_or_when_steady():
-    m = benchmark.Timer("time.sleep(0.001)", setup="import time").adaptive_autorange(threshold=1e-9,
-                                                                                    max_run_time=0.05)
-    assert 0.05 < sum(m.raw_times) < 1.0                  # an unreachable threshold: it stops at max_run_time
-    m = benchmark.Timer("time.sleep(0.001)", setup="import time").adaptive_autorange(threshold=10.0)
-    assert len(m.raw_times) == 4 and sum(m.raw_times) >= 0.01   # steady from the fourth block on
+    clock = _SimulatedClock()
+    t = benchmark.Timer("clock.tick()", globals={"clock": clock}, timer=clock)
+    m = t.adaptive_autorange(threshold=1e-9, max_run_time=0.05)
+    # the block-size probe takes the first run (1 ms: one run per block); then an unreachable threshold: blocks of
+    # 2, 3, 1, 2, ... ms until they pass max_run_time (0.05 s after 25 blocks)
+    assert m.number_per_run == 1 and len(m.raw_times) == 25 and sum(m.raw_times) > 0.05
+    clock = _SimulatedClock()
+    m = benchmark.Timer("clock.tick()", globals={"clock": clock}, timer=clock).adaptive_autorange(threshold=10.0)
+    # steady from the fourth block on, but min_run_time (0.01 s) needs a fifth: 2+3+1+2+3 ms
+    assert len(m.raw_times) == 5 and abs(sum(m.raw_times) - 0.011) < 1e-12
 
 
 def test_timer_sets_threads_and_namespace():
