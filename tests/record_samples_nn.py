@@ -71,6 +71,8 @@ NN_SAMPLES = {
     "tanh_backward": Sample(lambda make: (make(2, 3), make(1, 3)), lambda g, y: g * (1 - y * y)),
     "threshold_backward": Sample(lambda make: (make(2, 3), make(2, 3), 0.1), lambda g, x, t: np.where(x <= t, 0, g)),
     "silu": Sample(lambda make: (make(2, 3),), lambda x: x / (1 + np.exp(-x))),
+    "silu_backward": Sample(lambda make: (make(2, 3), make(2, 3)),
+                            lambda g, x: g / (1 + np.exp(-x)) * (1 + x * (1 - 1 / (1 + np.exp(-x))))),
     "softplus": Sample(lambda make: (make(2, 3), 2.0, 3.0),
                        lambda x, b, t: np.where(x * b > t, x, np.log1p(np.exp(x * b)) / b)),
     "leaky_relu": Sample(lambda make: (make(2, 3), 0.2), lambda x, s: np.where(x > 0, x, x * s)),

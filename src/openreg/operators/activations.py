@@ -1,4 +1,5 @@
-"""Activation functions: ``gelu`` (+ ``gelu_backward``), ``silu``, ``softplus``, ``leaky_relu``, ``elu``.
+"""Activation functions: ``gelu`` (+ ``gelu_backward``), ``silu`` (+ ``silu_backward``), ``softplus``,
+``leaky_relu``, ``elu``.
 
 >>> import openreg
 >>> openreg.ops.aten.gelu(openreg.tensor([-1.0, 0.0, 1.0], dtype=openreg.float64)).mul(1e4).round().tolist()
@@ -10,6 +11,7 @@ import math
 
 import numpy as np
 
+from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, broadcast_shapes, fmt_shape
 from ._compute import f32_via_f64, operand, quiet, select, upcast, xp_of
@@ -21,6 +23,7 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _INV_SQRT_2 = 1.0 / math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _TANH_COEF = 0.044715
+_SAME_ROUNDING = (_dt.float32, _dt.float64)
 
 
 def _float_only(op: str):
@@ -237,8 +240,36 @@ def _silu_compute(spec, self):
 
 
 def _silu_grad(g, a):
-    s = a.self.sigmoid()
-    return g * s * (1 + a.self * (1 - s))
+    """``g * s * (1 + x * (1 - s))`` with ``s = sigmoid(x)``: the fused ``silu_backward`` where it rounds as the
+    separate ops do (float32/float64, one dtype and size), the ops otherwise (half precision rounds after each)."""
+    x = a.self
+    if g._dtype is x._dtype and x._dtype in _SAME_ROUNDING and g._size == x._size:
+        return A.silu_backward(g, x)
+    s = x.sigmoid()
+    return g * s * (1 + x * (1 - s))
+
+
+def _silu_backward_meta(grad_output, self) -> Spec:
+    spec = _float_only("silu_backward")(self)
+    if tuple(broadcast_shapes(grad_output._size, self._size)) != tuple(self._size):
+        raise RuntimeError(f"silu_backward: grad_output size {fmt_shape(grad_output._size)} does not match input "
+                           f"size {fmt_shape(self._size)}")
+    return spec
+
+
+def _silu_backward_compute(spec, grad_output, self):
+    xp, x = _x(spec, self)
+    g = upcast(operand(grad_output, spec, xp), xp)
+    with quiet():
+        s = 1 / (1 + xp.exp(-x))             # sigmoid's own formula: bitwise the separate ops' result
+        return g * s * (1 + x * (1 - s))
+
+
+def _silu_second(gg, a):
+    """d/dx [g * silu'(x)] = g * s * (1 - s) * (2 + x * (1 - 2 * s))."""
+    x = a.self
+    s = x.sigmoid()
+    return gg * a.grad_output * s * (1 - s) * (2 + x * (1 - 2 * s))
 
 
 silu = Op(
@@ -256,6 +287,25 @@ silu = Op(
     >>> import openreg
     >>> openreg.ops.aten.silu(openreg.zeros(2)).tolist()
     [0.0, 0.0]
+    """,
+)
+
+
+silu_backward = Op(
+    "silu_backward",
+    """
+    silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)  [pointwise]
+    silu_backward(Tensor grad_output, Tensor self) -> Tensor  [pointwise]
+    """,
+    meta=_silu_backward_meta, compute=_silu_backward_compute, elementwise=True,
+    derivatives={"silu_backward": Deriv(save="grad_output self", pointwise=True,
+                                        grad_output=lambda gg, a: A.silu_backward(gg, a.self), self=_silu_second)},
+    function=False, method=False,
+    doc="""``grad_output * silu'(self)``: the gradient of ``silu`` in one pass.
+
+    >>> import openreg
+    >>> openreg.ops.aten.silu_backward(openreg.ones(1), openreg.zeros(1)).tolist()
+    [0.5]
     """,
 )
 
@@ -357,4 +407,4 @@ elu = Op(
     """,
 )
 
-register(gelu, gelu_backward, silu, softplus, leaky_relu, elu)
+register(gelu, gelu_backward, silu, silu_backward, softplus, leaky_relu, elu)
