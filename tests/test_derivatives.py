@@ -292,6 +292,8 @@ SAMPLES = {
     "aten::nll_loss_backward": lambda d: _nll_backward_sample(d),
     "aten::_log_softmax_backward_data": lambda d: (lambda go, out: A._log_softmax_backward_data.default(
         go, out, 1, openreg.float64), [r(d, 2, 3), r(d, 2, 3)]),
+    "aten::_softmax_backward_data": lambda d: (lambda go, out: A._softmax_backward_data.default(
+        go, out, 1, openreg.float64), [r(d, 2, 3), r(d, 2, 3)]),
     "aten::movedim.intlist": lambda d: (lambda x: A.movedim.intlist(x, [0, 1], [2, 0]), [r(d, 2, 3, 2)]),
     "aten::narrow.Tensor": lambda d: (lambda x: A.narrow.Tensor(x, 1, openreg.tensor(1, device=d), 2),
                                       [r(d, 2, 3)]),
@@ -443,7 +445,7 @@ def test_resize_and_set_refuse_grad(devices):
 SECOND_ORDER = ["aten::mul.Tensor", "aten::exp", "aten::tanh", "aten::sigmoid", "aten::mm", "aten::_softmax",
                 "aten::sum.dim_IntList", "aten::div.Tensor", "aten::pow.Tensor_Scalar", "aten::select.int",
                 "aten::mul_.Tensor", "aten::log", "aten::cat", "aten::nll_loss_forward",
-                "aten::_log_softmax_backward_data"]
+                "aten::_log_softmax_backward_data", "aten::_softmax_backward_data"]
 
 
 @pytest.mark.parametrize("op", SECOND_ORDER)

@@ -1,5 +1,6 @@
 """Fused loss kernels, as in PyTorch: ``nll_loss_forward`` / ``nll_loss_backward`` (class-index targets, 1-d or
-2-d input) and ``_log_softmax_backward_data`` (the gradient of ``_log_softmax``).
+2-d input), ``_log_softmax_backward_data`` and ``_softmax_backward_data`` (the gradients of ``_log_softmax`` and
+``_softmax``).
 
 ``cross_entropy`` is ``log_softmax`` + ``nll_loss``; with these ops one training step records two nodes for the
 loss instead of a dozen elementwise ops. Kernels are written against the array module of the input's storage
@@ -22,7 +23,7 @@ from .._dispatch.ops import A
 from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.structured import empty_tensor
 from ..tensor import TensorBase as Tensor
-from ._compute import axis_sums
+from ._compute import axis_sums, quiet
 from ._record import Deriv, Op, register
 
 
@@ -158,9 +159,9 @@ def meta_nll_loss_backward(grad_output: Tensor, self: Tensor, target: Tensor, we
     return empty_tensor(tuple(self._size), self._dtype, self.device)
 
 
-def _check_lsbd(grad_output: Tensor, output: Tensor, dim: int) -> int:
+def _check_lsbd(grad_output: Tensor, output: Tensor, dim: int, op: str = "_log_softmax_backward_data") -> int:
     if tuple(grad_output._size) != tuple(output._size):
-        raise RuntimeError(f"_log_softmax_backward_data: grad_output size {fmt_shape(grad_output._size)} does not "
+        raise RuntimeError(f"{op}: grad_output size {fmt_shape(grad_output._size)} does not "
                            f"match output size {fmt_shape(output._size)}")
     return wrap_dim(dim, max(output.dim(), 1))
 
@@ -182,6 +183,28 @@ def meta_log_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int
     return empty_tensor(tuple(output._size), output._dtype, output.device)
 
 
+def softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype) -> Tensor:
+    """``gy - output * gy.sum(dim, keepdim=True)`` with ``gy = grad_output * output``: the operations and sum of
+    the separate ops' formula in one kernel (bitwise their result in float32/float64)."""
+    from .reduction import host_sum
+    d = _check_lsbd(grad_output, output, dim, "_softmax_backward_data")
+    xp = _xp(output)
+    y = _values(output, output, xp)
+    g = _values(grad_output, output, xp)
+    shape = tuple(output._size) or (1,)
+    y, g = y.reshape(shape), g.reshape(shape)
+    with quiet():
+        gy = g * y
+        total = host_sum(gy, (d,), gy.dtype, True) if xp is np else gy.sum(axis=d, keepdims=True)
+        res = gy - y * total
+    return _store(res.reshape(tuple(output._size)), output._dtype, output.device)
+
+
+def meta_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, input_dtype) -> Tensor:
+    _check_lsbd(grad_output, output, dim, "_softmax_backward_data")
+    return empty_tensor(tuple(output._size), output._dtype, output.device)
+
+
 # -- derivatives --------------------------------------------------------------------------------------------
 
 def _nll_loss_grad(g, a):
@@ -192,6 +215,17 @@ def _nll_loss_grad(g, a):
 
 def _nll_loss_jvp(t, a):
     return [A.nll_loss_forward(t, a.target, a.weight, a.reduction, a.ignore_index)[0], None]
+
+
+def _sbd_output_grad(g, a):
+    """``y = go*out - out * (go*out).sum(dim)``: ``dL/dout = g * (go - (go*out).sum(dim)) - go * (g*out).sum(dim)``."""
+    go, out = a.grad_output, a.output
+    return g * (go - (go * out).sum(a.dim, True)) - go * (g * out).sum(a.dim, True)
+
+
+def _sbd_output_jvp(t, a):
+    go, out = a.grad_output, a.output
+    return t * (go - (go * out).sum(a.dim, True)) - out * (go * t).sum(a.dim, True)
 
 
 def _lsbd_output_grad(g, a):
@@ -230,4 +264,17 @@ log_softmax_backward_data_op = Op(
              "output": _lsbd_output_grad})},
     function=False, method=False)
 
-register(nll_loss_forward_op, nll_loss_backward_op, log_softmax_backward_data_op)
+softmax_backward_data_op = Op(
+    "_softmax_backward_data",
+    "_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor",
+    kernels={"_softmax_backward_data": {"CompositeExplicitAutograd": softmax_backward_data,
+                                        "Meta": meta_softmax_backward_data}},
+    derivatives={"_softmax_backward_data": Deriv(
+        save="grad_output output", name="SoftmaxBackwardDataBackward0",
+        grad_output=lambda g, a: A._softmax_backward_data(g, a.output, a.dim, a.input_dtype),
+        output=_sbd_output_grad,
+        jvp={"grad_output": lambda t, a: A._softmax_backward_data(t, a.output, a.dim, a.input_dtype),
+             "output": _sbd_output_jvp})},
+    function=False, method=False)
+
+register(nll_loss_forward_op, nll_loss_backward_op, log_softmax_backward_data_op, softmax_backward_data_op)

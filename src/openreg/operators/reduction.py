@@ -463,7 +463,11 @@ def _log_softmax(spec, self, dim, half_to_float):
 
 
 def _softmax_grad(g, a):
+    """``gy - y * gy.sum(dim)`` with ``gy = g * y``: the fused ``_softmax_backward_data`` where it rounds as the
+    separate ops do (float32/float64, one dtype and size), the ops otherwise."""
     y = a.result
+    if g._dtype is y._dtype and y._dtype in (_dt.float32, _dt.float64) and g._size == y._size:
+        return A._softmax_backward_data(g, y, a.dim, y._dtype)
     gy = g * y
     return gy - y * gy.sum(a.dim, True)
 
