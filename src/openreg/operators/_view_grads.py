@@ -86,7 +86,17 @@ def as_strided_grad(g, a):
 
 
 def fill_missing(g: list, a) -> list:
-    return [x if x is not None else zeros(m[0], _proto(g)).to(m[1]) for x, m in zip(g, a.out_meta)]
+    """The outputs' gradients, with a zero for each missing one: one zero element per dtype/device, expanded to
+    the output's size (a view, nothing allocated or filled: ``cat``/``stack`` only read it)."""
+    out, zero = [], {}
+    for x, m in zip(g, a.out_meta):
+        if x is None:
+            z = zero.get(m[1])
+            if z is None:
+                z = zero[m[1]] = zeros((), _proto(g)).to(m[1])
+            x = z.expand(tuple(m[0]))
+        out.append(x)
+    return out
 
 
 def _proto(g: list):
