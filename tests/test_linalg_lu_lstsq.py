@@ -90,6 +90,10 @@ def test_gradcheck():
     gradcheck = openreg.autograd.gradcheck
     assert gradcheck(lambda a: openreg.linalg.lu_factor(a).LU, (A,))
     assert gradcheck(lambda a: openreg.linalg.lu(a)[1:], (A,))
+    for shape in [(5, 3), (3, 5)]:                                  # tall and wide
+        R = openreg.tensor(rng.standard_normal(shape), requires_grad=True)
+        assert gradcheck(lambda a: openreg.linalg.lu_factor(a).LU, (R,))
+        assert gradcheck(lambda a: openreg.linalg.lu(a)[1:], (R,))
     LU, pivots = openreg.linalg.lu_factor(A.detach())
     LU.requires_grad_()
     for left, adjoint in [(True, False), (True, True), (False, False)]:
@@ -133,8 +137,8 @@ def test_lu_family_equals_pytorchs(shape):
     rng = np.random.default_rng(11)
     a = rng.standard_normal(shape)
     square = shape[-1] == shape[-2]
-    _assert_same(_both(lambda lib, x: tuple(lib.linalg.lu_factor(x)), a, grad=square))
-    _assert_same(_both(lambda lib, x: tuple(lib.linalg.lu(x)), a, grad=square))
+    _assert_same(_both(lambda lib, x: tuple(lib.linalg.lu_factor(x)), a))
+    _assert_same(_both(lambda lib, x: tuple(lib.linalg.lu(x)), a))
     if square:
         b = rng.standard_normal(shape[:-1] + (2,))
         _assert_same(_both(lambda lib, x, y: tuple(lib.linalg.solve_ex(x, y)), a, b))
@@ -183,3 +187,18 @@ def test_inv_ex_reports_singular_matrices():
 @needs_torch
 def test_inv_ex_of_a_singular_matrix_equals_pytorchs():
     _assert_same(_both(lambda lib, x: tuple(lib.linalg.inv_ex(x)), np.array([[1.0, 2.0], [2.0, 4.0]]), grad=False))
+
+
+@needs_torch
+def test_complex_inputs_equal_pytorchs():
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))
+    b = rng.standard_normal((4, 2)) + 1j * rng.standard_normal((4, 2))
+    for adjoint in (False, True):
+        _assert_same(_both(lambda lib, x, y, adjoint=adjoint: lib.linalg.lu_solve(*lib.linalg.lu_factor(x), y,
+                                                                                  adjoint=adjoint), a, b, grad=False))
+    tall = rng.standard_normal((6, 3)) + 1j * rng.standard_normal((6, 3))
+    rhs = rng.standard_normal((6, 2)) + 1j * rng.standard_normal((6, 2))
+    for driver in ("gelsy", "gelsd"):
+        _assert_same(_both(lambda lib, x, y, driver=driver: tuple(lib.linalg.lstsq(x, y, driver=driver)), tall, rhs,
+                           grad=False))

@@ -1,7 +1,7 @@
 """``torch.linalg`` LU factorizations and least squares: ``lu_factor``/``lu_factor_ex`` (LAPACK ``getrf``'s
 partial pivoting: the combined ``LU`` and 1-based int32 ``pivots``), ``lu`` (``P, L, U``), ``lu_unpack``,
 ``lu_solve``, ``solve_ex`` and ``lstsq`` with PyTorch's drivers and outputs. The factorization runs on the host
-in NumPy; its gradient (square matrices, as PyTorch's formula) and those of ``lu_solve`` and ``lstsq`` are
+in NumPy; its gradient (PyTorch's, square and rectangular) and those of ``lu_solve`` and ``lstsq`` are
 written with differentiable tensor ops.
 
 >>> import openreg
@@ -28,6 +28,12 @@ _Lstsq = namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_
 def _o():
     import openreg
     return openreg
+
+
+def _adj(x: Tensor) -> Tensor:
+    """The conjugate transpose of the last two dims (``Tensor.mH``, which openreg refuses for complex tensors)."""
+    from ._dispatch.ops import A
+    return A.conj_physical(x.mT) if x.is_complex() else x.mT
 
 
 def _check_float(name: str, A: Tensor) -> None:
@@ -112,9 +118,19 @@ def _inverse_perm(perm: Tensor) -> Tensor:
 def _lu_factor_fn():
     o = _o()
 
+    def square_grad(L, U, gL, gU):
+        """``L^-H (tril_-1(L^H gL) + triu(gU U^H)) U^-H`` for ``A = L U`` (``gL``/``gU``: the gradients of ``L``'s
+        strict lower triangle and of ``U``)."""
+        phi = (_adj(L) @ gL).tril(-1) + (gU @ _adj(U)).triu()
+        X = o.linalg.solve_triangular(_adj(L), phi, upper=True, unitriangular=True)
+        return o.linalg.solve_triangular(_adj(U), X, upper=False, left=False)
+
     class LUFactor(o.autograd.Function):
-        """The combined LU factor, with PyTorch's gradient for square matrices:
-        ``A_bar = P L^-H (tril_-1(L^H L_bar) + triu(U_bar U^H)) U^-H``."""
+        """The combined LU factor with PyTorch's gradient. Square ``A = P L U``:
+        ``A_bar = P L^-H (tril_-1(L^H L_bar) + triu(U_bar U^H)) U^-H``. Tall (``m > n``): the rows below ``n``
+        are ``L2 = A2 U^-1``, so they add ``-L2^H L2_bar U^-H`` to ``U_bar`` and give ``A2_bar = L2_bar U^-H``;
+        wide (``m < n``): the columns past ``m`` are ``U2 = L^-1 A2``, adding ``-L^-H U2_bar U2^H`` to ``L_bar``
+        and giving ``A2_bar = L^-H U2_bar``."""
 
         @staticmethod
         def forward(ctx, A):
@@ -127,14 +143,20 @@ def _lu_factor_fn():
         def backward(ctx, gLU, gpivots, ginfo):
             LU, pivots = ctx.saved_tensors
             m, n = LU.shape[-2:]
-            if m != n:
-                raise NotImplementedError("openreg: the derivative of linalg.lu_factor / linalg.lu for rectangular "
-                                          f"matrices ({m} x {n}) is not implemented; square matrices are")
             L, U = _unpack_lu(LU)
-            phi = (L.mH @ gLU.tril(-1)).tril(-1) + (gLU.triu() @ U.mH).triu()
-            X = o.linalg.solve_triangular(L.mH, phi, upper=True, unitriangular=True)
-            Y = o.linalg.solve_triangular(U.mH, X, upper=False, left=False)
-            return _rows(Y, _inverse_perm(_permutation(pivots, m)))
+            if m == n:
+                grad = square_grad(L, U, gLU.tril(-1), gLU.triu())
+            elif m > n:
+                L1, L2 = L[..., :n, :], L[..., n:, :]
+                bottom = o.linalg.solve_triangular(_adj(U), gLU[..., n:, :], upper=False, left=False)
+                gU = gLU[..., :n, :].triu() - _adj(L2) @ bottom
+                grad = o.cat([square_grad(L1, U, gLU[..., :n, :].tril(-1), gU), bottom], dim=-2)
+            else:
+                U1, U2, gU2 = U[..., :, :m], U[..., :, m:], gLU[..., :, m:]
+                right = o.linalg.solve_triangular(_adj(L), gU2, upper=True, unitriangular=True)
+                gL = gLU[..., :, :m].tril(-1) - right @ _adj(U2)
+                grad = o.cat([square_grad(L, U1, gL, gLU[..., :, :m].triu()), right], dim=-1)
+            return _rows(grad, _inverse_perm(_permutation(pivots, m)))
 
     return LUFactor
 
@@ -228,7 +250,7 @@ def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpa
 
 def lu(A: Tensor, *, pivot: bool = True, out=None):
     """``(P, L, U)`` with ``A = P L U``: ``P`` a permutation, ``L`` unit lower triangular (``m x k``), ``U`` upper
-    triangular (``k x n``), ``k = min(m, n)``; differentiable for square ``A``.
+    triangular (``k x n``), ``k = min(m, n)``; differentiable.
 
     >>> import openreg
     >>> P, L, U = openreg.linalg.lu(openreg.tensor([[1.0, 2.0], [3.0, 4.0]]))
@@ -273,7 +295,7 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
                            f"{_dtype_name(LU)} and B of type {_dtype_name(B)} instead")
     if not left:
         # X A = B  <=>  A^H X^H = B^H
-        result = lu_solve(LU, pivots, B.mH, left=True, adjoint=not adjoint).mH
+        result = lu_solve(LU, pivots, _adj(B), left=True, adjoint=not adjoint).mH
         return result if out is None else out.copy_(result)
     perm = _permutation(pivots, n)
     L, U = _unpack_lu(LU)
@@ -281,8 +303,8 @@ def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoin
         Y = o.linalg.solve_triangular(L, _rows(B, perm), upper=False, unitriangular=True)
         result = o.linalg.solve_triangular(U, Y, upper=True)
     else:               # A^H = U^H L^H P^T:  X = P L^-H U^-H B
-        Y = o.linalg.solve_triangular(U.mH, B, upper=False)
-        Y = o.linalg.solve_triangular(L.mH, Y, upper=True, unitriangular=True)
+        Y = o.linalg.solve_triangular(_adj(U), B, upper=False)
+        Y = o.linalg.solve_triangular(_adj(L), Y, upper=True, unitriangular=True)
         result = _rows(Y, _inverse_perm(perm))
     return result if out is None else out.copy_(result)
 
@@ -389,10 +411,10 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
         X = A.new_zeros(batch + (n, rhs.shape[-1]))
     elif full and m >= n:
         Q, R = o.linalg.qr(A)
-        X = o.linalg.solve_triangular(R, Q.mH @ rhs, upper=True)
+        X = o.linalg.solve_triangular(R, _adj(Q) @ rhs, upper=True)
     elif full:
-        Q, R = o.linalg.qr(A.mH)
-        X = Q @ o.linalg.solve_triangular(R.mH, rhs, upper=False)
+        Q, R = o.linalg.qr(_adj(A))
+        X = Q @ o.linalg.solve_triangular(_adj(R), rhs, upper=False)
     else:
         X = o.linalg.pinv(A, rtol=rcond) @ rhs
     want_residuals = m > n and (driver == "gels" or (driver in ("gelsd", "gelss") and full))
