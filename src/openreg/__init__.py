@@ -11,7 +11,7 @@
 # kept here groups them by topic. The per-line noqa markers document re-exports for linters that check them.
 from __future__ import annotations
 
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401  (one place: openreg.version)
 
 from .dtypes import (  # noqa: F401
     bfloat16, bool, complex64, complex128, dtype, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz,
@@ -98,6 +98,7 @@ from .deterministic import (  # noqa: F401,E402
 from .utils import data as _utils_data  # noqa: F401,E402  (openreg.utils.data)
 from .backends import cuda as _backends_cuda, cudnn as _backends_cudnn, mps as _backends_mps  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (eager: returns the model unchanged)
+from . import _dynamo, compiler, types, version  # noqa: F401,E402  (torch._dynamo, torch.compiler, ...)
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401,E402
 from ._threads import get_num_threads, set_num_threads  # noqa: F401,E402  (intra-op threads: pool and BLAS)
 from . import _inplace_functions  # noqa: E402
