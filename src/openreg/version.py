@@ -34,8 +34,8 @@ def _cuda_version() -> str | None:
     from .devices import privateuse1_name
     if privateuse1_name() != "cuda":
         return None
-    from .backends.privateuseone import driver_select
-    if driver_select.driver_name() != "cuda":
+    import openreg
+    if openreg.cuda.driver() != "cuda":                # the device module's public driver query
         return _EMULATED_CUDA
     import cupy
     v = cupy.cuda.runtime.runtimeGetVersion()          # 12040 -> "12.4"
