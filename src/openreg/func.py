@@ -29,6 +29,11 @@ from collections.abc import Sequence
 from .autograd.grad_mode import enable_grad
 from .nn.utils.stateless import _functional_call
 from .tensor import TensorBase
+from .utils import _pytree
+from .utils._pytree import TreeSpec, tree_is_leaf
+from .utils._pytree import is_namedtuple_instance as _is_namedtuple
+from .utils._pytree import tree_flatten as _tree_flatten
+from .utils._pytree import tree_unflatten as _tree_unflatten
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "linearize",
            "stack_module_state", "vjp", "vmap"]
@@ -409,80 +414,19 @@ def hessian(func, argnums=0):
     return jacfwd(jacrev(func, argnums), argnums)
 
 
-# -- pytrees as torch.utils._pytree sees them: tuples, lists, dicts and namedtuples are nodes, the rest leaves ---
+# -- pytrees: torch.utils._pytree's (openreg.utils._pytree), with in_dims/out_dims broadcast over them -------------
 
-class _Spec:
-    __slots__ = ("children", "ctx", "kind", "n")
-
-    def __init__(self, kind, ctx, children):
-        self.kind, self.ctx, self.children = kind, ctx, children
-        self.n = 1 if kind is None else sum(c.n for c in children)
-
-    def __eq__(self, other) -> bool:
-        return (isinstance(other, _Spec) and self.kind is other.kind and self.ctx == other.ctx
-                and self.children == other.children)
-
-    def __repr__(self) -> str:
-        if self.kind is None:
-            return "*"
-        inner = ", ".join(repr(c) for c in self.children)
-        if self.kind is dict:
-            inner = ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.ctx, self.children))
-        return f"TreeSpec({self.kind.__name__}, [{inner}])"
-
-
-_LEAF = _Spec(None, None, [])
-
-
-def _is_namedtuple(x) -> bool:
-    return isinstance(x, tuple) and hasattr(type(x), "_fields")
-
-
-def _tree_flatten(tree) -> tuple[list, _Spec]:
-    leaves: list = []
-
-    def go(x) -> _Spec:
-        if isinstance(x, dict):
-            keys = list(x)
-            return _Spec(type(x), tuple(keys), [go(x[k]) for k in keys])
-        if isinstance(x, (list, tuple)):
-            return _Spec(type(x), None, [go(v) for v in x])
-        leaves.append(x)
-        return _LEAF
-    spec = go(tree)
-    return leaves, spec
-
-
-def _tree_unflatten(leaves, spec: _Spec):
-    it = iter(leaves)
-
-    def go(sp: _Spec):
-        if sp.kind is None:
-            return next(it)
-        items = [go(c) for c in sp.children]
-        if issubclass(sp.kind, dict):
-            return sp.kind(zip(sp.ctx, items))
-        if issubclass(sp.kind, tuple) and hasattr(sp.kind, "_fields"):
-            return sp.kind(*items)
-        return sp.kind(items)
-    return go(spec)
-
-
-def _broadcast_prefix(prefix, spec: _Spec) -> list | None:
+def _broadcast_prefix(prefix, spec: TreeSpec) -> list | None:
     """The leaves of ``prefix`` (a tree whose leaves stand for whole subtrees of ``spec``) repeated over the
     leaves of ``spec``; None when the structures do not match."""
-    if not isinstance(prefix, (list, tuple, dict)):
-        return [prefix] * spec.n
-    if spec.kind is None or type(prefix) is not spec.kind:
+    if tree_is_leaf(prefix):
+        return [prefix] * spec.num_leaves
+    if spec.is_leaf():
         return None
-    if isinstance(prefix, dict):
-        if set(prefix) != set(spec.ctx):
-            return None
-        parts = [_broadcast_prefix(prefix[k], c) for k, c in zip(spec.ctx, spec.children)]
-    else:
-        if len(prefix) != len(spec.children):
-            return None
-        parts = [_broadcast_prefix(p, c) for p, c in zip(prefix, spec.children)]
+    children = _pytree.matching_children(spec, prefix)
+    if children is None:
+        return None
+    parts = [_broadcast_prefix(p, c) for p, c in zip(children, spec.children_specs)]
     if any(p is None for p in parts):
         return None
     return [v for p in parts for v in p]
@@ -536,7 +480,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness: str = "error", *, chunk_size: 
     return wrapped
 
 
-def _vmap_inputs(func, in_dims, args: tuple) -> tuple[int, list, list, _Spec]:
+def _vmap_inputs(func, in_dims, args: tuple) -> tuple[int, list, list, TreeSpec]:
     name = _name(func)
     if not isinstance(in_dims, (int, tuple)):
         raise ValueError(f"vmap({name}, in_dims={in_dims}, ...)(<inputs>): expected `in_dims` to be int or a "  # noqa: TRY004
@@ -638,7 +582,7 @@ def _vmap_call(func, in_dims, out_dims, randomness: str, args: tuple, kwargs: di
         return ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "
                           f"structure of `outputs`. out_dims has structure {_tree_flatten(out_dims)[1]} but outputs "
                           f"has structure {out_spec}.")
-    if out_spec.kind is None and isinstance(flat_results[0][0], TensorBase):
+    if out_spec.is_leaf() and isinstance(flat_results[0][0], TensorBase):
         if isinstance(out_dims, int) or out_dims is None:
             flat_out_dims = [out_dims]
         elif isinstance(out_dims, tuple) and len(out_dims) == 1:
