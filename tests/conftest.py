@@ -24,3 +24,11 @@ def _privateuse1_available() -> bool:
 def devices(request) -> str:
     """The device string to run a test on."""
     return request.param
+
+
+def pytest_configure(config) -> None:
+    """``openreg.utils.tensorboard`` raises ImportError without the optional 'tensorboard' package (as PyTorch's
+    module does), so its doctests are collected only where the package is installed."""
+    import importlib.util
+    if importlib.util.find_spec("tensorboard") is None:
+        config.option.ignore_glob = [*(config.option.ignore_glob or []), "*/openreg/utils/tensorboard/*"]

@@ -99,6 +99,7 @@ from .utils import data as _utils_data  # noqa: F401,E402  (openreg.utils.data)
 from .backends import cuda as _backends_cuda, cudnn as _backends_cudnn, mps as _backends_mps  # noqa: F401,E402
 from ._compile import compile  # noqa: F401,E402  (eager: returns the model unchanged)
 from . import _dynamo, compiler, types, version  # noqa: F401,E402  (torch._dynamo, torch.compiler, ...)
+from . import hub, mps, mtia, xpu  # noqa: F401,E402  (torch.hub; the device modules of absent devices)
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401,E402
 from ._threads import get_num_threads, set_num_threads  # noqa: F401,E402  (intra-op threads: pool and BLAS)
 from . import _inplace_functions  # noqa: E402

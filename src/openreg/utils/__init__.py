@@ -2,8 +2,10 @@
 files."""
 from ..storage import set_storage_create_hook  # noqa: F401
 from . import (
+    _pytree,  # noqa: F401  (torch.utils._pytree)
     backend_registration,  # noqa: F401
     dispatch_mode,  # noqa: F401
+    dlpack,  # noqa: F401  (torch.utils.dlpack)
     safetensors,  # noqa: F401  (needs the optional 'safetensors' package only when used)
 )
 from .backend_meta import get_tensor_metadata, set_tensor_metadata  # noqa: F401
