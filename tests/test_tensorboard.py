@@ -93,6 +93,21 @@ def test_image(tmp_path, shape, fmt):
     np.testing.assert_array_equal(raw, want)
 
 
+@pytest.mark.parametrize(("n", "fmt"), [(3, "NCHW"), (10, "NCHW"), (2, "NHWC")])
+def test_add_images_grid(tmp_path, n, fmt):
+    batch = openreg.rand(n, 3, 4, 5) if fmt == "NCHW" else openreg.rand(n, 4, 5, 1)
+    with SummaryWriter(str(tmp_path)) as w:
+        w.add_images("imgs", batch, 1, dataformats=fmt)
+    ev = _read(tmp_path).Images("imgs")[0]
+    cols = min(n, 8)
+    assert (ev.height, ev.width) == (4 * -(-n // cols), 5 * cols)
+    if TorchWriter is not None:
+        with TorchWriter(str(tmp_path / "t")) as tw:
+            tw.add_images("imgs", torch.from_numpy(batch.numpy()), 1, dataformats=fmt)
+        tev = _read(tmp_path / "t").Images("imgs")[0]
+        assert (tev.height, tev.width) == (ev.height, ev.width)
+
+
 def test_hparams(tmp_path):
     from tensorboard.plugins.hparams import metadata
     with SummaryWriter(str(tmp_path)) as w:

@@ -118,6 +118,26 @@ def _to_hwc(img: np.ndarray, dataformats: str) -> np.ndarray:
     return img
 
 
+def _grid(batch: np.ndarray, dataformats: str, ncols: int = 8) -> np.ndarray:
+    """N images (``"NCHW"`` or ``"NHWC"``, 1 or 3 channels) tiled row by row, up to ``ncols`` per row, as CHW."""
+    dataformats = dataformats.upper()
+    if dataformats not in ("NCHW", "NHWC") or batch.ndim != 4:
+        raise AssertionError(f"add_images: dataformats must be 'NCHW' or 'NHWC' for a 4-D batch, got "
+                             f"'{dataformats}' and shape {batch.shape}")
+    if dataformats == "NHWC":
+        batch = batch.transpose(0, 3, 1, 2)
+    if batch.shape[1] == 1:
+        batch = np.repeat(batch, 3, axis=1)
+    if batch.shape[1] != 3:
+        raise AssertionError("Input should be a 4D numpy array with 3 channels")
+    n, c, h, w = batch.shape
+    cols = min(n, ncols)
+    rows = -(-n // cols)
+    padded = np.zeros((rows * cols, c, h, w), dtype=batch.dtype)
+    padded[:n] = batch
+    return padded.reshape(rows, cols, c, h, w).transpose(2, 0, 3, 1, 4).reshape(c, rows * h, cols * w)
+
+
 def _png(img: np.ndarray) -> bytes:
     """PNG bytes of an HWC uint8 image with 3 (RGB) or 4 (RGBA) channels."""
     h, w, c = img.shape
@@ -319,8 +339,11 @@ class SummaryWriter:
         return NotImplementedError(f"openreg's SummaryWriter.{name} is not implemented (it writes scalars, "
                                    f"histograms, images, text and hparams)")
 
-    def add_images(self, *args: Any, **kwargs: Any) -> None:
-        raise self._missing("add_images")
+    def add_images(self, tag: str, img_tensor: Any, global_step: int | None = None, walltime: float | None = None,
+                   dataformats: str = "NCHW") -> None:
+        """A batch of images (``"NCHW"`` or ``"NHWC"``, 1 or 3 channels) as one image, 8 to a row."""
+        grid = _grid(_as_array(img_tensor), dataformats)
+        self._get_file_writer().add_summary(image(tag, grid, dataformats="CHW"), global_step, walltime)
 
     def add_figure(self, *args: Any, **kwargs: Any) -> None:
         raise self._missing("add_figure")
