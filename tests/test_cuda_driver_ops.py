@@ -124,6 +124,18 @@ def _ctc_loss_and_grad(x):
     return openreg.cat([loss.detach().reshape(1, 1).expand(1, 4), openreg.autograd.grad(loss, y)[0]])
 
 
+def _layers_and_grads(x):
+    """GroupNorm, LayerNorm, BatchNorm and (depthwise) convolutions with their gradients, flattened."""
+    y = x.detach().reshape(1, 4, 3).requires_grad_()
+    w = (x[0].detach() * 0.5 + 1).requires_grad_()
+    k = x[:, :2].detach().reshape(1, 2, 3)[:, :, :2].reshape(2, 1, 2).requires_grad_()
+    outs = [F.group_norm(y, 2, w, w * 0.1), F.layer_norm(y, (3,)), F.batch_norm(y, None, None, w, None, training=True),
+            F.conv1d(y, k.repeat(2, 1, 1), padding=1, groups=4), F.conv1d(y, k.reshape(1, 2, 2).repeat(2, 2, 1))]
+    total = sum((o * o).sum() for o in outs)
+    grads = openreg.autograd.grad(total, (y, w, k))
+    return openreg.cat([t.reshape(-1) for t in [*outs, *grads]])
+
+
 CASES = {
     "add": lambda x: x + x * 2,
     "sub_scalar": lambda x: x - 1.5,
@@ -160,6 +172,7 @@ CASES = {
         1, _i(0, 4, (3, 4)).to(x.device), x),
     "nonzero": lambda x: (x > 0).nonzero(),
     "ctc_loss": _ctc_loss_and_grad,
+    "norms_convs": _layers_and_grads,
     "cross_entropy": lambda x: F.cross_entropy(x, _i(0, 4, (3,)).to(x.device)),
     "mse": lambda x: F.mse_loss(x, x * 0.5),
     "linear": lambda x: F.linear(x, x, x[:, 0]),
