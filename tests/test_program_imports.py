@@ -134,3 +134,65 @@ def test_signatures_match_pytorch():
         n: theirs[n].default for n in mine if n != "backend"}
     for name in ("allow_tf32", "benchmark", "deterministic", "enabled"):
         assert getattr(openreg.backends.cudnn, name) == getattr(torch.backends.cudnn, name), name
+
+
+def test_inductor_config_and_compile_options():
+    """karpathy/llm.c's train_gpt2.py imports torch._inductor.config and sets options before compiling."""
+    from openreg._inductor import config
+    assert config.coordinate_descent_tuning is False and config.triton.unique_kernel_names is True
+    config.coordinate_descent_tuning = True
+    try:
+        assert config.get_config_copy()["coordinate_descent_tuning"] is True
+    finally:
+        config.coordinate_descent_tuning = False
+    with pytest.raises(AttributeError, match="config.no_such_option does not exist"):
+        config.no_such_option = 1
+    with pytest.raises(AttributeError, match="config.triton.nope does not exist"):
+        config.triton.nope = 1
+    with config.patch({"triton.cudagraphs": True}), config.patch("max_autotune", True):
+        assert config.triton.cudagraphs is True and config.max_autotune is True
+    assert config.triton.cudagraphs is False and config.max_autotune is False
+
+    @config.patch(fallback_random=True)
+    def read():
+        return config.fallback_random
+    assert read() is True and config.fallback_random is False
+    f = openreg.compile(lambda x: x + 1, options={"max_autotune": True, "triton.cudagraphs": False})
+    assert f(openreg.ones(1)).tolist() == [2.0]
+    with pytest.raises(RuntimeError, match="Unexpected optimization option nope, known options are"):
+        openreg.compile(f, options={"nope": 1})
+    with pytest.raises(RuntimeError, match="Unexpected type of attr max_autotune, got int should be bool"):
+        openreg.compile(f, options={"max_autotune": 1})
+    assert openreg.compile(f, backend="eager", options={"nope": 1}) is f   # only inductor reads the options
+
+
+@needs_torch
+def test_inductor_config_defaults_and_errors_match_pytorch():
+    import torch._inductor.config as theirs
+
+    import openreg._inductor.config as mine
+    ours, ref = mine.get_config_copy(), theirs.get_config_copy()
+    assert set(ours) <= set(ref), sorted(set(ours) - set(ref))
+    assert {k: ours[k] for k in ours} == {k: ref[k] for k in ours}
+    for opts in ({"nope": 1}, {"max_autotune": 1}, {"cpp.threads": "x"}):
+        with pytest.raises(RuntimeError) as want:
+            torch.compile(lambda x: x, options=opts)
+        with pytest.raises(RuntimeError) as got:
+            openreg.compile(lambda x: x, options=opts)
+        assert str(got.value).split(",")[0] == str(want.value).split(",")[0]
+
+
+def test_distributed_optim_needs_a_process_group():
+    """llm.c's train_gpt2.py imports ZeroRedundancyOptimizer (used only with zero_stage=1 under torchrun)."""
+    from openreg.distributed.optim import ZeroRedundancyOptimizer
+    with pytest.raises(ValueError, match="Default process group has not been initialized"):
+        ZeroRedundancyOptimizer([nn.Parameter(openreg.ones(2))], optimizer_class=openreg.optim.AdamW, lr=0.1)
+
+
+def test_version_module():
+    """llm.c prints torch.version.__version__; programs test torch.version.cuda / hip for a GPU build."""
+    import openreg.version
+    assert openreg.version.__version__ == openreg.__version__
+    assert openreg.version.cuda is None and openreg.version.hip is None and openreg.version.debug is False
+    if torch is not None:
+        assert {"cuda", "hip", "debug", "git_version"} <= set(vars(openreg.version))

@@ -28,6 +28,9 @@ def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: 
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if options is not None and backend == "inductor":
+        from ._inductor import config
+        config.check_options(options)
     if model is None:
         def decorate(fn: Callable) -> Callable:
             return compile(fn, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode, options=options,
