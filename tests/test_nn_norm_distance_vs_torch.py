@@ -74,6 +74,27 @@ def test_rms_norm_matches_torch(device, shape, normalized, kw):
         tc.assert_close(ours.weight.grad, theirs.weight.grad, 1e-5, 1e-6)
 
 
+@pytest.mark.parametrize("xd", ["bfloat16", "float16", "float32"])
+@pytest.mark.parametrize("wd", [None, "bfloat16", "float32"])
+def test_rms_norm_half_inputs_bitwise_torch(xd, wd):
+    """float16/bfloat16 inputs are normalized in float32 with float32's epsilon and rounded once at the end, as
+    PyTorch does (openreg computed in the input's dtype with its epsilon: RMSNorm of bfloat16 values of 0.01 gave
+    0.11 instead of 1.0; LLMs-from-scratch's Llama 3.2 runs nn.RMSNorm in bfloat16)."""
+    r = np.random.default_rng(3)
+    x = (r.standard_normal((16, 32)) * 3).astype("float32")
+    w = r.standard_normal(32).astype("float32")
+    tx, ox = torch.tensor(x).to(getattr(torch, xd)), openreg.tensor(x).to(getattr(openreg, xd))
+    tw = None if wd is None else torch.tensor(w).to(getattr(torch, wd))
+    ow = None if wd is None else openreg.tensor(w).to(getattr(openreg, wd))
+    want, got = torch.nn.functional.rms_norm(tx, (32,), tw), F.rms_norm(ox, (32,), ow)
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    rtol = 0 if xd != "float32" else 1e-6     # float32: the mean's summation order may differ by an ulp
+    np.testing.assert_allclose(got.float().numpy(), want.float().numpy(), rtol=rtol, atol=0)
+    small = F.rms_norm(openreg.full((4,), 0.01, dtype=getattr(openreg, xd)), (4,))
+    assert small.float().tolist() == torch.nn.functional.rms_norm(torch.full((4,), 0.01, dtype=getattr(torch, xd)),
+                                                                  (4,)).float().tolist()
+
+
 def test_rms_norm_errors_match_torch():
     with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[3\], expected input with shape \[\*3\]"):
         F.rms_norm(openreg.ones(3, 4), [3])

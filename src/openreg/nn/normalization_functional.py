@@ -7,7 +7,9 @@
 """
 from __future__ import annotations
 
+from .. import dtypes
 from .._dispatch.ops import A
+from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm", "normalize", "rms_norm"]
@@ -106,9 +108,10 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     return out.reshape(input.shape)
 
 
+@autocast_composite("rms_norm")
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """``x / sqrt(mean(x**2) + eps) * weight`` over the trailing ``normalized_shape`` dims; ``eps`` defaults to
-    the dtype's machine epsilon.
+    the machine epsilon of the dtype computed in (float32 for float16/bfloat16 inputs, rounded back at the end).
 
     >>> import openreg
     >>> [round(v, 4) for v in openreg.nn.functional.rms_norm(openreg.tensor([3.0, 4.0]), [2]).tolist()]
@@ -121,8 +124,14 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     if weight is not None and list(weight.shape) != shape:
         raise RuntimeError(f"Expected weight to be of same shape as normalized_shape, but got weight of shape "
                            f"{list(weight.shape)} and normalized_shape = {shape}")
+    # as PyTorch: float16/bfloat16 inputs are normalized in float32 (their "opmath" type), whose epsilon is then
+    # the default eps, and the result is rounded back to the input's dtype once, after the weight
+    low = input.dtype in (dtypes.float16, dtypes.bfloat16)
+    x = input.float() if low else input
     if eps is None:
-        eps = _MACHINE_EPS.get(str(input.dtype).split(".")[-1], 2.0 ** -23)
+        eps = _MACHINE_EPS.get(str(x.dtype).split(".")[-1], 2.0 ** -23)
     dims = list(range(-len(shape), 0))
-    out = input * (input * input).mean(dims, keepdim=True).add(eps).rsqrt()
-    return out if weight is None else out * weight
+    out = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    return out.to(input.dtype) if low else out
