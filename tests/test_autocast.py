@@ -322,3 +322,114 @@ def test_output_dtypes_match_pytorch_cpu_autocast():
             with torch.autocast("cpu"):
                 want = theirs[name]().dtype
         assert str(got).split(".")[-1] == str(want).split(".")[-1], name
+
+
+def _composite_samples(lib, dt):
+    """Functions openreg writes in Python that PyTorch's autocast tables list: (name -> callable) on inputs of
+    float32 ("f") and bfloat16 ("b") built by ``dt``."""
+    r = np.random.default_rng(1)
+    F = lib.nn.functional
+
+    def t(*shape, dtype="b"):
+        return lib.tensor(r.standard_normal(shape).astype(np.float32), dtype=dt[dtype])
+
+    def p(*shape):
+        return lib.tensor(r.uniform(0.1, 0.9, shape).astype(np.float32), dtype=dt["b"])
+    idx = lib.tensor([1, 0, 3])
+    sign = lib.tensor([1.0, -1.0, 1.0], dtype=dt["b"])
+    return {
+        "cross_entropy": lambda: F.cross_entropy(t(3, 5), idx),
+        "cross_entropy_soft": lambda: F.cross_entropy(t(3, 5), p(3, 5), label_smoothing=0.1),
+        "nll_loss": lambda: F.nll_loss(t(3, 5), idx),
+        "mse_loss": lambda: F.mse_loss(t(3, 4), t(3, 4, dtype="f")),
+        "l1_loss": lambda: F.l1_loss(t(3, 4), t(3, 4)),
+        "smooth_l1_loss": lambda: F.smooth_l1_loss(t(3, 4), t(3, 4)),
+        "huber_loss": lambda: F.huber_loss(t(3, 4), t(3, 4)),
+        "kl_div": lambda: F.kl_div(t(3, 4), p(3, 4), reduction="batchmean"),
+        "binary_cross_entropy": lambda: F.binary_cross_entropy(p(3, 4), p(3, 4)),
+        "binary_cross_entropy_with_logits": lambda: F.binary_cross_entropy_with_logits(t(3, 4), p(3, 4)),
+        "cosine_embedding_loss": lambda: F.cosine_embedding_loss(t(3, 4), t(3, 4), sign),
+        "hinge_embedding_loss": lambda: F.hinge_embedding_loss(t(3, 4), t(3, 4).sign()),
+        "poisson_nll_loss": lambda: F.poisson_nll_loss(t(3, 4), p(3, 4)),
+        "margin_ranking_loss": lambda: F.margin_ranking_loss(t(3), t(3), sign),
+        "soft_margin_loss": lambda: F.soft_margin_loss(t(3, 4), t(3, 4).sign()),
+        "triplet_margin_loss": lambda: F.triplet_margin_loss(t(3, 4), t(3, 4), t(3, 4)),
+        "multi_margin_loss": lambda: F.multi_margin_loss(t(3, 5), idx),
+        "ctc_loss": lambda: F.ctc_loss(t(6, 2, 4, dtype="f").log_softmax(2).to(dt["b"]), lib.tensor([[1, 2], [3, 1]]), lib.tensor([6, 5]),
+                                       lib.tensor([2, 2])),
+        "grid_sample": lambda: F.grid_sample(t(1, 2, 4, 4), t(1, 3, 3, 2, dtype="f").tanh(), align_corners=False),
+        "avg_pool3d": lambda: F.avg_pool3d(t(1, 2, 4, 4, 4), 2),
+        "adaptive_avg_pool3d": lambda: F.adaptive_avg_pool3d(t(1, 2, 4, 4, 4), 2),
+        "fft_rfft": lambda: lib.fft.rfft(t(8)).abs(),
+        "fft_fft2": lambda: lib.fft.fft2(t(4, 4)).abs(),
+        "softmax": lambda: F.softmax(t(3, 5), -1),
+        "log_softmax": lambda: F.log_softmax(t(3, 5), -1),
+        "cosine_similarity": lambda: F.cosine_similarity(t(3, 4), t(3, 4)),
+        "rms_norm": lambda: F.rms_norm(t(3, 4), (4,)),
+        "prelu": lambda: F.prelu(t(3, 4, dtype="f"), t(1, dtype="f")),
+    }
+
+
+@needs_torch
+def test_python_composites_follow_pytorch_cpu_autocast():
+    """PyTorch's CPU autocast runs cross_entropy_loss, the other losses, grid_sampler, 3-d pooling and the FFTs in
+    float32; openreg's Python forms of them used to compute in bfloat16 (build-nanogpt's loss under
+    ``torch.autocast("cpu", bfloat16)`` came out rounded to bfloat16)."""
+    ours = _composite_samples(openreg, {"f": openreg.float32, "b": openreg.bfloat16})
+    theirs = _composite_samples(torch, {"f": torch.float32, "b": torch.bfloat16})
+    for name in ours:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with openreg.autocast("cpu"):
+                got = ours[name]()
+            with torch.autocast("cpu"):
+                want = theirs[name]()
+        assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], name
+        tol = 1e-5 if got.dtype is openreg.float32 else 8e-3   # bfloat16 results: within a rounding step
+        np.testing.assert_allclose(got.float().detach().numpy(), want.float().detach().numpy(), rtol=tol,
+                                   atol=1e-6, err_msg=name)
+
+
+def test_python_composites_cpu_autocast_dtypes():
+    s = _composite_samples(openreg, {"f": openreg.float32, "b": openreg.bfloat16})
+    fp32 = {"cross_entropy", "nll_loss", "mse_loss", "kl_div", "binary_cross_entropy", "ctc_loss", "grid_sample",
+            "avg_pool3d", "fft_rfft"}
+    with openreg.autocast("cpu"):
+        for name in fp32:
+            assert s[name]().dtype is openreg.float32, name
+        for name in ("softmax", "log_softmax", "cosine_similarity", "rms_norm"):   # not on the CPU lists
+            assert s[name]().dtype is openreg.bfloat16, name
+        assert s["prelu"]().dtype is openreg.bfloat16          # lower
+    # the loss of bfloat16 logits is float32 arithmetic on them, not bfloat16 arithmetic
+    logits = openreg.tensor(np.linspace(-3, 3, 15, dtype=np.float32).reshape(3, 5)).bfloat16()
+    x = logits.float().numpy().astype(np.float64)
+    ref = -(x - np.log(np.exp(x).sum(1, keepdims=True)))[np.arange(3), [1, 0, 3]].mean()
+    with openreg.autocast("cpu"):
+        got = openreg.nn.functional.cross_entropy(logits, openreg.tensor([1, 0, 3]))
+    assert abs(got.item() - ref) < 1e-6
+
+
+@needs_device
+def test_python_composites_device_autocast():
+    """On the device (PyTorch's CUDA lists): softmax/log_softmax get dtype=float32, so cross_entropy is float32;
+    the listed losses are float32; binary_cross_entropy is banned; prelu runs in the lower precision."""
+    s = _composite_samples(openreg, {"f": openreg.float32, "b": openreg.bfloat16})
+    F = openreg.nn.functional
+    with openreg.autocast(DEV, dtype=openreg.bfloat16):
+        def on_dev(name):
+            saved = openreg.get_default_device()
+            openreg.set_default_device(DEV)
+            try:
+                return s[name]()
+            finally:
+                openreg.set_default_device(saved)
+        for name in ("cross_entropy", "nll_loss", "mse_loss", "softmax", "log_softmax", "cosine_similarity",
+                     "rms_norm", "binary_cross_entropy_with_logits", "smooth_l1_loss"):
+            out = on_dev(name)
+            assert out.device.type == DEV and out.dtype is openreg.float32, name
+        assert on_dev("prelu").dtype is openreg.bfloat16
+        with pytest.raises(RuntimeError, match="unsafe to autocast"):
+            on_dev("binary_cross_entropy")
+        x = openreg.randn(3, 5, device=DEV)
+        assert F.softmax(x.bfloat16(), -1).dtype is openreg.float32
+        assert F.softmax(x.cpu().bfloat16(), -1).dtype is openreg.bfloat16   # CPU tensors: the CPU list

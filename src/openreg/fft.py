@@ -19,6 +19,7 @@ import openreg
 
 from . import dtypes as _dt
 from ._dispatch.ops import A
+from .amp.composite import autocast_composite
 from .aten.meta_rules import scalar_type_name, wrap_dim
 
 __all__ = ["fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn", "ifftshift", "ihfft", "ihfft2", "ihfftn",
@@ -132,6 +133,7 @@ def _c2r_nd(x, dims, sizes, norm, forward: bool = False):
     return A._fft_c2r(x, dims, _norm(norm, forward), last)
 
 
+@autocast_composite("fft_fft")
 def fft(input, n=None, dim=-1, norm=None, *, out=None):
     """One-dimensional discrete Fourier transform along ``dim`` (complex result).
 
@@ -143,6 +145,7 @@ def fft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_c2c_nd(input, [wrap_dim(dim, input.dim())], [-1 if n is None else n], norm, True), out)
 
 
+@autocast_composite("fft_ifft")
 def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     """Inverse of ``fft`` along ``dim``.
 
@@ -154,6 +157,7 @@ def ifft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_c2c_nd(input, [wrap_dim(dim, input.dim())], [-1 if n is None else n], norm, False), out)
 
 
+@autocast_composite("fft_rfft")
 def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     """Fourier transform of a real signal: the ``n // 2 + 1`` non-negative frequencies.
 
@@ -165,6 +169,7 @@ def rfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_r2c_nd(input, [wrap_dim(dim, input.dim())], [-1 if n is None else n], norm), out)
 
 
+@autocast_composite("fft_irfft")
 def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     """Inverse of ``rfft``: a real signal of length ``n`` (default ``2 * (m - 1)``) from its half spectrum.
 
@@ -176,6 +181,7 @@ def irfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_c2r_nd(input, [wrap_dim(dim, input.dim())], [-1 if n is None else n], norm), out)
 
 
+@autocast_composite("fft_hfft")
 def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     """The real transform of a Hermitian-symmetric signal given by its first half (``irfft`` of the
     conjugate with the forward scaling).
@@ -189,6 +195,7 @@ def hfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(_c2r_nd(x, [wrap_dim(dim, input.dim())], [-1 if n is None else n], norm, forward=True), out)
 
 
+@autocast_composite("fft_ihfft")
 def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     """Inverse of ``hfft``: the half spectrum (conjugated, inverse scaling) of a real signal.
 
@@ -201,6 +208,7 @@ def ihfft(input, n=None, dim=-1, norm=None, *, out=None):
     return _out(A.conj_physical(r), out)
 
 
+@autocast_composite("fft_fftn")
 def fftn(input, s=None, dim=None, norm=None, *, out=None):
     """n-dimensional ``fft`` over ``dim`` (default: all dimensions, or the last ``len(s)``).
 
@@ -212,6 +220,7 @@ def fftn(input, s=None, dim=None, norm=None, *, out=None):
     return _out(_c2c_nd(input, dims, sizes, norm, True), out)
 
 
+@autocast_composite("fft_ifftn")
 def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     """n-dimensional ``ifft``.
 
@@ -223,6 +232,7 @@ def ifftn(input, s=None, dim=None, norm=None, *, out=None):
     return _out(_c2c_nd(input, dims, sizes, norm, False), out)
 
 
+@autocast_composite("fft_rfftn")
 def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     """n-dimensional ``rfft``: the last transformed dimension keeps its non-negative frequencies.
 
@@ -234,6 +244,7 @@ def rfftn(input, s=None, dim=None, norm=None, *, out=None):
     return _out(_r2c_nd(input, dims, sizes, norm), out)
 
 
+@autocast_composite("fft_irfftn")
 def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     """n-dimensional ``irfft``.
 
@@ -245,6 +256,7 @@ def irfftn(input, s=None, dim=None, norm=None, *, out=None):
     return _out(_c2r_nd(input, dims, sizes, norm), out)
 
 
+@autocast_composite("fft_fft2")
 def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Two-dimensional ``fft`` (``fftn`` over the last two dimensions by default).
 
@@ -255,6 +267,7 @@ def fft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     return fftn(input, s, dim, norm, out=out)
 
 
+@autocast_composite("fft_ifft2")
 def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Two-dimensional ``ifft``.
 
@@ -265,6 +278,7 @@ def ifft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     return ifftn(input, s, dim, norm, out=out)
 
 
+@autocast_composite("fft_rfft2")
 def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Two-dimensional ``rfft``.
 
@@ -275,6 +289,7 @@ def rfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     return rfftn(input, s, dim, norm, out=out)
 
 
+@autocast_composite("fft_irfft2")
 def irfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
     """Two-dimensional ``irfft``.
 

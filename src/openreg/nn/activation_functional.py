@@ -12,6 +12,7 @@ compositions of pointwise operators.
 from __future__ import annotations
 
 from .._dispatch.ops import A
+from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 from .functional_core import softmax
 
@@ -319,6 +320,7 @@ def glu(input: Tensor, dim: int = -1) -> Tensor:
     return a * b.sigmoid()
 
 
+@autocast_composite("prelu")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere; ``weight`` has one value or one per channel (dim 1).
 

@@ -19,6 +19,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._array_bridge import host_array
 from .._quiet import quiet
+from ..amp.composite import autocast_composite
 from ..autograd.function import Function, once_differentiable
 from ..tensor import Tensor
 
@@ -157,6 +158,7 @@ class _CTC(Function):
                 None)
 
 
+@autocast_composite("ctc_loss.Tensor")
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0,
              reduction: str = "mean", zero_infinity: bool = False) -> Tensor:
     """CTC loss of ``log_probs`` ``(T, N, C)`` (or ``(T, C)``) against ``targets`` (``(N, S)`` padded, or the

@@ -7,11 +7,13 @@
 """
 from __future__ import annotations
 
+from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 
 __all__ = ["cosine_similarity", "pairwise_distance", "pdist"]
 
 
+@autocast_composite("cosine_similarity")
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """``sum(x1 * x2) / (max(|x1|, eps) * max(|x2|, eps))`` along ``dim`` (the operands broadcast), each operand
     divided by its norm first as PyTorch does.
@@ -51,6 +53,7 @@ def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6,
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
 
+@autocast_composite("pdist")
 def pdist(input: Tensor, p: float = 2.0) -> Tensor:
     """The ``p``-norm distances between every pair of rows of ``(N, M)`` ``input``: the upper triangle of
     the distance matrix, row by row.

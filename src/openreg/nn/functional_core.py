@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from .._dispatch.ops import A
+from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 from .loss_functional import legacy_reduction
 
@@ -66,9 +67,7 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
     >>> openreg.nn.functional.softmax(openreg.zeros(2), dim=0).tolist()
     [0.5, 0.5]
     """
-    if dtype is not None:
-        input = input.to(dtype)
-    return A._softmax(input, _dim(dim, input.dim(), "softmax", _stacklevel), False)
+    return A.softmax__int(input, _dim(dim, input.dim(), "softmax", _stacklevel), dtype)   # autocast's entry
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
@@ -78,9 +77,7 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     >>> round(openreg.nn.functional.log_softmax(openreg.zeros(2), dim=0)[0].item(), 4)
     -0.6931
     """
-    if dtype is not None:
-        input = input.to(dtype)
-    return A._log_softmax(input, _dim(dim, input.dim(), "log_softmax", _stacklevel), False)
+    return A.log_softmax__int(input, _dim(dim, input.dim(), "log_softmax", _stacklevel), dtype)
 
 
 def _reduce(loss: Tensor, reduction: str) -> Tensor:
@@ -93,6 +90,7 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
     raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
+@autocast_composite("mse_loss")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """Mean squared error.
 
@@ -110,6 +108,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     return _reduce(diff * diff, reduction)
 
 
+@autocast_composite("nll_loss")
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
              ignore_index: int = -100, reduce=None, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class indices given log-probabilities ``input`` (``(N, C, ...)`` or ``(C,)``).
@@ -147,6 +146,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     return _reduce(loss, reduction)
 
 
+@autocast_composite("cross_entropy_loss")
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                   ignore_index: int = -100, reduce=None, reduction: str = "mean",
                   label_smoothing: float = 0.0) -> Tensor:

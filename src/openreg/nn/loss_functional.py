@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 from .._dispatch.ops import A
+from ..amp.composite import autocast_composite
 from ..autograd.function import Function
 from ..tensor import Tensor
 
@@ -60,6 +61,7 @@ def _weighted(loss: Tensor, weight: Tensor | None) -> Tensor:
     return loss if weight is None else loss * weight
 
 
+@autocast_composite("l1_loss")
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
             weight: Tensor | None = None) -> Tensor:
     """Mean absolute error ``|input - target|`` (optionally weighted elementwise).
@@ -73,6 +75,7 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     return reduce_loss(_weighted((input - target).abs(), weight), reduction)
 
 
+@autocast_composite("smooth_l1_loss")
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
     """``0.5 * d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 * beta`` (``d = input - target``).
@@ -92,6 +95,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     return reduce_loss(loss, reduction)
 
 
+@autocast_composite("huber_loss")
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
     """``0.5 * d**2`` where ``|d| < delta``, else ``delta * (|d| - 0.5 * delta)``.
@@ -108,6 +112,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     return reduce_loss(_weighted(loss, weight), reduction)
 
 
+@autocast_composite("binary_cross_entropy")
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
                          reduce=None, reduction: str = "mean") -> Tensor:
     """``-(target * log(input) + (1 - target) * log(1 - input))`` of probabilities ``input``; each log is
@@ -164,6 +169,7 @@ class _BinaryCrossEntropy(Function):
         return grad_input, grad_target
 
 
+@autocast_composite("binary_cross_entropy_with_logits")
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average=None, reduce=None, reduction: str = "mean",
                                      pos_weight: Tensor | None = None) -> Tensor:
@@ -186,6 +192,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return reduce_loss(_weighted(loss, weight), reduction)
 
 
+@autocast_composite("kl_div")
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """Kullback-Leibler divergence ``target * (log(target) - input)`` of log-probabilities ``input``

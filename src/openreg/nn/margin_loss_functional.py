@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 from .activation_functional import logsigmoid
 from .distance_functional import pairwise_distance
@@ -23,6 +24,7 @@ __all__ = ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
            "triplet_margin_with_distance_loss"]
 
 
+@autocast_composite("margin_ranking_loss")
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, size_average=None,
                         reduce=None, reduction: str = "mean") -> Tensor:
     """``max(0, -target * (input1 - input2) + margin)``.
@@ -39,6 +41,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     return reduce_loss((-target * (input1 - input2) + margin).clamp_min(0), reduction)
 
 
+@autocast_composite("hinge_embedding_loss")
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     """``input`` where ``target == 1``, ``max(0, margin - input)`` where ``target == -1``.
@@ -55,6 +58,7 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
     return reduce_loss(margin_term + self_term, reduction)
 
 
+@autocast_composite("soft_margin_loss")
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                      reduction: str = "mean") -> Tensor:
     """``log(1 + exp(-target * input))``.
@@ -83,6 +87,7 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
     return reduce_loss(loss, reduction)
 
 
+@autocast_composite("cosine_embedding_loss")
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0, size_average=None,
                           reduce=None, reduction: str = "mean") -> Tensor:
     """``1 - cos(input1, input2)`` where ``target == 1``, ``max(0, cos - margin)`` where ``target == -1``.
@@ -111,6 +116,7 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
     return reduce_loss(pos + neg, reduction)
 
 
+@autocast_composite("triplet_margin_loss")
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
@@ -154,6 +160,7 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     return reduce_loss((margin + d_pos - d_neg).clamp_min(0), reduction)
 
 
+@autocast_composite("poisson_nll_loss")
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average=None,
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """Poisson negative log-likelihood: ``exp(input) - target * input`` for log-rates, ``input - target *

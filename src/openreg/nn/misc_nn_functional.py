@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 
 __all__ = ["channel_shuffle", "gumbel_softmax", "local_response_norm", "multi_margin_loss"]
@@ -65,6 +66,7 @@ def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: floa
     return y_hard - y_soft.detach() + y_soft
 
 
+@autocast_composite("multi_margin_loss")
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average: bool | None = None, reduce: bool | None = None,
                       reduction: str = "mean") -> Tensor:

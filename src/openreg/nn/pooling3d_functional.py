@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 
 __all__ = ["adaptive_avg_pool3d", "avg_pool3d", "max_pool3d", "max_pool3d_with_indices"]
@@ -117,6 +118,7 @@ def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
     return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices=True)
 
 
+@autocast_composite("avg_pool3d")
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
     """3-d average pooling; ``count_include_pad`` counts the zero padding inside a window, ``divisor_override``
@@ -152,6 +154,7 @@ def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
     return total.div(div_t.to(total.dtype), rounding_mode="trunc")
 
 
+@autocast_composite("adaptive_avg_pool3d")
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """Average pooling to a fixed ``output_size`` (an int or three; ``None`` keeps that input size), over PyTorch's
     windows ``[floor(i * in / out), ceil((i + 1) * in / out))``.

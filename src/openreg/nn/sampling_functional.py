@@ -17,6 +17,7 @@ import itertools
 import warnings
 
 from .._dispatch.ops import A
+from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -106,6 +107,7 @@ def _source_index(coord: Tensor, size: int, padding_mode: str, align_corners: bo
     return coord
 
 
+@autocast_composite("grid_sampler")
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
     """Sample ``input`` (``(N, C, H, W)`` or ``(N, C, D, H, W)``) at the normalized ``(x, y[, z])`` points of
