@@ -117,6 +117,9 @@ _math_extras.publish(__import__(__name__))  # torch.gcd, torch.cov, torch.trapez
 from . import _linalg_lu  # noqa: E402
 
 _linalg_lu.publish(__import__(__name__))  # torch.lu_unpack, torch.lu, torch.lu_solve
+from . import _stft  # noqa: E402
+
+_stft.publish(__import__(__name__))  # torch.stft / torch.istft
 
 _operators.finish()  # Autograd and Autocast kernels (and a backend's late additions) of every defined operator
 from . import _einops_backend  # noqa: E402

@@ -90,6 +90,8 @@ DeferredMethods = mixin("DeferredMethods", {
     "prelu": deferred("openreg._functional_aliases:tensor_prelu"),
     "positive": deferred("openreg._functional_aliases:tensor_positive"),
     "negative_": deferred("openreg._functional_aliases:negative_"),
+    "stft": deferred("openreg._stft:stft"),
+    "istft": deferred("openreg._stft:istft"),
     "gcd": deferred("openreg._math_extras:gcd"),
     "gcd_": deferred("openreg._math_extras:gcd_"),
     "lcm": deferred("openreg._math_extras:lcm"),
