@@ -97,10 +97,16 @@ def make_converters(op: str):
             if value >= 1 << 64:
                 raise OverflowError("int too big to convert")
             return value
-        if isinstance(value, (bool, int, float, complex)):
-            return conv_scalar(int(value), arg, pos) if type(value) not in (bool, float, complex) else value
+        if isinstance(value, np.bool_):
+            return float(value)     # as PyTorch, which reads a NumPy bool as a number (int32 + np.True_ is float)
         if isinstance(value, np.generic) and not isinstance(value, (np.str_, np.bytes_, np.void)):
-            return value.item()
+            return value.item()     # before the float test: np.float64 is a float subclass, its value a float
+        if isinstance(value, (bool, int, float, complex)):
+            if type(value) in (bool, float, complex):
+                return value
+            if isinstance(value, int):                        # int subclasses (IntEnum ...): their int value
+                return conv_scalar(int(value), arg, pos)
+            return float(value) if isinstance(value, float) else complex(value)
         if isinstance(value, numbers.Number):
             return complex(value) if isinstance(value, numbers.Complex) and not isinstance(
                 value, numbers.Real) else float(value)
