@@ -10,10 +10,45 @@
 """
 from __future__ import annotations
 
-from .._dispatch.ops import A
-from ..operators.attention import SDPBackend
+import contextlib
 
-__all__ = ["SDPBackend", "scaled_dot_product_attention"]
+from .._dispatch.ops import A
+from ..operators.attention import SDP_ENABLED, SDPBackend
+
+__all__ = ["SDPBackend", "scaled_dot_product_attention", "sdpa_kernel"]
+
+_FLAG_OF = {SDPBackend.FLASH_ATTENTION: "flash", SDPBackend.EFFICIENT_ATTENTION: "mem_efficient",
+            SDPBackend.MATH: "math", SDPBackend.CUDNN_ATTENTION: "cudnn", SDPBackend.OVERRIDEABLE: "overrideable"}
+
+
+@contextlib.contextmanager
+def sdpa_kernel(backends, set_priority: bool = False):
+    """Allow only ``backends`` (an ``SDPBackend`` or a list of them) in ``scaled_dot_product_attention`` within the
+    block, as PyTorch's: the CPU runs its flash kernel if FLASH_ATTENTION is allowed and applies, else the math
+    kernel if MATH is; the device runs its fused kernel if any fused backend is allowed (it stands in for CUDA's
+    flash, memory-efficient and cuDNN kernels), else the math kernel; with nothing usable the call raises.
+    ``set_priority`` orders CUDA's fused kernels, of which openreg's devices have one, so the order does not
+    change which kernel runs.
+
+    >>> import openreg
+    >>> from openreg.nn.attention import SDPBackend, sdpa_kernel
+    >>> q = openreg.ones(1, 1, 2, 4)
+    >>> with sdpa_kernel(SDPBackend.MATH):
+    ...     int(openreg._fused_sdp_choice(q, q, q))
+    0
+    """
+    if not isinstance(backends, (list, SDPBackend)):
+        raise AssertionError("Backend must be an instance of SDPBackend or a list of SDPBackend instances")  # noqa: TRY004 (PyTorch's)
+    chosen = [backends] if isinstance(backends, SDPBackend) else list(backends)
+    for b in chosen:
+        if not isinstance(b, SDPBackend):
+            raise AssertionError("Backend must be an instance of SDPBackend or a list of SDPBackend instances")  # noqa: TRY004
+    saved = dict(SDP_ENABLED)
+    SDP_ENABLED.update({flag: backend in chosen for backend, flag in _FLAG_OF.items()})
+    try:
+        yield {}
+    finally:
+        SDP_ENABLED.update(saved)
 
 
 

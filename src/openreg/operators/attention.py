@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import enum
 import math
+import warnings
 
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, to_compute, wrap_array
@@ -44,6 +45,13 @@ class SDPBackend(enum.IntEnum):
     EFFICIENT_ATTENTION = 2
     CUDNN_ATTENTION = 3
     OVERRIDEABLE = 4
+
+
+# Which attention kernels programs allow (PyTorch's global context flags, set by torch.backends.cuda.enable_*_sdp,
+# torch.nn.attention.sdpa_kernel and the deprecated torch.backends.cuda.sdp_kernel).
+SDP_ENABLED = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True, "overrideable": True}
+_NO_VIABLE = ("No viable backend for scaled_dot_product_attention was found. This is likely due to turning off both "
+              "the math kernel and the fused kernels.")
 
 
 # -- argument checks ---------------------------------------------------------------------------------------
@@ -149,15 +157,28 @@ def _cpu_flash_ok(query, key, value, attn_mask, dropout_p, enable_gqa) -> bool:
 def fused_sdp_choice_cpu(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None,
                          enable_gqa=False) -> int:
     check_sdpa_args(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
-    if _cpu_flash_ok(query, key, value, attn_mask, dropout_p, enable_gqa):
+    flash, use_math = SDP_ENABLED["flash"], SDP_ENABLED["math"]
+    if not flash and not use_math:
+        raise RuntimeError(_NO_VIABLE)
+    if flash and _cpu_flash_ok(query, key, value, attn_mask, dropout_p, enable_gqa):
         return int(SDPBackend.FLASH_ATTENTION)
-    return int(SDPBackend.MATH)
+    if use_math:
+        return int(SDPBackend.MATH)
+    warnings.warn("Flash attention kernel not used because: its conditions (4-d inputs, no dropout, no mask that "
+                  "requires grad, matching heads and head sizes, unit last stride) do not hold", UserWarning,
+                  stacklevel=2)
+    raise RuntimeError("No available kernel.  Aborting execution.")
 
 
 def fused_sdp_choice_overrideable(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *,
                                   scale=None, enable_gqa=False) -> int:
     check_sdpa_args(query, key, value, attn_mask, dropout_p, is_causal, enable_gqa)
-    return int(SDPBackend.OVERRIDEABLE)
+    # the device's fused kernel stands in for CUDA's fused ones: any of them enabled selects it
+    if SDP_ENABLED["flash"] or SDP_ENABLED["mem_efficient"] or SDP_ENABLED["cudnn"] or SDP_ENABLED["overrideable"]:
+        return int(SDPBackend.OVERRIDEABLE)
+    if SDP_ENABLED["math"]:
+        return int(SDPBackend.MATH)
+    raise RuntimeError(_NO_VIABLE)
 
 
 def _fused_sdp_choice(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False, *,
