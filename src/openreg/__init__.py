@@ -87,6 +87,8 @@ from . import distributions  # noqa: F401,E402  (openreg.distributions, as torch
 from . import testing  # noqa: F401,E402  (openreg.testing.assert_close)
 from . import func  # noqa: F401,E402  (openreg.func: vmap, grad, vjp, jvp, jacrev, jacfwd, hessian, ...)
 from .func import vmap  # noqa: F401,E402  (torch.vmap is torch.func.vmap)
+from . import profiler  # noqa: F401,E402  (openreg.profiler: operator events, tables, traces)
+from .autograd import profiler as _autograd_profiler  # noqa: F401,E402  (the torch.autograd.profiler names)
 from .utils import checkpoint as _utils_checkpoint  # noqa: F401,E402  (openreg.utils.checkpoint)
 from .deterministic import (  # noqa: F401,E402
     are_deterministic_algorithms_enabled,
