@@ -133,15 +133,23 @@ def _compare(kind: str, num: list, ana: list, atol: float, rtol: float) -> None:
 
 
 def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              raise_exception: bool = True, check_forward_ad: bool = False, check_backward_ad: bool = True,
-              nondet_tol: float = 0.0, check_undefined_grad: bool = True, fast_mode: bool = False) -> bool:
+              raise_exception: bool = True, nondet_tol: float = 0.0, check_undefined_grad: bool = True,
+              check_grad_dtypes: bool = False, check_batched_grad: bool = False,
+              check_batched_forward_grad: bool = False, check_forward_ad: bool = False,
+              check_backward_ad: bool = True, fast_mode: bool = False, masked: bool | None = None) -> bool:
     """Check analytical gradients of ``func`` at ``inputs`` against finite differences (use float64).
+
+    ``check_batched_grad``/``check_batched_forward_grad``: also compare vector-Jacobian (Jacobian-vector)
+    products computed for a batch of vectors under ``openreg.func.vmap`` with the same products one vector at a
+    time. Gradient dtypes and shapes are always checked against the inputs'.
 
     >>> import openreg
     >>> x = openreg.tensor([[1.0, 2.0]], dtype=openreg.float64, requires_grad=True)
-    >>> openreg.autograd.gradcheck(lambda a: a.mm(a.t()), (x,))
+    >>> openreg.autograd.gradcheck(lambda a: a.mm(a.t()), (x,), check_batched_grad=True)
     True
     """
+    if masked:
+        raise NotImplementedError("gradcheck: masked=True (masked semantics of sparse inputs) is not supported")
     inputs = [inputs] if hasattr(inputs, "_ks") else list(inputs)
     for i, x in enumerate(inputs):
         if hasattr(x, "_ks") and x.requires_grad and x.dtype.itemsize < 8 and x.dtype.is_floating_point:
@@ -157,6 +165,10 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
             _compare("reverse", num, _analytical_reverse(func, inputs), atol, rtol)
         if check_forward_ad:
             _compare("forward", num, _analytical_forward(func, inputs), atol, rtol)
+        if check_batched_grad and check_backward_ad:
+            _check_batched_reverse(func, inputs, atol, rtol)
+        if check_batched_forward_grad and check_forward_ad:
+            _check_batched_forward(func, inputs, atol, rtol)
     except GradcheckError:
         if raise_exception:
             raise
@@ -164,9 +176,71 @@ def gradcheck(func: Callable, inputs, *, eps: float = 1e-6, atol: float = 1e-5, 
     return True
 
 
+def _batch_of(t, n: int = 2, seed: int = 0):
+    from ..tensor_from_data import tensor
+    rng = np.random.default_rng(seed)
+    return tensor(rng.standard_normal((n,) + tuple(t.shape)), dtype=t.dtype, device=t.device)
+
+
+def _close_or_raise(what: str, j: int, i: int, batched, single, atol: float, rtol: float) -> None:
+    b, s1 = _host(batched), _host(single)
+    if not np.allclose(b, s1, atol=atol, rtol=rtol):
+        raise GradcheckError(f"For output {j} and input {i}:\nMismatch in batched {what}: the batched "
+                             f"result\n{b}\nis not the stack of the one-at-a-time results\n{s1}\n")
+
+
+def _check_batched_reverse(func, inputs: list, atol: float, rtol: float) -> None:
+    """Vector-Jacobian products for a batch of output vectors under vmap == one vector at a time."""
+    from ..func import vmap
+    from . import grad
+    diff = [x for x in inputs if hasattr(x, "_ks") and x.requires_grad]
+    for j, o in enumerate(_outputs(func, inputs)):
+        if not o.requires_grad or not o.dtype.is_floating_point:
+            continue
+        vs = _batch_of(o, seed=j)
+
+        def vjp(v, o=o):
+            gs = grad([o], diff, [v], retain_graph=True, allow_unused=True)
+            return tuple(x.new_zeros(x.shape) if g is None else g for g, x in zip(gs, diff))
+
+        batched = vmap(vjp)(vs)
+        single = [vjp(vs[b]) for b in range(vs.shape[0])]
+        for i in range(len(diff)):
+            _close_or_raise("gradients", j, i, batched[i], _stack([s1[i] for s1 in single]), atol, rtol)
+
+
+def _check_batched_forward(func, inputs: list, atol: float, rtol: float) -> None:
+    """Jacobian-vector products for a batch of input tangents under vmap == one tangent at a time."""
+    from ..func import jvp, vmap
+    for i, x in enumerate(inputs):
+        if not (hasattr(x, "_ks") and x.requires_grad and x.dtype.is_floating_point):
+            continue
+
+        def f(a, i=i):
+            args = list(inputs)
+            args[i] = a
+            return tuple(_outputs(func, args))
+
+        def push(t, i=i, x=x, f=f):
+            return jvp(f, (x.detach(),), (t,))[1]
+
+        ts = _batch_of(x, seed=100 + i)
+        batched = vmap(push)(ts)
+        single = [push(ts[b]) for b in range(ts.shape[0])]
+        for j in range(len(single[0])):
+            _close_or_raise("forward gradients", j, i, batched[j], _stack([s1[j] for s1 in single]), atol, rtol)
+
+
+def _stack(ts: list):
+    from .. import stack
+    return stack(ts)
+
+
 def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-6, atol: float = 1e-5,
                   rtol: float = 1e-3, gen_non_contig_grad_outputs: bool = False, raise_exception: bool = True,
-                  check_fwd_over_rev: bool = False, check_rev_over_rev: bool = True) -> bool:
+                  nondet_tol: float = 0.0, check_undefined_grad: bool = True, check_grad_dtypes: bool = False,
+                  check_batched_grad: bool = False, check_fwd_over_rev: bool = False,
+                  check_rev_over_rev: bool = True, fast_mode: bool = False, masked: bool = False) -> bool:
     """Check second derivatives: gradcheck of the function's vector-Jacobian product.
 
     >>> import openreg
@@ -195,7 +269,7 @@ def gradgradcheck(func: Callable, inputs, grad_outputs=None, *, eps: float = 1e-
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(vjp, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, check_batched_grad=check_batched_grad, masked=masked)
 
 
 __all__ = ["GradcheckError", "gradcheck", "gradgradcheck"]
