@@ -105,7 +105,7 @@ def contiguous(self: Tensor, *, memory_format=contiguous_format) -> Tensor:
     fmt = normalize(memory_format)
     if fmt is preserve_format:
         raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
-    if tuple(self._stride) == strides_for(self._size, fmt) or self.is_contiguous() and fmt is contiguous_format:
+    if tuple(self._stride) == strides_for(self._size, fmt) or self.is_contiguous(memory_format=fmt):
         return self
     return A.clone(self, memory_format=fmt)
 
