@@ -246,7 +246,11 @@ def _apply(cls, args: tuple, kwargs: dict):
         new_outs.append(o)
     ctx.input_meta = [tensor_meta(o) if _is_tensor(o) and _is_diff(o) else None for o in new_outs]
     to_save = ctx.__dict__.pop("_to_save", None)
-    if to_save is not None:
+    if to_save is not None and not executable:
+        # no graph was recorded (no_grad, inference_mode, no input requiring grad): nothing is packed for a
+        # backward that cannot run, so tensors made in inference mode may be saved, as in PyTorch
+        ctx.__dict__["_to_save"] = to_save
+    elif to_save is not None:
         out_ids = {id(o): k for k, o in enumerate(outs)}
         saved = []
         for t in to_save:
