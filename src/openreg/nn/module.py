@@ -134,6 +134,8 @@ class Module:
         setattr_(self, "_forward_pre_hooks_with_kwargs", OrderedDict())
         setattr_(self, "_forward_hooks", OrderedDict())
         setattr_(self, "_forward_hooks_with_kwargs", OrderedDict())
+        setattr_(self, "_backward_hooks", OrderedDict())
+        setattr_(self, "_backward_pre_hooks", OrderedDict())
         setattr_(self, "_state_dict_hooks", OrderedDict())
         setattr_(self, "_state_dict_pre_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
@@ -219,7 +221,8 @@ class Module:
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         for name in ("_forward_pre_hooks", "_forward_pre_hooks_with_kwargs", "_forward_hooks",
-                     "_forward_hooks_with_kwargs", "_state_dict_hooks", "_state_dict_pre_hooks",
+                     "_forward_hooks_with_kwargs", "_backward_hooks", "_backward_pre_hooks",
+                     "_state_dict_hooks", "_state_dict_pre_hooks",
                      "_load_state_dict_pre_hooks",
                      "_load_state_dict_post_hooks"):
             self.__dict__.setdefault(name, OrderedDict())
@@ -846,15 +849,65 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` runs when the gradients with respect to the module's positional
+        tensor inputs are computed (all None when none requires grad); it may return a new ``grad_input``.
+
+        >>> import openreg
+        >>> m = openreg.nn.ReLU()
+        >>> h = m.register_full_backward_hook(lambda mod, gin, gout: (gin[0] * 10,))
+        >>> x = openreg.tensor([1.0, -1.0], requires_grad=True)
+        >>> m(x).sum().backward(); x.grad.tolist()
+        [10.0, 0.0]
+        """
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` runs when the gradients with respect to the module's outputs are computed;
+        it may return a new ``grad_output``."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """PyTorch's deprecated form hooks the gradient of the module's last operation, not of its inputs; openreg
+        has only the full form."""
+        raise NotImplementedError("Module.register_backward_hook (deprecated in PyTorch: it reports the last "
+                                  "operation's gradients) is not supported by openreg; use "
+                                  "register_full_backward_hook")
+
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def _call_impl(self, *args, **kwargs):
         d = self.__dict__
         pre_hooks, post_hooks = d["_forward_pre_hooks"], d["_forward_hooks"]
-        if not (pre_hooks or post_hooks):
+        backward = d["_backward_hooks"] or d["_backward_pre_hooks"]
+        if not (pre_hooks or post_hooks or backward):
             return self.forward(*args, **kwargs)
-        with_kwargs = d["_forward_pre_hooks_with_kwargs"]
+        if pre_hooks:
+            args, kwargs = self._run_forward_pre_hooks(pre_hooks, args, kwargs)
+        if backward:     # the inputs' and outputs' identity nodes (after the forward pre-hooks, as PyTorch)
+            from ._backward_hooks import BackwardHook
+            bw = BackwardHook(self, list(d["_backward_hooks"].values()), list(d["_backward_pre_hooks"].values()))
+            output = self.forward(*bw.setup_input_hook(args), **kwargs)
+        else:
+            output = self.forward(*args, **kwargs)
+        with_kwargs = d["_forward_hooks_with_kwargs"]
+        for hook_id, hook in list(post_hooks.items()):
+            result = hook(self, args, kwargs, output) if hook_id in with_kwargs else hook(self, args, output)
+            if result is not None:
+                output = result
+        return bw.setup_output_hook(output) if backward else output
+
+    def _run_forward_pre_hooks(self, pre_hooks, args: tuple, kwargs: dict):
+        with_kwargs = self.__dict__["_forward_pre_hooks_with_kwargs"]
         for hook_id, hook in list(pre_hooks.items()):
             if hook_id in with_kwargs:
                 result = hook(self, args, kwargs)
@@ -868,13 +921,7 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        with_kwargs = d["_forward_hooks_with_kwargs"]
-        for hook_id, hook in list(post_hooks.items()):
-            result = hook(self, args, kwargs, output) if hook_id in with_kwargs else hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
+        return args, kwargs
 
     __call__ = _call_impl
 
