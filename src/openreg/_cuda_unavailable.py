@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 
+from ._absent_device import availability, function, memory_queries
 from .devices import cuda_not_enabled
 
 # Deferred calls, replayed by ``run_deferred`` when the device becomes "cuda" (PyTorch's _lazy_call queue).
@@ -45,20 +46,8 @@ def run_deferred() -> None:
         call()
 
 
-def is_available() -> bool:
-    return False
-
-
-def device_count() -> int:
-    return 0
-
-
-def is_initialized() -> bool:
-    return False
-
-
-def is_bf16_supported(including_emulation: bool = True) -> bool:
-    return False
+is_available, device_count, is_initialized = availability("CUDA")
+is_bf16_supported = function("is_bf16_supported(including_emulation=True)", False)
 
 
 def manual_seed(seed) -> None:
@@ -97,40 +86,15 @@ def set_rng_state_all(new_states) -> None:
 default_generators: tuple = ()
 
 
-def _needs_device(name: str) -> Callable:
-    def call(*args, **kwargs):
-        raise cuda_not_enabled()
-    call.__name__ = name
-    call.__doc__ = f"Needs a ``cuda`` device: raises PyTorch's CPU-build AssertionError ({name})."
-    return call
-
-
 for _name in ("init", "current_device", "set_device", "synchronize", "initial_seed", "get_rng_state",
               "mem_get_info", "current_stream", "default_stream", "set_stream", "get_device_name",
               "get_device_properties", "get_device_capability", "reset_peak_memory_stats",
               "reset_accumulated_memory_stats", "set_per_process_memory_fraction", "ipc_collect"):
-    globals()[_name] = _needs_device(_name)
+    globals()[_name] = function(f"{_name}(*args, **kwargs)", raises=cuda_not_enabled, doc="Needs a ``cuda`` "
+                                f"device: raises PyTorch's CPU-build AssertionError ({_name}).")
 
-
-def memory_stats(device=None) -> dict:
-    """A device that was never initialized has no statistics (PyTorch returns an empty dict)."""
-    return {}
-
-
-def memory_allocated(device=None) -> int:
-    return 0
-
-
-def max_memory_allocated(device=None) -> int:
-    return 0
-
-
-def memory_reserved(device=None) -> int:
-    return 0
-
-
-def max_memory_reserved(device=None) -> int:
-    return 0
+memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved, memory_stats = memory_queries(
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats")
 
 
 def empty_cache() -> None:

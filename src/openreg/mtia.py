@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._absent_device import accepted_seeds, availability, function, memory_queries
+
 __all__ = [
     "Event", "Stream", "current_device", "current_stream", "default_stream", "device", "device_count",
     "empty_cache", "get_device_capability", "get_rng_state", "init", "initial_seed", "is_available",
@@ -36,97 +38,29 @@ def _not_compiled() -> AssertionError:
     return AssertionError("Torch not compiled with MTIA enabled (openreg has no MTIA device)")
 
 
-def is_available() -> bool:
-    """False: no MTIA device."""
-    return False
+def _no_device() -> RuntimeError:
+    return _without("getCurrentDevice")
 
 
-def device_count() -> int:
-    """0: no MTIA device."""
-    return 0
+is_available, device_count, is_initialized = availability("MTIA")
+init = function("init()", raises=_not_compiled)
+initial_seed = function("initial_seed()", raises=_not_compiled)
+get_rng_state = function("get_rng_state(device='mtia')", raises=_not_compiled)
+set_rng_state = function("set_rng_state(new_state, device='mtia')", raises=_no_device)
 
+current_device = function("current_device()", raises=_no_device)
+set_device = function("set_device(device)", raises=lambda: _without("setCurrentDevice"))
+synchronize = function("synchronize(device=None)", raises=_no_device)
+get_device_capability = function("get_device_capability(device=None)", raises=_no_device)
+current_stream = function("current_stream(device=None)", raises=_no_device)
+default_stream = function("default_stream(device=None)", raises=_no_device)
+empty_cache = function("empty_cache()", raises=lambda: _without("emptyCache"))
 
-def is_initialized() -> bool:
-    return False
-
-
-def init() -> None:
-    raise _not_compiled()
-
-
-def initial_seed() -> int:
-    raise _not_compiled()
-
-
-def get_rng_state(device: Any = "mtia") -> Any:
-    raise _not_compiled()
-
-
-def set_rng_state(new_state: Any, device: Any = "mtia") -> None:
-    raise _without("getCurrentDevice")
-
-
-def current_device() -> int:
-    raise _without("getCurrentDevice")
-
-
-def set_device(device: Any) -> None:
-    raise _without("setCurrentDevice")
-
-
-def synchronize(device: Any = None) -> None:
-    raise _without("getCurrentDevice")
-
-
-def get_device_capability(device: Any = None) -> tuple[int, int]:
-    raise _without("getCurrentDevice")
-
-
-def current_stream(device: Any = None) -> Any:
-    raise _without("getCurrentDevice")
-
-
-def default_stream(device: Any = None) -> Any:
-    raise _without("getCurrentDevice")
-
-
-def empty_cache() -> None:
-    raise _without("emptyCache")
-
-
-def manual_seed(seed: int) -> None:
-    """Checked as an int and accepted; no MTIA generator to seed (PyTorch defers it)."""
-    int(seed)
-
-
-def manual_seed_all(seed: int) -> None:
-    int(seed)
-
-
-def seed() -> None:
-    """Accepted; no MTIA generator to seed."""
-
-
-def seed_all() -> None:
-    """Accepted; no MTIA generator to seed."""
-
-
-def memory_allocated(device: Any = None) -> int:
-    """0 bytes: nothing is allocated on a device that does not exist."""
-    return 0
-
-
-def max_memory_allocated(device: Any = None) -> int:
-    return 0
-
-
-def memory_stats(device: Any = None) -> dict[str, Any]:
-    """The statistics of the never-initialized device: empty."""
-    return {}
-
-
-def reset_peak_memory_stats(device: Any = None) -> None:
-    """Reset the peaks of the never-initialized device: there are none."""
+manual_seed, manual_seed_all, seed, seed_all = accepted_seeds("MTIA")
+memory_allocated, max_memory_allocated, memory_stats = memory_queries(
+    "memory_allocated", "max_memory_allocated", "memory_stats")
+reset_peak_memory_stats = function("reset_peak_memory_stats(device=None)",
+                                   doc="Reset the peaks of the never-initialized device: there are none.")
 
 
 class device:
@@ -143,15 +77,14 @@ class device:
         return None
 
 
-def stream(stream: Any) -> Any:
-    raise _without("getCurrentDevice")
+stream = function("stream(stream)", raises=_no_device)
 
 
 class Stream:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise _without("getCurrentDevice")
+        raise _no_device()
 
 
 class Event:
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise _without("getCurrentDevice")
+        raise _no_device()

@@ -20,6 +20,8 @@ import contextlib
 from collections import OrderedDict
 from typing import Any
 
+from ._absent_device import accepted_seeds, availability, function, memory_queries
+
 __all__ = [
     "Event", "Stream", "current_device", "current_stream", "device", "device_count", "device_of", "empty_cache",
     "get_arch_list", "get_device_capability", "get_device_name", "get_device_properties", "get_rng_state",
@@ -35,141 +37,36 @@ def _not_compiled() -> AssertionError:
     return AssertionError("Torch not compiled with XPU enabled (openreg has no XPU device)")
 
 
-def is_available() -> bool:
-    """False: no XPU device."""
-    return False
+is_available, device_count, is_initialized = availability("XPU")
+is_bf16_supported = function("is_bf16_supported(including_emulation=True)", False)
+is_tf32_supported = function("is_tf32_supported()", False)
+get_arch_list = function("get_arch_list()", [], doc="The XPU architectures openreg is built for: none.")
 
+init = function("init()", raises=_not_compiled)
+current_device = function("current_device()", raises=_not_compiled)
+set_device = function("set_device(device)", raises=_not_compiled)
+synchronize = function("synchronize(device=None)", raises=_not_compiled)
+get_device_name = function("get_device_name(device=None)", raises=_not_compiled)
+get_device_capability = function("get_device_capability(device=None)", raises=_not_compiled)
+get_device_properties = function("get_device_properties(device=None)", raises=_not_compiled)
+mem_get_info = function("mem_get_info(device=None)", raises=_not_compiled)
+set_per_process_memory_fraction = function("set_per_process_memory_fraction(fraction, device=None)",
+                                           raises=_not_compiled)
+current_stream = function("current_stream(device=None)", raises=_not_compiled)
+reset_peak_memory_stats = function("reset_peak_memory_stats(device=None)", raises=_not_compiled)
 
-def device_count() -> int:
-    """0: no XPU device."""
-    return 0
+initial_seed = function("initial_seed()", raises=_not_compiled)
+get_rng_state = function("get_rng_state(device='xpu')", raises=_not_compiled)
+get_rng_state_all = function("get_rng_state_all()", [], doc="One state per device: none.")
+set_rng_state = function("set_rng_state(new_state, device='xpu')", doc="Accepted; PyTorch defers it until the "
+                         "device is initialized, which never happens without XPU.")
+set_rng_state_all = function("set_rng_state_all(new_states)", doc="One state per device: there are none.")
+manual_seed, manual_seed_all, seed, seed_all = accepted_seeds("XPU")
 
-
-def is_initialized() -> bool:
-    """False: the XPU device is never initialized."""
-    return False
-
-
-def is_bf16_supported(including_emulation: bool = True) -> bool:
-    return False
-
-
-def is_tf32_supported() -> bool:
-    return False
-
-
-def get_arch_list() -> list[str]:
-    """The XPU architectures openreg is built for: none."""
-    return []
-
-
-def init() -> None:
-    raise _not_compiled()
-
-
-def current_device() -> int:
-    raise _not_compiled()
-
-
-def set_device(device: Any) -> None:
-    raise _not_compiled()
-
-
-def synchronize(device: Any = None) -> None:
-    raise _not_compiled()
-
-
-def get_device_name(device: Any = None) -> str:
-    raise _not_compiled()
-
-
-def get_device_capability(device: Any = None) -> dict[str, Any]:
-    raise _not_compiled()
-
-
-def get_device_properties(device: Any = None) -> Any:
-    raise _not_compiled()
-
-
-def mem_get_info(device: Any = None) -> tuple[int, int]:
-    raise _not_compiled()
-
-
-def set_per_process_memory_fraction(fraction: float, device: Any = None) -> None:
-    raise _not_compiled()
-
-
-def current_stream(device: Any = None) -> Any:
-    raise _not_compiled()
-
-
-def initial_seed() -> int:
-    raise _not_compiled()
-
-
-def get_rng_state(device: Any = "xpu") -> Any:
-    raise _not_compiled()
-
-
-def get_rng_state_all() -> list:
-    """One state per device: none."""
-    return []
-
-
-def set_rng_state(new_state: Any, device: Any = "xpu") -> None:
-    """Accepted; PyTorch defers it until the device is initialized, which never happens without XPU."""
-
-
-def set_rng_state_all(new_states: Any) -> None:
-    """One state per device: there are none."""
-
-
-def manual_seed(seed: int) -> None:
-    """Checked as an int and accepted; there is no XPU generator to seed (PyTorch defers it)."""
-    int(seed)
-
-
-def manual_seed_all(seed: int) -> None:
-    """As ``manual_seed``, for every XPU device (none)."""
-    int(seed)
-
-
-def seed() -> None:
-    """Accepted; no XPU generator to seed."""
-
-
-def seed_all() -> None:
-    """Accepted; no XPU generator to seed."""
-
-
-def empty_cache() -> None:
-    """Release cached XPU memory: none is ever cached."""
-
-
-def memory_allocated(device: Any = None) -> int:
-    """0 bytes: nothing is allocated on a device that does not exist."""
-    return 0
-
-
-def max_memory_allocated(device: Any = None) -> int:
-    return 0
-
-
-def memory_reserved(device: Any = None) -> int:
-    return 0
-
-
-def max_memory_reserved(device: Any = None) -> int:
-    return 0
-
-
-def memory_stats(device: Any = None) -> dict[str, Any]:
-    """The statistics of the never-initialized device: empty."""
-    return OrderedDict()
-
-
-def reset_peak_memory_stats(device: Any = None) -> None:
-    raise _not_compiled()
+empty_cache = function("empty_cache()", doc="Release cached XPU memory: none is ever cached.")
+memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved, memory_stats = memory_queries(
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_stats",
+    stats=OrderedDict())
 
 
 class device:

@@ -23,11 +23,6 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
 
-def zeros_like(t):
-    from .. import zeros_like as make
-    return make(t)
-
-
 class _Identity(Function):
     """Passes tensors through unchanged; its backward hands the incoming gradients to ``callback``."""
 
@@ -110,7 +105,8 @@ class BackwardHook:
                     grads = _check("grad_output", result, grads)
             self.grad_output = grads
             # the hooks see None for an unused output; backward goes on with zeros for it, as PyTorch's node does
-            result = tuple(grads[pos] if grads[pos] is not None else zeros_like(values[pos]) for pos in positions)
+            result = tuple(grads[pos] if grads[pos] is not None else values[pos].new_zeros(values[pos].shape)
+                           for pos in positions)
             if not self.inputs_hooked and self.hooks:   # nothing upstream will report grad_input: run them now
                 warnings.warn("Full backward hook is firing when gradients are computed with respect to module "
                               "outputs since no inputs require gradients. See https://docs.pytorch.org/docs/main/"

@@ -341,19 +341,20 @@ def _native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, 
     db = axis_sums(xp, dy)                                         # (N, C, 1): sum of dy
     w = values(weight, input).reshape(1, C, 1) if weight is not None else None
     gi = gw = gb = None
+    r_c = xp.repeat(r, cg, axis=1)                                 # (N, C, 1): each channel's group rstd
     if output_mask[0]:
         n = cg * x.shape[2]
         ds_g = (ds if w is None else ds * w).reshape(N, group, cg).sum(axis=2, keepdims=True)
         db_g = (db if w is None else db * w).reshape(N, group, cg).sum(axis=2, keepdims=True)
         b = (db_g * m - ds_g) * (r * r * r) / n                    # (N, G, 1)
         c = -b * m - db_g * r / n
-        a = xp.repeat(r, cg, axis=1) if w is None else xp.repeat(r, cg, axis=1) * w
+        a = r_c if w is None else r_c * w
         gi = dy * a
         gi += x * xp.repeat(b, cg, axis=1)
         gi += xp.repeat(c, cg, axis=1)
         gi = store(gi.reshape(tuple(input._size)), input._dtype, input.device)
     if output_mask[1] and weight is not None:
-        per = (ds - db * xp.repeat(m, cg, axis=1)) * xp.repeat(r, cg, axis=1)
+        per = (ds - db * xp.repeat(m, cg, axis=1)) * r_c
         gw = store(per.sum(axis=(0, 2)), weight._dtype, weight.device)
     if output_mask[2]:
         gb = store(db.sum(axis=(0, 2)), input._dtype, input.device)
