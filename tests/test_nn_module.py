@@ -335,8 +335,8 @@ def test_messages_match_pytorch():
     assert torch_msg(lambda: o.get_submodule("x")) == torch_msg(lambda: t.get_submodule("x"))
     assert repr(o.load_state_dict({"weight": o.weight}, strict=False)) == repr(
         t.load_state_dict({"weight": t.weight}, strict=False))
-    unsupported = {"register_backward_hook", "register_full_backward_hook", "register_full_backward_pre_hook", "ipu",
-                   "xpu", "mtia", "share_memory"}
+    unsupported = {"register_full_backward_hook", "register_full_backward_pre_hook", "ipu", "xpu", "mtia",
+                   "share_memory"}
     public = {a for a in dir(torch.nn.Module()) if not a.startswith("_")}
     assert sorted(public - set(dir(nn.Module())) - unsupported) == []
 

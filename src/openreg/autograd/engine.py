@@ -104,6 +104,24 @@ def _run_tensor_hooks(hooks: list, g):
     return g
 
 
+def _run_post_hooks(node: Node, outputs: list, grads: list, edges: list) -> list:
+    """A node's ``hook(grad_inputs, grad_outputs)`` calls, after its gradients were validated (reduced to each
+    input's shape, as PyTorch's ``validate_outputs`` does before the post-hooks); a hook may return a tuple of
+    replacements of the same length."""
+    outputs = [validate(node, i, g, e[0].input_meta[e[1]]) if g is not None and e is not None and
+               e[1] < len(e[0].input_meta) else g for i, (g, e) in enumerate(zip(outputs, edges))]
+    for _hid, hook in list(node._post_hooks):
+        r = hook(tuple(outputs), tuple(grads))
+        if r is not None:
+            if not isinstance(r, tuple):
+                raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+            if len(r) != len(outputs):
+                raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of values (got "
+                                   f"{len(r)}, but expected {len(outputs)})")
+            outputs = list(r)
+    return outputs
+
+
 def _retain(t, g) -> None:
     """retain_grad's update of a non-leaf's ``.grad``."""
     from ._ops import clone_like
@@ -267,10 +285,7 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
             else:
                 outputs = _apply(node, grads, edges)
             if node._post_hooks:
-                for _hid, hook in list(node._post_hooks):
-                    r = hook(tuple(outputs), tuple(grads))
-                    if r is not None:
-                        outputs = list(r)
+                outputs = _run_post_hooks(node, outputs, grads, edges)
             if not keep_graph and node is not root:
                 if node.__class__ is formula_node:     # FormulaNode.release written out
                     sargs = node.args

@@ -136,6 +136,7 @@ class Module:
         setattr_(self, "_forward_hooks_with_kwargs", OrderedDict())
         setattr_(self, "_backward_hooks", OrderedDict())
         setattr_(self, "_backward_pre_hooks", OrderedDict())
+        setattr_(self, "_is_full_backward_hook", None)    # None until a backward hook is registered
         setattr_(self, "_state_dict_hooks", OrderedDict())
         setattr_(self, "_state_dict_pre_hooks", OrderedDict())
         setattr_(self, "_load_state_dict_pre_hooks", OrderedDict())
@@ -227,6 +228,7 @@ class Module:
                      "_load_state_dict_post_hooks"):
             self.__dict__.setdefault(name, OrderedDict())
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
+        self.__dict__.setdefault("_is_full_backward_hook", None)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
         """Add a parameter (or None) under ``name``.
@@ -860,6 +862,7 @@ class Module:
         >>> m(x).sum().backward(); x.grad.tolist()
         [10.0, 0.0]
         """
+        self._backward_hook_kind(True)
         handle = RemovableHandle(self._backward_hooks)
         self._backward_hooks[handle.id] = hook
         if prepend:
@@ -876,11 +879,29 @@ class Module:
         return handle
 
     def register_backward_hook(self, hook: Callable) -> RemovableHandle:
-        """PyTorch's deprecated form hooks the gradient of the module's last operation, not of its inputs; openreg
-        has only the full form."""
-        raise NotImplementedError("Module.register_backward_hook (deprecated in PyTorch: it reports the last "
-                                  "operation's gradients) is not supported by openreg; use "
-                                  "register_full_backward_hook")
+        """PyTorch's deprecated form: ``hook(module, grad_input, grad_output)`` is registered on the ``grad_fn`` of
+        the module's (first) output, so it sees the gradients of the forward's LAST operation only (warning with
+        PyTorch's FutureWarning when that differs from the module's); it may return a new ``grad_input``.
+
+        >>> import openreg, warnings
+        >>> m = openreg.nn.Linear(3, 2)
+        >>> h = m.register_backward_hook(lambda mod, gin, gout: print([tuple(g.shape) for g in gin]))
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore")
+        ...     m(openreg.ones(4, 3, requires_grad=True)).sum().backward()
+        [(2,), (4, 3), (3, 2)]
+        """
+        self._backward_hook_kind(False)
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        return handle
+
+    def _backward_hook_kind(self, full: bool) -> None:
+        """One module has full backward hooks or PyTorch's deprecated ones, never both."""
+        if self.__dict__.get("_is_full_backward_hook") is (not full):
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on a single Module. "
+                               "Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", full)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -893,18 +914,26 @@ class Module:
             return self.forward(*args, **kwargs)
         if pre_hooks:
             args, kwargs = self._run_forward_pre_hooks(pre_hooks, args, kwargs)
-        if backward:     # the inputs' and outputs' identity nodes (after the forward pre-hooks, as PyTorch)
-            from ._backward_hooks import BackwardHook
-            bw = BackwardHook(self, list(d["_backward_hooks"].values()), list(d["_backward_pre_hooks"].values()))
-            output = self.forward(*bw.setup_input_hook(args), **kwargs)
-        else:
-            output = self.forward(*args, **kwargs)
+        bw = None
+        if backward:
+            full = d["_backward_hooks"] if d.get("_is_full_backward_hook") else {}
+            last_node_hooks = list(d["_backward_hooks"].values()) if not full else []
+            if full or d["_backward_pre_hooks"]:   # the inputs' and outputs' identity nodes (after the pre-hooks)
+                from ._backward_hooks import BackwardHook
+                bw = BackwardHook(self, list(full.values()), list(d["_backward_pre_hooks"].values()))
+                args = bw.setup_input_hook(args)
+        output = self.forward(*args, **kwargs)
         with_kwargs = d["_forward_hooks_with_kwargs"]
         for hook_id, hook in list(post_hooks.items()):
             result = hook(self, args, kwargs, output) if hook_id in with_kwargs else hook(self, args, output)
             if result is not None:
                 output = result
-        return bw.setup_output_hook(output) if backward else output
+        if bw is not None:
+            output = bw.setup_output_hook(output)
+        if backward and last_node_hooks:
+            from ._backward_hooks import hook_last_node
+            hook_last_node(self, last_node_hooks, args, output)
+        return output
 
     def _run_forward_pre_hooks(self, pre_hooks, args: tuple, kwargs: dict):
         with_kwargs = self.__dict__["_forward_pre_hooks_with_kwargs"]
