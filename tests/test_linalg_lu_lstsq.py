@@ -151,6 +151,17 @@ def test_lu_family_equals_pytorchs(shape):
 
 
 @needs_torch
+@pytest.mark.filterwarnings("ignore:torch.lu")
+def test_deprecated_tensor_lu_methods_equal_pytorchs():
+    # Tensor.lu(pivot, get_infos) and Tensor.lu_solve(LU_data, LU_pivots), as the Glow flows of pytorch-normalizing-flows call them
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((3, 3)), rng.standard_normal((3, 2))
+    _assert_same(_both(lambda lib, x: tuple(x.lu()), a, grad=False))
+    _assert_same(_both(lambda lib, x: tuple(lib.lu_unpack(*x.lu(get_infos=True)[:2])), a))
+    _assert_same(_both(lambda lib, x, y: y.lu_solve(*x.lu()), a, b))
+
+
+@needs_torch
 def test_singular_results_equal_pytorchs():
     s = np.array([[1.0, 2.0], [2.0, 4.0]])
     _assert_same(_both(lambda lib, x: tuple(lib.linalg.lu_factor_ex(x)), s, grad=False))

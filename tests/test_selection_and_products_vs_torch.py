@@ -194,6 +194,8 @@ def test_grids_and_arrangements(devices):
     for k in (-1, 0, 1, 2, 3, 5):
         _both(lambda m, x, k=k: m.rot90(x, k, [0, 2]), x3, device=devices, grad=True)
     _both(lambda m, x: (m.fliplr(x), m.flipud(x), m.ravel(x)), x3, device=devices)
+    _both(lambda m, x: (x.flip(dims=(1,)), x.flip(dims=[0, 2]), x.flip(2), x.flip(0, 1), x.flip([1, 2])), x3,
+          device=devices, grad=True)
     assert openreg.numel(openreg.ones(2, 3)) == 6
     assert openreg.equal(openreg.tensor([1, 2]), openreg.tensor([1.0, 2.0])) is True
     assert openreg.equal(openreg.tensor([1.0]), openreg.tensor([1.0, 1.0])) is False

@@ -92,6 +92,8 @@ DeferredMethods = mixin("DeferredMethods", {
     "negative_": deferred("openreg._functional_aliases:negative_"),
     "stft": deferred("openreg._stft:stft"),
     "istft": deferred("openreg._stft:istft"),
+    "lu": deferred("openreg._linalg_lu:lu_deprecated"),
+    "lu_solve": deferred("openreg._linalg_lu:lu_solve_deprecated"),
     "gcd": deferred("openreg._math_extras:gcd"),
     "gcd_": deferred("openreg._math_extras:gcd_"),
     "lcm": deferred("openreg._math_extras:lcm"),

@@ -166,7 +166,11 @@ def _flip(self, dims):
     return out if out is not self else self.clone()
 
 
-def _flip_method(self, *dims):
+def _flip_method(self, *dims, **kwargs):
+    if kwargs:  # Tensor.flip(dims=...), as PyTorch's binding takes
+        if dims or set(kwargs) != {"dims"}:
+            raise TypeError(f"flip() received an invalid combination of arguments - got {tuple(kwargs)}")
+        dims = (kwargs["dims"],)
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
         dims = tuple(dims[0])
     return A.flip(self, list(dims))
