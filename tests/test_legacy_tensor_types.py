@@ -151,10 +151,18 @@ def test_set_default_tensor_type_sets_dtype_and_device():
                 openreg.set_default_tensor_type(openreg.privateuseone.DoubleTensor)
             t = openreg.ones(2)
             assert t.dtype is openreg.float64 and t.device.type == "privateuseone"
+            # the legacy constructor makes the default tensor type (nerf-pytorch's torch.Tensor([1e10]) under
+            # set_default_tensor_type('torch.cuda.FloatTensor')), which set_default_device alone does not change
+            for t in (openreg.Tensor([1e10]), openreg.Tensor(2, 3)):
+                assert t.dtype is openreg.float64 and t.device.type == "privateuseone"
         with pytest.warns(UserWarning):
             openreg.set_default_tensor_type("torch.FloatTensor")
         t = openreg.ones(2)
         assert t.dtype is openreg.float32 and t.device.type == "cpu"
+        assert openreg.Tensor([1.0]).device.type == "cpu"
+        openreg.set_default_device("meta")
+        assert openreg.Tensor([1.0]).device.type == "cpu"      # as PyTorch's under set_default_device
+        openreg.set_default_device(None)
         with pytest.raises(TypeError, match="only floating-point types are supported as the default type"):
             openreg.set_default_tensor_type(openreg.LongTensor)
         with pytest.raises(TypeError, match="invalid type object"):

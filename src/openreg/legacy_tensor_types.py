@@ -173,9 +173,11 @@ def set_default_tensor_type(t, /) -> None:
 
 
 def tensor_new(cls, *args, **kwargs):
-    """``openreg.Tensor(*args, device=None)``: a legacy constructor of the default dtype on the CPU (a subclass
-    gets an instance of itself sharing the result's storage)."""
-    t = legacy_new(_dt.get_default_dtype(), "cpu", args, kwargs, any_dtype=True)
+    """``openreg.Tensor(*args, device=None)``: a legacy constructor of the default tensor type: the default dtype,
+    on the CPU unless ``set_default_tensor_type`` chose a device type (``set_default_device`` does not move it, as
+    in PyTorch); a subclass gets an instance of itself sharing the result's storage."""
+    t = legacy_new(_dt.get_default_dtype(), _device_type(True) if _device_from_tensor_type[0] else "cpu", args, kwargs,
+                   any_dtype=True)
     if cls is type(t):
         return t
     return cls._make(t._storage, t._size, t._stride, t._offset, t._dtype)
