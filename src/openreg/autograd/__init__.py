@@ -68,36 +68,49 @@ def _make_grads(outputs: list, grads: list, *, is_grads_batched: bool = False) -
     return out
 
 
-_ONES_LIKE = None         # the CPU kernel of aten::ones_like, once looked up
-_PLAIN_CPU_KS = None      # the key set of a call on a CPU tensor that requires grad, default thread-local state
+_ONES_LIKE = None         # the kernel of aten::ones_like, once looked up, and its resolved-kernel cache
+_PLAIN_KS: dict = {}      # device type -> key sets of a call on a tensor of it that requires grad, default thread-local
+                          # state: (at the autograd key, below it)
 
 
 def _implicit_grad(o):
-    """``ones_like(o, memory_format=contiguous_format)``, the gradient of a scalar output nobody gave. On the CPU,
-    when that call would reach openreg's own ``ones_like`` kernel (no dispatch mode, autocast, library override),
-    the ones are made here: the call costs more than the rest of a small backward's bookkeeping."""
-    global _ONES_LIKE, _PLAIN_CPU_KS
+    """``ones_like(o, memory_format=contiguous_format)``, the gradient of a scalar output nobody gave. When that
+    call would reach openreg's own ``ones_like`` kernel (no dispatch mode, autocast, library override), the ones
+    are made here, on the CPU and on a device (from host ones, as a kernel's host result is taken there): the call
+    costs more than the rest of a small backward's bookkeeping."""
+    global _ONES_LIKE
     dt = o._dtype
     device = o._storage.device
-    if device._type == "cpu" and not dt.is_narrow_float:
-        if _PLAIN_CPU_KS is None:
-            from .._dispatch.keys import AFTER_AUTOGRAD_MASK
-            from ..operators.factories import _ones_like
-            from ..tensor import _KEYSETS
-            _ONES_LIKE = (_ones_like, A.ones_like._entry.cache)
-            default = _tls.__class__
-            _PLAIN_CPU_KS = (((with_autograd(_KEYSETS["cpu"]) | default.include) & ~default.exclude),
-                             ((with_autograd(_KEYSETS["cpu"]) | default.include) & ~default.exclude)
-                             & AFTER_AUTOGRAD_MASK)
-        full, below = _PLAIN_CPU_KS
-        if (o._ks | _tls.include) & ~_tls.exclude == full:
+    if not dt.is_narrow_float:
+        keysets = _PLAIN_KS.get(device._type)
+        if keysets is None:
+            keysets = _plain_keysets(device._type)
+        if keysets and (o._ks | _tls.include) & ~_tls.exclude == keysets[0]:
+            if _ONES_LIKE is None:
+                from ..operators.factories import _ones_like
+                _ONES_LIKE = (_ones_like, A.ones_like._entry.cache)
             fn, cache = _ONES_LIKE
-            hit = cache.get(below)
+            hit = cache.get(keysets[1])
             if hit is not None and hit[0] is fn:
                 arr = np.empty(tuple(o._size), dt.numpy)   # np.ones, without its two Python frames
                 arr.fill(1)
                 return wrap_array(arr, dt, device)
     return A.ones_like(o, memory_format=contiguous_format)
+
+
+def _plain_keysets(device_type: str) -> tuple:
+    """``_PLAIN_KS``'s entry of a device type: () where no such shortcut applies (meta tensors hold no data)."""
+    from .._dispatch.keys import AFTER_AUTOGRAD_MASK
+    from ..tensor import _KEYSETS
+    plain = _KEYSETS.get(device_type) if device_type != "meta" else None
+    if plain is None:
+        keysets = ()
+    else:
+        default = _tls.__class__
+        full = (with_autograd(plain) | default.include) & ~default.exclude
+        keysets = (full, full & AFTER_AUTOGRAD_MASK)
+    _PLAIN_KS[device_type] = keysets
+    return keysets
 
 
 def _check_roots(tensors: list) -> None:

@@ -117,8 +117,10 @@ def _fused_grad(fused, g, y, ops):
 
 def _sigmoid_backward_compute(spec, grad_output, output):
     xp, g, y = pair(spec, grad_output, output)
+    y = upcast(y, xp)
     with quiet():
-        return upcast(g, xp) * upcast(y, xp) * (1 - upcast(y, xp))
+        out = upcast(g, xp) * y             # (g * y) * (1 - y), the product written into its first factor
+        return xp.multiply(out, 1 - y, out=out)
 
 
 def _tanh_backward_compute(spec, grad_output, output):
@@ -236,7 +238,15 @@ cos = _float_op("cos", lambda xp, x: xp.cos(x), "self", lambda g, a: -(g * a.sel
                 True)
 tanh = _float_op("tanh", lambda xp, x: xp.tanh(x), "result",
                  lambda g, a: _fused_grad(A.tanh_backward, g, a.result, _tanh_grad_ops), ("[0.0]", "[0.0]"), True)
-sigmoid = _float_op("sigmoid", lambda xp, x: 1 / (1 + xp.exp(-x)), "result",
+def _sigmoid_values(xp, x):
+    """``1 / (1 + exp(-x))``, each step written into the first one's result (the same operations, one array)."""
+    out = xp.negative(x)
+    xp.exp(out, out=out)
+    xp.add(out, 1, out=out)
+    return xp.divide(1, out, out=out)
+
+
+sigmoid = _float_op("sigmoid", _sigmoid_values, "result",
                     lambda g, a: _fused_grad(A.sigmoid_backward, g, a.result, _sigmoid_grad_ops),
                     ("[0.0]", "[0.5]"), True)
 reciprocal = _float_op("reciprocal", lambda xp, x: 1 / x, "result", lambda g, a: -(g * a.result * a.result),
