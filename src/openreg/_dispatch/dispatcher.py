@@ -328,7 +328,8 @@ def resolve(entry: OperatorEntry, ks: int):
                     # omitted (binding.omits_defaults)
                     result = (fn, kernel.with_keyset or (None if _omits_defaults(entry.schema, fn) else False),
                               key)
-                if lean and result[1]:   # a kernel taking the key set sees the one PyTorch would pass
+                if lean and result[1] and not _reads_same(result[0], walk, ks):
+                    # a kernel taking the key set sees the one PyTorch would pass
                     result = (_with_keyset(result[0], walk), True, key)
                 entry.cache[ks] = result
                 return result
@@ -365,6 +366,14 @@ def walk_past_when_lean(key: DispatchKey, kernel: KernelEntry) -> bool:
     there, as in PyTorch: the layers below (ADInplaceOrView's version bump of an ``out=``) see only its parts."""
     return bool((1 << key) & AUTOGRAD_KEYS_MASK) and (
         kernel.is_fallthrough or getattr(kernel.fn, "_openreg_lean", False))
+
+
+def _reads_same(fn, walk: int, ks: int) -> bool:
+    """Whether a kernel taking the key set reads the same keys in ``walk`` (with the autograd keys PyTorch's
+    tensors carry) as in ``ks``: it says it reads only ``ks & fn._openreg_keyset_mask`` (the ADInplaceOrView
+    kernels: the keys below theirs) and those bits agree."""
+    mask = getattr(fn, "_openreg_keyset_mask", None)
+    return mask is not None and walk & mask == ks & mask
 
 
 def _with_keyset(fn, ks: int):

@@ -29,8 +29,21 @@ def written_arguments(schema) -> list[tuple[int, str, bool]]:
 
 
 def make_kernel(entry):
-    """The ADInplaceOrView kernel of a mutable operator (called with its key set)."""
+    """The ADInplaceOrView kernel of a mutable operator (called with its key set). It reads only the keys below
+    its own (``_openreg_keyset_mask``), so the dispatcher may pass it the key set of a call on plain tensors as is."""
     written = written_arguments(entry.schema)
+    if len(written) == 1 and written[0][0] == 0 and not written[0][2] and not entry.schema.arguments[0].type.is_list:
+        name = written[0][1]
+
+        def ad_inplace_or_view_first(ks, *args, **kwargs):
+            # the common in-place op (``add_``, ``mul_``): one tensor written, the first argument
+            result = entry.overload.redispatch_fn(ks & AFTER_ADINPLACE_MASK, *args, **kwargs)
+            t = args[0] if args else kwargs.get(name)
+            if t is not None:
+                t._vc.value += 1
+            return result
+        ad_inplace_or_view_first._openreg_keyset_mask = AFTER_ADINPLACE_MASK
+        return ad_inplace_or_view_first
 
     def ad_inplace_or_view(ks, *args, **kwargs):
         result = entry.overload.redispatch_fn(ks & AFTER_ADINPLACE_MASK, *args, **kwargs)
@@ -42,6 +55,7 @@ def make_kernel(entry):
                 if t is not None:
                     t._vc.value += 1
         return result
+    ad_inplace_or_view._openreg_keyset_mask = AFTER_ADINPLACE_MASK
     return ad_inplace_or_view
 
 

@@ -302,10 +302,13 @@ class _Plan:
     memory ``buffer()`` gives, on a backend that has it: ``StorageBackend.buffer_maker`` of the result; once
     the result's layout is known, into the array of the tensor ``result()`` gives, ``result_maker``'s)."""
 
-    __slots__ = ("buffer", "layout", "loud", "result", "small", "spec", "strided", "ufunc", "unless")
+    __slots__ = ("buffer", "known", "layout", "loud", "result", "small", "spec", "strided", "ufunc", "unless")
 
     def __init__(self, spec, small, strided, ufunc, unless=None):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
+        # a CPU compute call's result layout, (Size, strides, nbytes), once a call gave a row-major NumPy array in
+        # the result's storage type needing no relayout: later such arrays are wrapped without reading it again
+        self.known = None
         self.buffer = self.result = None    # result: the backend's result_maker, once the layout is known
         # the kernel's ``ufunc_unless``, or the check its ``for_driver()`` gives for the driver in use (plans are
         # dropped when it changes): True when the ufunc never applies there
@@ -501,7 +504,23 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                     leave_quiet(token)
             else:
                 arr = _compute(name, compute, spec, args, kwargs, elementwise)
+            dtype = spec.dtype
+            if arr.dtype is not dtype.numpy:
+                arr = from_compute(arr, dtype)
+            known = plan.known
+            if known is not None and arr.__class__ is np.ndarray and arr.flags.c_contiguous \
+                    and arr.dtype is dtype.numpy and arr.shape == known[0]:
+                return wrap_known_cpu(arr, dtype, spec.device, *known)
             strided = plan.strided
+            if strided and arr.ndim > 1:
+                arr = relayout(arr, strided if strided.__class__ is tuple else
+                               iterator_strides(arr.shape, tensor_operands(args, kwargs)))
+            t = wrap_array(arr, dtype, spec.device)
+            if spec.device._type == "cpu" and arr.__class__ is np.ndarray and arr.dtype is dtype.numpy \
+                    and arr.flags.c_contiguous and t._storage._data is arr and t._offset == 0:
+                # a row-major result of this signature: its layout is what any later row-major one gets
+                plan.known = (t._size, t._stride, arr.nbytes)
+            return t
         dtype = spec.dtype
         if arr.dtype is not dtype.numpy:
             arr = from_compute(arr, dtype)
@@ -532,16 +551,37 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     _signature_caches.append(inplace_signatures)
 
     def inplace(self, *args, **kwargs):
-        key = None if is_meta else _signature((self, *args), kwargs)
+        if is_meta:
+            key = None
+        elif len(args) == 1 and kwargs:
+            # _signature((self, b), kwargs), written out for the common in-place call (``add_(g, alpha=1)``)
+            b = args[0]
+            try:
+                key = (self._dtype, self._size, self._stride, self._storage.device, b._dtype, b._size, b._stride,
+                       b._storage.device) if self._size and b._size else None
+            except AttributeError:
+                key = None
+            if key is not None:
+                for v in kwargs.values():
+                    if v.__class__ not in _KWARG_TYPES:
+                        key = _with_kwargs(key, kwargs)
+                        break
+                else:
+                    key = (*key, *kwargs.items())
+        else:
+            key = _signature((self, *args), kwargs)
         plan = None if key is None else inplace_signatures.get(key)
         if plan is not None:        # a signature that passed the checks below: same result dtype, size, layout
             spec = plan.spec
             token = enter_quiet()
             try:
                 if plan.ufunc is not None and (ufunc_unless is None or not ufunc_unless()):
-                    # the ufunc writes into self (NumPy buffers overlapping operands)
+                    # the ufunc writes into self (NumPy buffers overlapping operands), given positionally
                     x = self._array()
-                    plan.ufunc(x, *(a._array() for a in args), out=x)
+                    if len(args) == 1:
+                        plan.ufunc(x, args[0]._array(), x)
+                    else:
+                        plan.ufunc(x, *[a._array() for a in args], out=x)
                     return self
                 arr = compute(spec, self, *args, **kwargs) if plan.small else \
                     _compute(name, compute, spec, (self, *args), kwargs, elementwise)
