@@ -375,6 +375,11 @@ def __getattr__(name: str):
     if name == "amp" and privateuse1_name() == "cuda":  # openreg.cuda.amp: PyTorch's deprecated aliases
         from openreg import _cuda_amp
         return _cuda_amp
+    if name == "sparse":  # openreg.<device>.sparse.FloatTensor & co.: legacy sparse constructors on the device
+        import types
+
+        from openreg.sparse.legacy_types import DEVICE_SPARSE_TYPES
+        return types.SimpleNamespace(**DEVICE_SPARSE_TYPES)
     from openreg.legacy_tensor_types import DEVICE_TYPES
     if name in DEVICE_TYPES:  # openreg.<device>.FloatTensor & co.: legacy constructors of device tensors
         return DEVICE_TYPES[name]

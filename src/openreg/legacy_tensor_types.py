@@ -94,7 +94,7 @@ class LegacyTensorType(type):
 
     def __instancecheck__(cls, obj) -> bool:
         return cls._on_device is not None and (isinstance(obj, TensorBase) and obj.dtype == cls.dtype
-                and obj.device.type == _device_type(cls._on_device))
+                and obj.device.type == _device_type(cls._on_device) and not obj.is_sparse)
 
     def __repr__(cls) -> str:
         if cls._on_device is None:

@@ -27,4 +27,11 @@ def addmm(mat, mat1, mat2, *, beta=1.0, alpha=1.0):
     return A.addmm(mat, mat1, mat2, beta=beta, alpha=alpha)
 
 
+def __getattr__(name: str):
+    from .legacy_types import CPU_SPARSE_TYPES
+    if name in CPU_SPARSE_TYPES:   # openreg.sparse.FloatTensor & co.: PyTorch's legacy sparse constructors
+        return CPU_SPARSE_TYPES[name]
+    raise AttributeError(f"module 'openreg.sparse' has no attribute '{name}'")
+
+
 __all__ = ["addmm", "mm"]
