@@ -270,6 +270,9 @@ def build_call(entry, resolve, qualname_for_errors: str, non_tensor=None):
         ns[f"_op_c{i}"] = conv
         ns[f"_op_a{i}"] = arg
         check = "True" if t.is_list else _FAST_CHECKS[t.kind].format(v=name)
+        if arg.has_default and ns[f"_op_d{i}"] is not None:
+            # the default itself needs no conversion: it is already the value its converter gives
+            check = f"{name} is not _op_d{i} and ({check})"
         if t.optional:
             body.append(f"    if {name} is not None and ({check}): {name} = _op_c{i}({name}, _op_a{i}, {i})")
         else:
