@@ -58,6 +58,14 @@ def _count_dims(items) -> int:
     return n
 
 
+def _bound(value):
+    """A slice bound; a tensor one is read as the program's value (refused when batched in a running vmap)."""
+    if isinstance(value, Tensor) and value._vmap_levels:
+        from ._vmap_batched import ITEM, refuse
+        refuse(value, ITEM)
+    return value
+
+
 def _select(result: Tensor, dim: int, real_dim: int, i: int) -> Tensor:
     size = result._size[dim]
     if not -size <= i < size:
@@ -88,14 +96,14 @@ def apply_indices(self: Tensor, index):
             result = _select(result, dim, real_dim, it)
             real_dim += 1
         elif isinstance(it, slice):
-            step = 1 if it.step is None else operator.index(it.step)
+            step = 1 if it.step is None else operator.index(_bound(it.step))
             if step == 0:
                 raise ValueError("slice step cannot be zero")
             if step < 0:
                 raise ValueError("step must be greater than zero")
             if not (it.start is None and it.stop is None and step == 1):
-                start = None if it.start is None else operator.index(it.start)
-                stop = None if it.stop is None else operator.index(it.stop)
+                start = None if it.start is None else operator.index(_bound(it.start))
+                stop = None if it.stop is None else operator.index(_bound(it.stop))
                 result = A.slice__Tensor(result, dim, start, stop, step)
             indices.append(None)
             dim += 1

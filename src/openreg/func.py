@@ -547,6 +547,7 @@ def _same_values(a, b) -> bool:
 
 def _vmap_call(func, in_dims, out_dims, randomness: str, args: tuple, kwargs: dict):
     from . import stack
+    from ._vmap_batched import BatchedLevel
     from .autograd.grad_mode import no_grad
     from .random import VmapRandomness
     name = _name(func)
@@ -556,15 +557,17 @@ def _vmap_call(func, in_dims, out_dims, randomness: str, args: tuple, kwargs: di
         # no element to run on: run once on zeros of an element's shape for the outputs' shapes, keep none of it
         probe = [a if d is None else a.new_zeros(tuple(a.shape[:d]) + tuple(a.shape[d + 1:]))
                  for a, d in zip(flat_args, flat_dims)]
-        with VmapRandomness(randomness), no_grad():
+        with VmapRandomness(randomness), no_grad(), BatchedLevel() as batched:
+            probe = [a if d is None else batched.mark(a) for a, d in zip(probe, flat_dims)]
             results = [func(*_tree_unflatten(probe, spec), **kwargs)]
     else:
         results = []
-        with VmapRandomness(randomness) as level:
+        with VmapRandomness(randomness) as level, BatchedLevel() as batched:
             for i in range(size):
                 level.next_element()
-                # select (one view per call, not unbind's multi-output views): func may modify its slice in place
-                elem = [a if d is None else a.select(d, i) for a, d in zip(flat_args, flat_dims)]
+                # select (one view per call, not unbind's multi-output views): func may modify its slice in place;
+                # the slices are marked batched (their values cannot be read into Python, as in PyTorch)
+                elem = [a if d is None else batched.mark(a.select(d, i)) for a, d in zip(flat_args, flat_dims)]
                 results.append(func(*_tree_unflatten(elem, spec), **kwargs))
     flat_results = []
     out_spec = None
@@ -577,6 +580,7 @@ def _vmap_call(func, in_dims, out_dims, randomness: str, args: tuple, kwargs: di
                                f"batch elements ({out_spec} and {sp}); the structure of the outputs must not depend "
                                f"on the values of the inputs")
         flat_results.append(leaves)
+        batched.release(leaves)
 
     def incompatible():
         return ValueError(f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the "

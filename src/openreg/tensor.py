@@ -104,6 +104,7 @@ class TensorBase:
     _backend_meta = None   # backend metadata (openreg.utils.set_tensor_metadata)
     _qparams = None        # (scale, zero_point) of a quantized tensor
     _is_param = False
+    _vmap_levels = ()      # the running vmap levels this tensor is batched at (_vmap_batched.py)
     # NumPy must defer to our reflected operators.
     __array_priority__ = 1000
 
@@ -422,12 +423,19 @@ class TensorBase:
         from ._cuda_array_interface import cuda_array_interface
         return cuda_array_interface(self)
 
+    def _vmap_check(self, message: str) -> None:
+        if self._vmap_levels:      # batched inside a running vmap: no single value to give
+            from . import _vmap_batched
+            _vmap_batched.check(self, getattr(_vmap_batched, message))
+
     def tolist(self):
+        self._vmap_check("NO_STORAGE")
         from ._array_bridge import host_array
         arr = host_array(self)
         return arr.tolist()
 
     def item(self):
+        self._vmap_check("ITEM")
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"a Tensor with {n} elements cannot be converted to Scalar")
@@ -435,6 +443,7 @@ class TensorBase:
         return host_array(self).reshape(()).item()
 
     def __bool__(self) -> bool:
+        self._vmap_check("CONTROL_FLOW")
         n = self.numel()
         if n != 1:
             raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'}"
@@ -442,6 +451,7 @@ class TensorBase:
         return bool(self.item())
 
     def _python_scalar(self):
+        self._vmap_check("ITEM")
         if self.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
@@ -456,6 +466,7 @@ class TensorBase:
         return complex(self._python_scalar())
 
     def __index__(self) -> int:
+        self._vmap_check("ITEM")
         if self._dtype.is_floating_point or self._dtype is _dt.bool or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())

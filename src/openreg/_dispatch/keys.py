@@ -45,6 +45,10 @@ class DispatchKey(enum.IntEnum):
     # autograd key, since PyTorch runs those for every tensor. Part of AUTOGRAD_MASK: excluding autograd
     # excludes it too; it never selects a kernel itself.
     AutogradNotNeeded = 16
+    # Carried by the values batched in a running vmap (openreg/_vmap_batched.py): its fallback runs the call below
+    # it and marks the results batched too. Above every other key, as PyTorch's FuncTorchBatched is above autograd
+    # and autocast.
+    FuncTorchBatched = 17
     # Alias keys: never in a key set; a kernel registered at one fills several runtime slots.
     Autograd = 32
     CompositeImplicitAutograd = 33

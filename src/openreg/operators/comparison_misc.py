@@ -55,6 +55,11 @@ isclose = Op(
 
 
 def _allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    if self._vmap_levels or other._vmap_levels:       # a bool of batched values
+        from .._vmap_batched import refuse
+        for t in (self, other):
+            refuse(t, "vmap over torch.allclose isn't supported yet. Please file an issue at "
+                      "https://github.com/pytorch/pytorch/issues if you need this feature.")
     return bool((A.isclose(self, other, rtol, atol, equal_nan) == 0).sum().item() == 0)
 
 

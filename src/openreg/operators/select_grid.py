@@ -28,6 +28,10 @@ CIA = "CompositeImplicitAutograd"
 
 def _equal(self, other) -> bool:
     common_device("equal", self, other)
+    if self._vmap_levels or other._vmap_levels:       # a bool of batched values (PyTorch has no batching rule)
+        from .._vmap_batched import refuse
+        for t in (self, other):
+            refuse(t, "Batching rule not implemented for aten::equal. We could not generate a fallback.")
     if tuple(self.shape) != tuple(other.shape):
         return False
     return bool(A.all(A.eq__Tensor(self, other)).item())
