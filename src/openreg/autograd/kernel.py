@@ -95,6 +95,8 @@ class OpInfo:
         self.nontensor_pos = [(n, p) for n, p in self.arg_pos.items() if n not in names]
         self.nontensor_kw = [n for n in self.kw_names if n not in names]
         self.cache = self.entry = None   # the operator's dispatcher entry and its resolved kernels (make_kernel)
+        _add_fields([a.name for a in schema.arguments] + ["result"] + [f"result{k}" for k in range(len(rets))]
+                    + list(formula.save if formula is not None else ()))
 
 
 class Args:
@@ -115,6 +117,10 @@ class Args:
             v = self._values[name]
         except KeyError:
             raise AttributeError(f"formula argument '{name}' was not saved") from None
+        return self._resolve(v)
+
+    def _resolve(self, v):
+        """A saved value as a formula sees it: saved tensors unpacked."""
         if type(v) is SavedTensor:
             if not v.is_output and not v.freed:   # SavedTensor.unpack of an input whose version is unchanged
                 t = v.data
@@ -140,6 +146,41 @@ class Args:
 
     def meta_of(self, name: str):
         return self._meta[name]
+
+
+class _Field:
+    """``Args.<name>`` for a name some operator's formulas may read: the value ``__getattr__`` gives, without the
+    failed attribute lookup that reaching ``__getattr__`` costs (an AttributeError made and dropped: about a
+    microsecond on every saved value a formula reads)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, a, owner=None):
+        if a is None:
+            return self
+        try:
+            v = a._values[self.name]
+        except KeyError:
+            raise AttributeError(f"formula argument '{self.name}' was not saved") from None
+        c = type(v)
+        if c is SavedTensor:
+            if not v.is_output and not v.freed:
+                t = v.data      # an input whose version is unchanged (Args._resolve's first case)
+                if t._vc.value == v.version:
+                    return t
+        elif c is not list:
+            return v
+        return a._resolve(v)
+
+
+def _add_fields(names) -> None:
+    """Give ``Args`` a ``_Field`` for each of ``names`` it has no attribute of."""
+    for name in names:
+        if name.isidentifier() and not hasattr(Args, name):
+            setattr(Args, name, _Field(name))
 
 
 def _tmeta(t):
