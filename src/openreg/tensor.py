@@ -366,7 +366,12 @@ class TensorBase:
 
     @property
     def data(self) -> Tensor:
-        return self.detach()
+        """A detached alias with a version counter of its own, as PyTorch's: in-place changes through ``.data``
+        are not seen by autograd's saved-tensor checks (torchdiffeq's Runge-Kutta scratch relies on this)."""
+        out = self.detach()
+        if out._vc.__class__ is _Version:
+            out._vc = _Version()
+        return out
 
     @data.setter
     def data(self, other: Tensor) -> None:
