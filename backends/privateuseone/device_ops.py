@@ -70,7 +70,7 @@ def device_of(op: str, args, kwargs, *, check: bool = True):
     dev = None
     # The common call, tensors and scalars without lists, in one flat loop (no generator).
     for t in (*args, *kwargs.values()) if kwargs else args:
-        if t.__class__ is Tensor:
+        if t.__class__ is Tensor or isinstance(t, Tensor):      # a Parameter too
             d = t._storage.device
             if d._type == "cpu" and not t._size:
                 continue
@@ -78,7 +78,7 @@ def device_of(op: str, args, kwargs, *, check: bool = True):
                 dev = d
             elif d is not dev and d != dev:
                 break
-        elif isinstance(t, (list, tuple, Tensor)):
+        elif isinstance(t, (list, tuple)):
             break
     else:
         return dev
@@ -91,7 +91,7 @@ def device_of(op: str, args, kwargs, *, check: bool = True):
             dev = d
             if not check:
                 break
-        elif d != dev:
+        elif d is not dev and d != dev:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                                f"{dev} and {d}! (when checking argument for {op})")
     return dev

@@ -49,6 +49,17 @@ class Size(tuple):
         return (Size, (tuple(self),))
 
 
+_tuple_item = tuple.__getitem__     # an element of a Size without Size.__getitem__'s Python frame
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """``meta_rules.wrap_dim``, imported on first use (it imports this module)."""
+    global _wrap_dim
+    from .aten.meta_rules import wrap_dim
+    _wrap_dim = wrap_dim
+    return wrap_dim(dim, ndim)
+
+
 # (strides in elements, item size) -> strides in bytes: a view's first array read would otherwise run a
 # generator per call (transposed views in every backward pass)
 _BYTE_STRIDES: dict = {}
@@ -178,7 +189,10 @@ class TensorBase:
     def size(self, dim: int | None = None):
         if dim is None:
             return self._size
-        return self._size[self._wrap_dim(dim)]
+        n = len(self._size)
+        if dim.__class__ is int and -n <= dim < n:      # _wrap_dim's common case, without its calls
+            return _tuple_item(self._size, dim)
+        return _tuple_item(self._size, self._wrap_dim(dim))
 
     def stride(self, dim: int | None = None):
         if dim is None:
@@ -186,8 +200,7 @@ class TensorBase:
         return self._stride[self._wrap_dim(dim)]
 
     def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
-        from .aten.meta_rules import wrap_dim
-        return wrap_dim(dim, len(self._size) if ndim is None else ndim)
+        return _wrap_dim(dim, len(self._size) if ndim is None else ndim)
 
     def storage_offset(self) -> int:
         return self._offset

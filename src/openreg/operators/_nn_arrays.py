@@ -26,7 +26,7 @@ def xp_of(t):
 def values(t, like=None):
     """``t``'s elements as an array to compute with (float16/bfloat16 widened to float32); a tensor on another
     device than ``like`` raises PyTorch's device error."""
-    if like is not None and t._storage.device != like._storage.device:
+    if like is not None and (d := t._storage.device) is not like._storage.device and d != like._storage.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                            f"{like.device} and {t.device}!")
     arr = to_compute(t)

@@ -141,8 +141,9 @@ def transpose(self: Tensor, dim0: int, dim1: int) -> Tensor:
 def t(self: Tensor) -> Tensor:
     size = self._size
     if len(size) == 2:      # transpose(self, 0, 1) without its dim wrapping: matrices in every linear layer
-        stride = self._stride
-        return make_view(self, (size[1], size[0]), (stride[1], stride[0]), self._offset)
+        rows, cols = size   # unpacked: Size's Python __getitem__ is not called
+        row_stride, col_stride = self._stride
+        return make_view(self, (cols, rows), (col_stride, row_stride), self._offset)
     if len(size) > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {len(size)}D")
     return transpose(self, 0, 0)
@@ -157,7 +158,8 @@ def permute(self: Tensor, dims) -> Tensor:
     wrapped = [wrap_dim(d, n) for d in dims]
     if len(set(wrapped)) != n:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return make_view(self, [self._size[d] for d in wrapped], [self._stride[d] for d in wrapped], self._offset)
+    size = tuple(self._size)    # indexed as a tuple: Size's Python __getitem__ is not called per element
+    return make_view(self, [size[d] for d in wrapped], [self._stride[d] for d in wrapped], self._offset)
 
 
 def expand(self: Tensor, size, *, implicit: bool = False) -> Tensor:
@@ -173,6 +175,7 @@ def expand_geometry(self: Tensor, size) -> tuple[list, list]:
                            f"number of sizes provided ({n_new}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({n_old})")
     out_size, out_stride = [0] * n_new, [0] * n_new
+    old_size = tuple(self._size)    # indexed as a tuple: Size's Python __getitem__ is not called per element
     for i in range(n_new - 1, -1, -1):
         j = i - (n_new - n_old)
         target = size[i]
@@ -183,7 +186,7 @@ def expand_geometry(self: Tensor, size) -> tuple[list, list]:
             out_size[i] = target
             out_stride[i] = 0
             continue
-        cur, st = self._size[j], self._stride[j]
+        cur, st = old_size[j], self._stride[j]
         if target == -1:
             target = cur
         if target < 0:
@@ -200,14 +203,15 @@ def expand_geometry(self: Tensor, size) -> tuple[list, list]:
 
 def squeeze(self: Tensor) -> Tensor:
     keep = [i for i, s in enumerate(self._size) if s != 1]
-    return make_view(self, [self._size[i] for i in keep], [self._stride[i] for i in keep], self._offset)
+    return make_view(self, [s for s in self._size if s != 1], [self._stride[i] for i in keep], self._offset)
 
 
 def squeeze_dims(self: Tensor, dim) -> Tensor:
     n = len(self._size)
     dims = {wrap_dim(d, n) for d in dim}
     keep = [i for i, s in enumerate(self._size) if not (i in dims and s == 1)]
-    return make_view(self, [self._size[i] for i in keep], [self._stride[i] for i in keep], self._offset)
+    size = tuple(self._size)
+    return make_view(self, [size[i] for i in keep], [self._stride[i] for i in keep], self._offset)
 
 
 def squeeze_dim(self: Tensor, dim: int) -> Tensor:
@@ -229,13 +233,14 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, n)
-    size = self._size[d]
+    full = tuple(self._size)    # indexed as a tuple: Size's Python __getitem__ is not called
+    size = full[d]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {fmt_shape(self._size)} at "
                          f"dimension {d}")
     if index < 0:
         index += size
-    sizes = self._size[:d] + self._size[d + 1:]
+    sizes = full[:d] + full[d + 1:]
     strides = self._stride[:d] + self._stride[d + 1:]
     return make_view(self, sizes, strides, self._offset + index * self._stride[d])
 
