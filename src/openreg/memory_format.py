@@ -81,3 +81,35 @@ def preserved_strides(t) -> tuple:
     if is_dense_nonoverlapping(t._size, stride):
         return tuple(t._stride)
     return contiguous_strides(t._size)
+
+
+def _strides_like(size, stride, order) -> bool:
+    """PyTorch's ``is_channels_last_strides_2d`` / ``_3d`` heuristic over the dims in ``order`` (fastest first)."""
+    if stride[1] == 0:            # a broadcast channel dim: NCHW by default
+        return False
+    least = 0
+    for d in order:
+        if size[d] == 0 or stride[d] < least:
+            return False
+        if d == 0 and least == stride[1]:   # N111 and sliced N11W tensors: ambiguous, NCHW
+            return False
+        least = stride[d] * size[d] if size[d] > 1 else stride[d]
+    return True
+
+
+def suggest_memory_format(t) -> memory_format:
+    """PyTorch's ``Tensor::suggest_memory_format()``: channels_last (channels_last_3d) for a 4-d (5-d) tensor whose
+    strides order its dims like that format, else contiguous_format.
+
+    >>> import openreg
+    >>> suggest_memory_format(openreg.empty(2, 3, 4, 5, memory_format=openreg.channels_last)).name
+    'channels_last'
+    >>> suggest_memory_format(openreg.empty(2, 3, 1, 1)).name
+    'contiguous_format'
+    """
+    n = len(t._size)
+    if n == 4 and _strides_like(t._size, t._stride, (1, 3, 2, 0)):
+        return channels_last
+    if n == 5 and _strides_like(t._size, t._stride, (1, 4, 3, 2, 0)):
+        return channels_last_3d
+    return contiguous_format

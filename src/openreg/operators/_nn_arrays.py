@@ -14,6 +14,8 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._array_bridge import from_float32, to_compute, wrap_array
 from ..aten.meta_rules import fmt_shape
+from ..memory_format import channels_last as _CHANNELS_LAST
+from ..memory_format import strides_for, suggest_memory_format
 
 _HALF = (_dt.float16, _dt.bfloat16)
 
@@ -48,10 +50,28 @@ def windows(arr, device, shape, elem_strides):
     return t._storage._array(arr.dtype, tuple(shape), tuple(s * item for s in elem_strides), 0)
 
 
-def like(t, size, dtype=None):
-    """An uninitialised tensor of ``size`` with ``t``'s dtype and device (Meta kernels)."""
+def like(t, size, dtype=None, channels_last: bool = False):
+    """An uninitialised tensor of ``size`` with ``t``'s dtype and device (Meta kernels), channels_last strided when
+    asked."""
     from ..aten.structured import empty_tensor
-    return empty_tensor(tuple(size), dtype or t._dtype, t._storage.device)
+    stride = strides_for(tuple(size), _CHANNELS_LAST) if channels_last else None
+    return empty_tensor(tuple(size), dtype or t._dtype, t._storage.device, stride)
+
+
+def channels_last_input(*tensors) -> bool:
+    """Whether a 4-d operand suggests the channels_last memory format (PyTorch's ``suggest_memory_format``): the
+    result of a CPU convolution or pooling is then laid out channels_last too."""
+    if len(tensors[0]._size) != 4:
+        return False
+    for t in tensors:
+        if suggest_memory_format(t) is _CHANNELS_LAST:
+            return True
+    return False
+
+
+def in_channels_last(xp, arr):
+    """``arr`` (N, C, H, W) with the channels fastest in memory: the same values (no copy when they already are)."""
+    return xp.moveaxis(xp.ascontiguousarray(xp.moveaxis(arr, 1, -1)), -1, 1)
 
 
 def same_float_dtype(op: str, *tensors) -> None:

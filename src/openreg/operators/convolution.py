@@ -22,7 +22,16 @@ from ._compute import pad_constant
 from ._conv_flat import kernel_offsets as _offsets
 from ._conv_flat import prod as _prod
 from ._multi_grad import once
-from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
+from ._nn_arrays import (
+    channels_last_input,
+    in_channels_last,
+    like,
+    same_float_dtype,
+    store,
+    values,
+    windows,
+    xp_of,
+)
 from ._record import Deriv, Op, register
 
 
@@ -159,16 +168,22 @@ def _grad_matrix(xp, g, groups, out):
         groups, o // groups, n * _prod(out))
 
 
-def _conv_columns(xp, x, w, groups, stride, padding, dilation, out, device):
+def _conv_columns(xp, x, w, groups, stride, padding, dilation, out, device, channels_last=False):
     """``conv(x, w)`` as arrays: one im2col copy and one GEMM per group (the batch inside the GEMM); ``w`` is
-    ``(O, C/groups, *kernel)``."""
+    ``(O, C/groups, *kernel)``. ``channels_last``: the result's channels are its fastest dim (the GEMM's output
+    copied out in that order instead of NCHW's: the same values, no extra copy)."""
     if _conv_flat.applies(xp, stride):
         return _conv_flat.conv(xp, x, w, groups, padding, dilation, out)
     n, o = x.shape[0], w.shape[0]
     cols = _columns(xp, x, device, w.shape[2:], stride, padding, dilation, out, groups)
-    y = xp.matmul(w.reshape(groups, o // groups, cols.shape[1]), cols)
-    y = xp.ascontiguousarray(xp.transpose(y.reshape(groups, o // groups, n, _prod(out)), (2, 0, 1, 3)))
+    y = xp.matmul(w.reshape(groups, o // groups, cols.shape[1]), cols).reshape(groups, o // groups, n, _prod(out))
+    if channels_last:
+        y = xp.ascontiguousarray(xp.transpose(y, (2, 3, 0, 1))).reshape((n,) + tuple(out) + (o,))
+        return xp.moveaxis(y, -1, 1)
+    y = xp.ascontiguousarray(xp.transpose(y, (2, 0, 1, 3)))
     return y.reshape((n, o) + tuple(out))
+
+
 
 
 def _conv_input_grad(xp, g, w, groups, size, stride, padding, dilation):
@@ -206,13 +221,14 @@ def _convolution(input, weight, bias, stride, padding, dilation, transposed, out
     same_float_dtype("convolution", input, weight, bias)
     xp = xp_of(input)
     x, w = values(input), values(weight, input)
+    cl = channels_last_input(input, weight)   # as PyTorch's CPU convolutions (thnn/mkldnn)
     if transposed:   # the input gradient of the convolution whose output has x's size
         y = _conv_input_grad(xp, x, w, groups, out, stride, padding, dilation)
     else:
-        y = _conv_columns(xp, x, w, groups, stride, padding, dilation, out, input.device)
+        y = _conv_columns(xp, x, w, groups, stride, padding, dilation, out, input.device, cl)
     if bias is not None:
         y = y + values(bias, input).reshape((1, -1) + (1,) * nd)
-    return store(y, input._dtype, input.device)
+    return store(in_channels_last(xp, y) if cl else y, input._dtype, input.device)
 
 
 def _conv_out_channels(weight, transposed, groups) -> int:
@@ -223,7 +239,8 @@ def _meta_convolution(input, weight, bias, stride, padding, dilation, transposed
     _, _, _, _, out = check_convolution(input, weight, bias, stride, padding, dilation, transposed, groups,
                                         output_padding)
     same_float_dtype("convolution", input, weight, bias)
-    return like(input, (input._size[0], _conv_out_channels(weight, transposed, groups)) + out)
+    return like(input, (input._size[0], _conv_out_channels(weight, transposed, groups)) + out,
+                channels_last=channels_last_input(input, weight))
 
 
 def _convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,

@@ -542,13 +542,14 @@ def _native_batch_norm(input, weight, bias, running_mean, running_var, training,
     c = _check_batch_norm(input, weight, bias, running_mean, running_var, training)
     xp = xp_of(input)
     x = values(input)
-    x3, k = _channels(x)
+    x3, k = _channels(x)     # a strided view for a channels_last input: y keeps its layout
     sd = _stat_dtype(input)
     if training:
         count = x3.shape[0] * k
+        s3 = xp.ascontiguousarray(x3)     # the statistics summed in NCHW order whatever the layout (same values)
         with quiet():     # an empty batch gives NaN statistics, as PyTorch's
-            mean = _channel_sums(xp, x3) / count
-            xc = x3 - mean.reshape(c, 1)
+            mean = _channel_sums(xp, s3) / count
+            xc = s3 - mean.reshape(c, 1)
             xp.multiply(xc, xc, out=xc)
             var = _channel_sums(xp, xc) / count
         invstd = 1.0 / xp.sqrt(var + eps)
@@ -610,8 +611,8 @@ def _native_batch_norm_backward(grad_out, input, weight, running_mean, running_v
     else:
         mean, invstd = values(running_mean, input), 1.0 / xp.sqrt(values(running_var, input) + eps)
     # PyTorch's CPU formulation: per channel dot(x - mean, g) and sum(g), then one fused pass for the input grad
-    x3, k = _channels(x)
-    g3 = g.reshape(x3.shape)
+    x3, k = _channels(x)     # in NCHW order whatever the layouts: the sums of a contiguous input's (same values)
+    x3, g3 = xp.ascontiguousarray(x3), xp.ascontiguousarray(g.reshape(x3.shape))
     mean, invstd = mean.astype(x.dtype, copy=False), invstd.astype(x.dtype, copy=False)
     xc = x3 - mean.reshape(c, 1)
     sum_g = _channel_sums(xp, g3)

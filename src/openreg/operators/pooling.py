@@ -18,7 +18,16 @@ from __future__ import annotations
 from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ._compute import pad_constant, select
-from ._nn_arrays import like, same_float_dtype, store, values, windows, xp_of
+from ._nn_arrays import (
+    channels_last_input,
+    in_channels_last,
+    like,
+    same_float_dtype,
+    store,
+    values,
+    windows,
+    xp_of,
+)
 from ._record import Deriv, Op, register
 
 
@@ -158,14 +167,16 @@ def _max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilatio
         rows = xp.arange(out[0]).reshape(-1, 1) * s[0] - p[0] + (arg // k[1]) * d[0]
         cols = xp.arange(out[1]).reshape(1, -1) * s[1] - p[1] + (arg % k[1]) * d[1]
         idx = (rows * self._size[-1] + cols).astype(xp.int64)
-    return (store(vals.reshape(lead + out), self._dtype, self.device),
-            store(idx.reshape(lead + out), _dt.int64, self.device))
+    vals, idx = vals.reshape(lead + out), idx.reshape(lead + out)
+    if channels_last_input(self):      # PyTorch's results take the input's suggested memory format
+        vals, idx = in_channels_last(xp, vals), in_channels_last(xp, idx)
+    return store(vals, self._dtype, self.device), store(idx, _dt.int64, self.device)
 
 
 def _meta_max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     *_, out = _check_pool("max_pool2d", self, kernel_size, stride, padding, dilation, ceil_mode, True)
-    size = tuple(self._size[:-2]) + out
-    return like(self, size), like(self, size, _dt.int64)
+    size, cl = tuple(self._size[:-2]) + out, channels_last_input(self)
+    return like(self, size, channels_last=cl), like(self, size, _dt.int64, channels_last=cl)
 
 
 def _max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
@@ -295,15 +306,15 @@ def _avg_pool2d(self, kernel_size, stride=(), padding=(0,), ceil_mode=False, cou
     xp = xp_of(self)
     x, lead = _planes(self)
     total = _window_sum(_windows(xp, x, self.device, k, s, p, d, out, 0))
-    y = total / _avg_divisor(xp, self, k, s, p, out, count_include_pad, divisor_override)
-    return store(y.reshape(lead + out), self._dtype, self.device)
+    y = (total / _avg_divisor(xp, self, k, s, p, out, count_include_pad, divisor_override)).reshape(lead + out)
+    return store(in_channels_last(xp, y) if channels_last_input(self) else y, self._dtype, self.device)
 
 
 def _meta_avg_pool2d(self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
                      divisor_override=None):
     *_, out = _check_avg(self, kernel_size, stride, padding, ceil_mode, divisor_override)
     same_float_dtype("avg_pool2d", self)
-    return like(self, tuple(self._size[:-2]) + out)
+    return like(self, tuple(self._size[:-2]) + out, channels_last=channels_last_input(self))
 
 
 def _avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
@@ -408,12 +419,13 @@ def _adaptive_avg_pool2d_impl(self, output_size):
     x = values(self)
     ah = _adaptive_matrix(xp, self._size[-2], out[0], x.dtype)
     aw = _adaptive_matrix(xp, self._size[-1], out[1], x.dtype)
-    return store(xp.matmul(xp.matmul(ah, x), aw.T), self._dtype, self.device)
+    y = xp.matmul(xp.matmul(ah, x), aw.T)
+    return store(in_channels_last(xp, y) if channels_last_input(self) else y, self._dtype, self.device)
 
 
 def _meta_adaptive(self, output_size):
     out = _check_adaptive(self, output_size)
-    return like(self, tuple(self._size[:-2]) + out)
+    return like(self, tuple(self._size[:-2]) + out, channels_last=channels_last_input(self))
 
 
 def _adaptive_backward(grad_output, self):
@@ -466,7 +478,11 @@ _adaptive_avg_pool2d_backward = Op(
 def _adaptive_avg_pool2d_composite(self, output_size):
     out = tuple(output_size)
     if out == (1, 1) and self.dim() in (3, 4):     # global average pooling: one mean, as PyTorch
-        return self.mean([-2, -1], keepdim=True)
+        if not channels_last_input(self):
+            return self.mean([-2, -1], keepdim=True)
+        # summed in NCHW order (a contiguous input's values), with the channels_last strides of 1x1 planes as PyTorch
+        n, c = self._size[:2]
+        return self.contiguous().mean([-2, -1], keepdim=True).as_strided((n, c, 1, 1), (c, 1, c, c))
     return A._adaptive_avg_pool2d(self, list(out))
 
 
