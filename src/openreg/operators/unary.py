@@ -119,7 +119,8 @@ def _sigmoid_backward_compute(spec, grad_output, output):
     xp, g, y = pair(spec, grad_output, output)
     y = upcast(y, xp)
     with quiet():
-        out = upcast(g, xp) * y             # (g * y) * (1 - y), the product written into its first factor
+        # (g * y) * (1 - y), the product written into its first factor (an array: NumPy makes 0-d results scalars)
+        out = xp.asarray(upcast(g, xp) * y)
         return xp.multiply(out, 1 - y, out=out)
 
 
@@ -240,7 +241,7 @@ tanh = _float_op("tanh", lambda xp, x: xp.tanh(x), "result",
                  lambda g, a: _fused_grad(A.tanh_backward, g, a.result, _tanh_grad_ops), ("[0.0]", "[0.0]"), True)
 def _sigmoid_values(xp, x):
     """``1 / (1 + exp(-x))``, each step written into the first one's result (the same operations, one array)."""
-    out = xp.negative(x)
+    out = xp.asarray(xp.negative(x))    # an array to write into (NumPy makes a 0-d result a scalar)
     xp.exp(out, out=out)
     xp.add(out, 1, out=out)
     return xp.divide(1, out, out=out)
