@@ -63,6 +63,9 @@ def _normal_cdf_f32(xp, x):
     matches the erf path's away from zero; near zero GELU's ``x * Phi(x)`` needs no better. About 17 passes over
     the array against erf's ~40 (its series branch for small arguments), and the Gaussian factor is the same
     ``exp`` the derivative needs."""
+    if x.ndim == 0:     # NumPy gives scalars for 0-d arrays, and the steps below write into their arrays
+        cdf, gauss = _normal_cdf_f32(xp, x.reshape(1))
+        return cdf.reshape(()), gauss.reshape(())
     f32 = xp.float32
     t = xp.abs(x)
     t *= f32(_AS_P * _INV_SQRT_2)
