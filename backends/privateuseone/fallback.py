@@ -30,6 +30,7 @@ from typing import Any
 from openreg._dispatch.keys import DispatchKey, keyset
 from openreg._dispatch.ops import A
 from openreg.devices import CPU, PRIVATEUSE1, privateuse1_name
+from openreg._runtime_flags import is_warn_always_enabled
 from openreg.devices import device as Device
 from openreg.tensor import Tensor
 
@@ -149,7 +150,7 @@ def _run(op, args: tuple, kwargs: dict):
         raise NotImplementedError(f"Operator '{name.split('.')[0]}' is not implemented for device "
                                   f"{privateuse1_name()}.")
     _check_not_view(op, schema)
-    if os.environ.get("OPENREG_FALLBACK_WARN", "") not in ("", "0") and name not in _warned:
+    if os.environ.get("OPENREG_FALLBACK_WARN", "") not in ("", "0") and (name not in _warned or is_warn_always_enabled()):
         _warned.add(name)
         warnings.warn(f"The operator '{name}' is not currently supported on the {privateuse1_name()} backend and "
                       f"will fall back to run on the CPU. This may have performance implications.",
