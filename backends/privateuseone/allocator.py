@@ -228,6 +228,9 @@ class CachingAllocator:
         # bytes that a ``reuse_counter``'s owner handed on from ``released`` (as ``reuse`` does) count themselves
         # with one ``next`` (atomic, no list to empty); the statistics add them when they are read.
         self._reuse_counts: dict[tuple[int, int], list] = {}
+        # (block, events): blocks freed while streams that ``record_stream`` marked them used by still had work
+        # queued; each goes to the cache once its events have completed (PyTorch's deferred stream frees).
+        self.pending: list[tuple[Block, list]] = []
 
     def _state(self, index: int) -> _DeviceState:
         return self._devices[index]
@@ -385,8 +388,30 @@ class CachingAllocator:
         of the statistics (all of which see it freed), without taking the lock now."""
         self.released.append(block)
 
+    def free_after(self, block: Block, events: list) -> None:
+        """Free ``block`` once every event of ``events`` has completed (at once if they all have)."""
+        if all(e.query() for e in events):
+            self.released.append(block)
+        else:
+            self.pending.append((block, events))
+
+    def _take_pending(self, wait: bool = False) -> None:
+        """Free the pending blocks whose events have completed (under the lock); ``wait``: wait for all."""
+        still = []
+        for block, events in self.pending:
+            if wait:
+                for e in events:
+                    e.synchronize()
+            if wait or all(e.query() for e in events):
+                self._free(block)
+            else:
+                still.append((block, events))
+        self.pending[:] = still
+
     def _take_released(self) -> None:
         """Free the released blocks and add the reused blocks' totals (under the lock)."""
+        if self.pending:
+            self._take_pending()
         if self.reused:
             self._take_reused()
         released = self.released
@@ -426,9 +451,13 @@ class CachingAllocator:
     def _new_segment(self, index: int, size: int, requested: int) -> Segment:
         st = self._state(index)
         limit = self.limit(index)
+        if self.pending:
+            self._take_pending()
         try:
             segment = self._try_alloc(index, size, limit)
         except DriverOutOfMemory:
+            if self.pending:
+                self._take_pending(wait=True)
             self._release_cache(index)
             st.counters["num_alloc_retries"] += 1
             try:
@@ -535,6 +564,36 @@ class CachingAllocator:
                 st.counters[key] = 0
 
 
+class _StreamUses:
+    """Takes the place of an allocation's allocator once ``record_stream`` marked it used by other streams: the
+    allocation's finalizer (``allocator.released.append(allocation)``) then records an event on each of those
+    streams, and the block goes back to the cache only when they have all completed."""
+
+    __slots__ = ("allocator", "streams")
+
+    def __init__(self, allocator: CachingAllocator, streams: list) -> None:
+        self.allocator, self.streams = allocator, streams
+
+    @property
+    def released(self) -> _StreamUses:
+        return self
+
+    def append(self, block: Block) -> None:
+        self.allocator.free_after(block, [s.record_event() for s in self.streams])
+
+
+def record_stream(allocation, stream) -> None:
+    """Mark ``allocation`` (a storage's ``DeviceAllocation``) as used by ``stream`` until it is freed."""
+    owner = allocation.allocator
+    if owner is None:       # memory owned elsewhere, or no bytes: nothing returns to the cache
+        return
+    if isinstance(owner, _StreamUses):
+        if stream not in owner.streams:
+            owner.streams.append(stream)
+    else:
+        allocation.allocator = _StreamUses(owner, [stream])
+
+
 _allocator: CachingAllocator | None = None
 _alloc_lock = threading.Lock()
 
@@ -553,4 +612,5 @@ def get_allocator() -> CachingAllocator:
     return alloc
 
 
-__all__ = ["Block", "CachingAllocator", "OutOfMemoryError", "format_size", "get_allocator", "round_size"]
+__all__ = ["Block", "CachingAllocator", "OutOfMemoryError", "format_size", "get_allocator", "record_stream",
+           "round_size"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from openreg.privateuse1_hooks import PrivateUse1Hooks
 
 from . import pinned_memory, state
+from .allocator import record_stream
 
 
 class DeviceHooks(PrivateUse1Hooks):
@@ -32,6 +33,11 @@ class DeviceHooks(PrivateUse1Hooks):
 
     def pin_tensor(self, tensor, device):
         return pinned_memory.tensor_pin_memory(tensor, device)
+
+    def record_stream(self, storage, stream) -> None:
+        while storage._base is not None:        # a view of a storage: the base owns the allocation
+            storage = storage._base
+        record_stream(storage._data, stream)
 
 
 __all__ = ["DeviceHooks"]

@@ -131,6 +131,10 @@ DeferredMethods = mixin("DeferredMethods", {
     "nextafter_": deferred("openreg._math_extras:nextafter_"),
     "mvlgamma": deferred("openreg._math_extras:mvlgamma"),
     "mvlgamma_": deferred("openreg._math_extras:mvlgamma_"),
+    **{name: deferred(f"openreg._tensor_queries:{fn}") for name, fn in (
+        ("is_same_size", "is_same_size"), ("is_neg", "is_neg"), ("resolve_neg", "resolve_neg"),
+        ("unsafe_chunk", "unsafe_chunk"), ("unsafe_split", "_tensor_unsafe_split"),
+        ("unsafe_split_with_sizes", "unsafe_split_with_sizes"), ("record_stream", "record_stream"))},
     "output_nr": property(lambda self: self._output_nr, doc="Which output of its grad_fn this tensor is."),
 })
 

@@ -33,6 +33,9 @@ class PrivateUse1Hooks:
     def pin_tensor(self, tensor, device):
         self._missing("pin_memory")
 
+    def record_stream(self, storage, stream) -> None:
+        self._missing("record_stream")
+
 
 _hooks = PrivateUse1Hooks()
 
