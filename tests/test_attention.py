@@ -283,11 +283,20 @@ def test_shapes_that_do_not_broadcast_raise_pytorch_error(dev):
 # -- the blockwise kernels (FlashAttention-style online softmax) ------------------------------------------
 @pytest.fixture
 def small_tiles(monkeypatch):
-    """Tiles of 2 queries x 3 keys, so the small shapes below cross several tiles (online rescaling,
-    skipped and diagonal causal tiles)."""
+    """Tiles of 2 queries x 3 keys, so the small shapes below cross several tiles (skipped and diagonal causal
+    tiles, sums over key tiles)."""
     import openreg.operators._flash_attention as flash
     monkeypatch.setattr(flash, "BLOCK_Q", 2)
     monkeypatch.setattr(flash, "BLOCK_K", 3)
+
+
+@pytest.fixture(params=["one_chunk", "chunks"])
+def tile_layouts(small_tiles, monkeypatch, request):
+    """``small_tiles`` with the batch in one chunk or in chunks of one or two items (each operand sliced along
+    the batch dimensions it does not broadcast over)."""
+    import openreg.operators._flash_attention as flash
+    if request.param == "chunks":
+        monkeypatch.setattr(flash, "TILE_BUDGET", 12)
 
 
 def test_cpu_backend_choice_follows_pytorch():
@@ -309,7 +318,7 @@ def test_cpu_backend_choice_follows_pytorch():
 
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("case", ["causal", "causal_short_q", "causal_long_q", "bool_mask", "float_mask"])
-def test_blockwise_forward_and_lse_match_reference_in_float64(dev, case, small_tiles):
+def test_blockwise_forward_and_lse_match_reference_in_float64(dev, case, tile_layouts):
     L, S = {"causal_short_q": (3, 7), "causal_long_q": (7, 4)}.get(case, (5, 7))
     q, k, v = (a.astype(np.float64) for a in _inputs(21, L=L, S=S))
     mask = None
@@ -356,7 +365,7 @@ def test_float64_gradcheck_is_tight(dev, tiles, request):
 
 
 @pytest.mark.parametrize("dev", DEVICES)
-def test_grouped_query_attention_backward(dev, small_tiles):
+def test_grouped_query_attention_backward(dev, tile_layouts):
     rng = np.random.default_rng(25)
     q = openreg.tensor(rng.standard_normal((1, 4, 5, 3)), dtype=openreg.float64).to(dev).requires_grad_()
     k, v = (openreg.tensor(rng.standard_normal((1, 2, 5, 3)), dtype=openreg.float64).to(dev).requires_grad_()
@@ -372,7 +381,7 @@ def test_grouped_query_attention_backward(dev, small_tiles):
 @pytest.mark.parametrize("dev", DEVICES)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("case", ["causal", "bool_mask", "float_mask"])
-def test_matches_pytorch(dev, dtype, case, small_tiles):
+def test_matches_pytorch(dev, dtype, case, tile_layouts):
     torch = pytest.importorskip("torch", reason="compares with PyTorch")
     rng = np.random.default_rng(26)
     q, k, v = (rng.standard_normal((2, 3, 6, 4)) for _ in range(3))
@@ -391,3 +400,26 @@ def test_matches_pytorch(dev, dtype, case, small_tiles):
     np.testing.assert_allclose(o_out.detach().cpu().numpy(), t_out.detach().numpy(), rtol=tol, atol=tol)
     for a, b in zip(ot, tt):
         np.testing.assert_allclose(a.grad.cpu().numpy(), b.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dev", DEVICES)
+@pytest.mark.parametrize("case", ["overflow", "underflow", "one_hidden_row"])
+def test_forward_falls_back_to_the_online_softmax(dev, case, tile_layouts):
+    """Scores whose exp overflows float32, rows whose every score underflows it, and a row an explicit mask
+    hides entirely: the forward without a running maximum cannot represent them and reruns the chunk with it."""
+    q, k, v = _inputs(27, L=5, S=7)
+    mask = None
+    if case == "overflow":                      # scores about 10 * 10 * 4 / sqrt(4) = 200
+        q, k = q * 0.5 + 10, k * 0.5 + 10
+    elif case == "underflow":                   # about -200: exp of every score is 0 in float32
+        q, k = q * 0.5 + 10, k * 0.5 - 10
+    else:
+        mask = np.ones((5, 7), bool)
+        mask[2] = False
+    ref, _, ref_lse = _ref(q, k, v, mask, is_causal=mask is None)
+    tq, tk, tv = (_t(a, dev).requires_grad_() for a in (q, k, v))
+    out, lse = aten._scaled_dot_product_fused_attention_overrideable.default(
+        tq, tk, tv, None if mask is None else _t(mask, dev), 0.0, mask is None)[:2]
+    np.testing.assert_allclose(out.detach().cpu().numpy(), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(lse.detach().cpu().numpy(), ref_lse, rtol=1e-5, atol=1e-3)
+    assert np.isfinite(out.detach().cpu().numpy()).all()
