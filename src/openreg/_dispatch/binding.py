@@ -137,7 +137,7 @@ def make_converters(op: str):
         _type_error(op, arg, pos, value, "torch.Generator")
 
     def conv_int_list(value, arg, pos):
-        if type(value) is tuple or type(value) is list:
+        if type(value) is tuple or type(value) is list or isinstance(value, tuple):    # a Size too
             for v in value:
                 if type(v) is not int or not _INT64_MIN <= v <= _INT64_MAX:
                     break
