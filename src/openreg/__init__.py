@@ -39,6 +39,7 @@ from .serialization import load, save  # noqa: F401,E402
 from .dlpack import from_dlpack  # noqa: F401,E402
 from .memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format  # noqa: F401,E402,E501
 from .tensor_from_data import as_tensor, from_numpy, tensor  # noqa: F401,E402
+from .asarray import asarray, frombuffer  # noqa: F401,E402
 from .legacy_tensor_types import CPU_TYPES as _legacy_types  # noqa: E402
 from .legacy_tensor_types import set_default_tensor_type  # noqa: E402,F401
 
