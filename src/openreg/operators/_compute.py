@@ -208,15 +208,43 @@ def axis_sums(xp, a, axis: int = -1):
     if (xp is np and a.dtype in _BLAS_FLOATS and a.ndim and axis in (-1, a.ndim - 1) and a.shape[-1] > 1
             and a.flags.c_contiguous):
         n = a.shape[-1]
-        key = (n, a.dtype)
-        ones = _ones.get(key)
-        if ones is None:
-            if len(_ones) > 64:
-                _ones.clear()
-            ones = _ones[key] = np.ones(n, a.dtype)
-            ones.flags.writeable = False
-        return np.matmul(a.reshape(-1, n), ones).reshape(a.shape[:-1] + (1,))
+        return np.matmul(a.reshape(-1, n), _ones_vector(n, a.dtype)).reshape(a.shape[:-1] + (1,))
     return a.sum(axis=axis, keepdims=True)
+
+
+def leading_sums(a, k: int, keepdim: bool = False):
+    """The sum of a C-contiguous NumPy float32/float64 array over its first ``k`` axes (a bias gradient's
+    reduction over the batch), as ``ones @ a`` through BLAS: NumPy reduces over leading axes one row at a time,
+    3-6x slower at (512, 48)..(64, 256) (10 against 1.7 us), and in the same naive order that BLAS at worst
+    matches; None when the layout or dtype does not allow it.
+
+    >>> import numpy as np
+    >>> leading_sums(np.arange(6.0).reshape(2, 3), 1).tolist(), leading_sums(np.ones((2, 2, 2)), 2, True).shape
+    ([3.0, 5.0, 7.0], (1, 1, 2))
+    """
+    if a.__class__ is not np.ndarray or a.dtype not in _BLAS_FLOATS or not a.flags.c_contiguous or \
+            not 0 < k < a.ndim:
+        return None
+    rows = 1
+    for s in a.shape[:k]:
+        rows *= s
+    if rows < 2 or a.size == 0:
+        return None
+    kept = a.shape[k:]
+    out = np.matmul(_ones_vector(rows, a.dtype), a.reshape(rows, -1)).reshape(kept)
+    return out.reshape((1,) * k + kept) if keepdim else out
+
+
+def _ones_vector(n: int, dtype):
+    """A cached read-only vector of ``n`` ones of ``dtype`` (the summing operand of the BLAS reductions)."""
+    key = (n, dtype)
+    ones = _ones.get(key)
+    if ones is None:
+        if len(_ones) > 64:
+            _ones.clear()
+        ones = _ones[key] = np.ones(n, dtype)
+        ones.flags.writeable = False
+    return ones
 
 
 def row_dots(xp, a, b):

@@ -18,7 +18,7 @@ from .. import dtypes as _dt
 from .._array_bridge import to_compute
 from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, normalize_dims, reduce_shape, scalar_type_name, wrap_dim
-from ._compute import as_compute, axis_sums, quiet, upcast, xp_of
+from ._compute import as_compute, axis_sums, leading_sums, quiet, upcast, xp_of
 from ._formulas import mask
 from ._record import Deriv, Op, register
 
@@ -96,8 +96,12 @@ def host_sum(arr, axes: tuple, acc, keepdim: bool = False):
     >>> host_sum(np.ones((2, 3), np.float32), (0,), np.float32).tolist()
     [2.0, 2.0, 2.0]
     """
-    if arr.size < _SPLIT:     # ndarray.sum's own call, without its Python wrapper (the same sum)
-        return np.asarray(_add_reduce(arr, axes, acc, None, keepdim))
+    if arr.size < _SPLIT:
+        if arr.dtype == acc and tuple(sorted(axes)) == tuple(range(len(axes))):
+            out = leading_sums(arr, len(axes), keepdim)
+            if out is not None:
+                return out
+        return np.asarray(_add_reduce(arr, axes, acc, None, keepdim))   # ndarray.sum without its wrapper
     return np.asarray(_threads.reduce(lambda a: a.sum(axis=axes, dtype=acc, keepdims=keepdim), arr, axes, keepdim))
 
 

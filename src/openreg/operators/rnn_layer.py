@@ -32,11 +32,14 @@ without biases (``has_biases=False``) ``weight2``/``weight3`` are ignored. ``bat
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .._dispatch.ops import A
 from ..aten.meta_rules import fmt_shape
 from ._multi_grad import once
 from ._nn_arrays import like, store, values, xp_of
 from ._record import Deriv, Op, register
+from .reduction import host_sum
 from .recurrent import (
     _gru_tangents,
     _lstm_tangents,
@@ -174,6 +177,16 @@ def _sum_steps(xp, parts, reverse):
     return xp.add.reduce(parts if reverse else xp.ascontiguousarray(parts[::-1]), axis=0)
 
 
+def _batch_sums(xp, grads):
+    """``grads`` ``(rows, gates)``, or ``(T, rows, gates)`` per step, summed over the rows as the per-step ops' bias
+    gradients are (the ``sum`` operator's reduction, BLAS's rounding on the host), so the rounding is theirs."""
+    if xp is not np:
+        return grads.sum(axis=grads.ndim - 2)
+    if grads.ndim == 2:
+        return host_sum(grads, (0,), grads.dtype)
+    return np.stack([host_sum(g, (0,), grads.dtype) for g in grads]) if len(grads) else grads.sum(axis=1)
+
+
 def _recurrent_weight_grad(xp, grads, out, h0, weight, reverse):
     """``W_hh``'s gradient: the sum of every step's ``grad_t^T @ h_(t-1)`` (the ``mm`` backward of that step, in
     its operand layout, see ``_weight_grad``), added in the order the engine runs the per-step ops' backward
@@ -278,13 +291,13 @@ def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out,
     grad_w_hh = _recurrent_weight_grad(xp, grad_hid_all, out, h0, w_hh, reverse)
     grad_b_ih = grad_b_hh = None
     if has_biases:
-        grad_b_ih = flat_in.sum(axis=0)
+        grad_b_ih = _batch_sums(xp, flat_in)
         if lstm:
             # one pre-activation bias, one gradient; b_hh gets a copy: the two results must not share memory
             # (each becomes a .grad, and an in-place update of one, e.g. clip_grad_norm_'s scaling, would hit both)
             grad_b_hh = grad_b_ih.copy()
         else:           # each step's addmm bias gradient (a sum over the batch), summed last step first
-            grad_b_hh = _sum_steps(xp, grad_hid_all.sum(axis=1), reverse)
+            grad_b_hh = _sum_steps(xp, _batch_sums(xp, grad_hid_all), reverse)
     if dh is None:
         dh = xp.zeros((batch, hidden), dtype=out.dtype)
     if lstm and dc is None:
