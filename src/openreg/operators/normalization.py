@@ -13,9 +13,11 @@ saved mean and inverse standard deviation and return only the gradients ``output
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .._dispatch.ops import A
 from ..autograd.grad_mode import state as _gm
-from ._compute import axis_sums, quiet, row_dots
+from ._compute import axis_sums, leading_sums, quiet, row_dots
 from ._multi_grad import once
 from ._nn_arrays import like, same_float_dtype, store, values, xp_of
 from ._record import Deriv, Op, register
@@ -107,18 +109,33 @@ def _native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, w
     m, r = values(mean, input).reshape(-1, 1), values(rstd, input).reshape(-1, 1)
     xhat = rows - m
     xhat *= r
+    w = values(weight, input).reshape(n) if weight is not None else None
+    want_gw = output_mask[1] and weight is not None
+    # g * xhat serves the weight's gradient and, through w, the row sums of (g w) * xhat
+    gxh = g_rows * xhat if output_mask[0] or want_gw else None
     gi = gw = gb = None
     if output_mask[0]:
-        gx = g_rows * values(weight, input).reshape(1, n) if weight is not None else g_rows
-        a = gx - axis_sums(xp, gx) / n
-        a -= xhat * (axis_sums(xp, gx * xhat) / n)
+        # r * (g w - mean(g w) - xhat * mean(g w xhat)), the row means as matrix-vector products
+        if w is None:
+            s1, s2, a = axis_sums(xp, g_rows), axis_sums(xp, gxh), g_rows.copy()
+        else:
+            s1, s2, a = (g_rows @ w)[:, None], (gxh @ w)[:, None], g_rows * w
+        a -= s1 / n
+        xhat *= s2 / n
+        a -= xhat
         a *= r
         gi = store(a.reshape(x.shape), input._dtype, input.device)
-    if output_mask[1] and weight is not None:
-        gw = store((g_rows * xhat).sum(axis=0).reshape(weight._size), weight._dtype, weight.device)
+    if want_gw:
+        gw = store(_column_sums(xp, gxh).reshape(weight._size), weight._dtype, weight.device)
     if output_mask[2] and bias is not None:
-        gb = store(g_rows.sum(axis=0).reshape(bias._size), bias._dtype, bias.device)
+        gb = store(_column_sums(xp, g_rows).reshape(bias._size), bias._dtype, bias.device)
     return gi, gw, gb
+
+
+def _column_sums(xp, a):
+    """``a.sum(axis=0)`` of a 2-d array; through BLAS on the host (``leading_sums``)."""
+    out = leading_sums(a, 1) if xp is np else None
+    return a.sum(axis=0) if out is None else out
 
 
 def _meta_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
