@@ -236,11 +236,12 @@ class CachingAllocator:
         return self._devices[index]
 
     # -- allocation ------------------------------------------------------------------------------------
-    def malloc(self, index: int, nbytes: int, block: Block | None = None) -> Block:
+    def malloc(self, index: int, nbytes: int, block: Block | None = None, *, reuse: bool = True) -> Block:
         """A block of at least ``nbytes`` on device ``index`` (from the cache when possible); ``block``, an
         instance of ``Block`` or of a subclass, is filled in instead of a new one (one object less per
-        allocation for the storage backend, whose allocations are their own blocks)."""
-        segment = self.reuse(index, nbytes)
+        allocation for the storage backend, whose allocations are their own blocks). ``reuse=False``: the caller
+        has just looked for a released block of exactly these bytes (``reuse`` / ``take_released``) and found none."""
+        segment = self.reuse(index, nbytes) if reuse else None
         if segment is not None:
             if block is None:
                 block = _new(Block)

@@ -257,7 +257,7 @@ class PrivateUse1StorageBackend(StorageBackend):
         else:
             alloc.allocator = None         # until malloc succeeded (what __del__ frees)
             alloc.device, alloc.nbytes = index, nbytes
-            allocator.malloc(index, nbytes, alloc)
+            allocator.malloc(index, nbytes, alloc, reuse=False)
             segment = alloc.segment
         alloc.allocator = allocator
         alloc.ptr = segment.ptr
@@ -409,7 +409,7 @@ class PrivateUse1StorageBackend(StorageBackend):
             else:
                 alloc.allocator = None          # until malloc succeeded (what __del__ frees)
                 alloc.device, alloc.nbytes = index, nbytes
-                allocator.malloc(index, nbytes, alloc)
+                allocator.malloc(index, nbytes, alloc, reuse=False)
                 segment = alloc.segment
             alloc.allocator = allocator
             alloc.ptr = segment.ptr

@@ -385,6 +385,16 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
             ns[f"_op_d{i}"] = _default_value(a)
     sig = python_signature(schema).replace("=_d", "=_op_d")
     call = ", ".join(a.name if not a.kwarg_only else f"{a.name}={a.name}" for a in schema.arguments)
+    # the kernel below: with the key set, or without; a kernel resolved with ``_op_wk is None`` takes keyword-only
+    # arguments at their defaults omitted (as the binding calls it: binding.omits_defaults)
+    below = f"_op_fn(_op_ks{', ' if call else ''}{call}) if _op_wk else _op_fn({call})"
+    omissible = [i for i, a in enumerate(schema.arguments) if a.kwarg_only and a.has_default]
+    if omissible:
+        kept = ", ".join(a.name if not a.kwarg_only else f"{a.name}={a.name}" for a in schema.arguments
+                         if not (a.kwarg_only and a.has_default))
+        at_defaults = " and ".join(f"{schema.arguments[i].name} is _op_d{i}" for i in omissible)
+        below = (f"_op_fn(_op_ks{', ' if call else ''}{call}) if _op_wk else _op_fn({kept}) "
+                 f"if _op_wk is None and {at_defaults} else _op_fn({call})")
     tensors = [n for n, _p, _l in info.tensor_args]
     any_req = " or ".join(f"({t} is not None and ({t}._rg or ((_op_b := {t}._base) is not None and _op_b._rg)))"
                           for t in tensors) or "False"
@@ -394,7 +404,7 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
          "    if not _op_gm.enabled:",
          "        _op_ks &= _op_AFTER",
          "        _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)",
-         f"        _op_out = _op_fn(_op_ks{', ' if call else ''}{call}) if _op_wk else _op_fn({call})"]
+         f"        _op_out = {below}"]
     if info.is_view:
         L.append(f"        if {' or '.join(f'_op_needs({t})' for t in tensors) or 'False'}:")
         L.append("            _op_mark(_op_out)")
@@ -402,7 +412,7 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
           f"    if not ({any_req}):",
           "        _op_ks &= _op_AFTER",
           "        _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)",
-          f"        return _op_fn(_op_ks{', ' if call else ''}{call}) if _op_wk else _op_fn({call})",
+          f"        return {below}",
           "    _op_need = False"]
     for i, t in enumerate(tensors):
         L += [f"    if {t} is None:",
@@ -447,7 +457,7 @@ def _build_lean(info: OpInfo, redispatch, general, schema):
           "    _op_ks &= _op_AFTER",
           "    try:",
           "        _op_fn, _op_wk, _op_key = _op_cache.get(_op_ks) or _op_resolve(_op_entry, _op_ks)",
-          f"        _op_out = _op_fn(_op_ks{', ' if call else ''}{call}) if _op_wk else _op_fn({call})",
+          f"        _op_out = {below}",
           "    finally:",
           "        _op_tls.exclude = _op_old",
           "    if not _op_need:",
