@@ -92,8 +92,9 @@ def rnn_layer_arrays(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mode, raw=N
     """The forward time loop on arrays: ``x`` ``(T, B, I)`` time-major; returns ``(output, hy, cy, workspace)``
     (``cy`` None for GRU). The array operations of the per-step ops (``rnn_layer_steps``), so the values are
     bitwise theirs: the input projection ``x W_ih^T (+ b)`` as one GEMM on the transposed view of ``W_ih``
-    (``addmm``/``mm`` with ``weight.t()``), per step ``h W_hh^T`` on the transposed view of ``W_hh`` (``mm``/
-    ``addmm``: BLAS with a transpose flag, no copy; a contiguous copy of ``W_hh^T`` would be faster but rounds
+    (``addmm``/``mm`` with ``weight.t()``), per step the recurrent product (LSTM: ``(W_hh h^T)^T``, the per-step
+    path's ``mm(W_hh, h.t()).t()``, which OpenBLAS runs ~1.8x faster than ``h @ W_hh^T`` at (16, 64) x (64,
+    256); GRU: ``h W_hh^T`` on the transposed view of ``W_hh``; a contiguous copy of ``W_hh^T`` would round
     differently), then the fused cell's pointwise code (LSTM: on gate-major ``(4, B, H)`` blocks, each gate
     contiguous; pointwise results do not depend on the layout)."""
     steps, batch = x.shape[0], x.shape[1]
@@ -112,22 +113,24 @@ def rnn_layer_arrays(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, mode, raw=N
     w_hh_t = w_hh.T
     if lstm:        # the per-step views, gate-major: gi[t] and h W_hh^T as (4, B, H)
         gi_gm = gi.reshape(steps, batch, 4, hidden).transpose(0, 2, 1, 3)
-        hg = xp.empty((batch, 4 * hidden), dtype=gi.dtype)
-        hg_gm = hg.reshape(batch, 4, hidden).transpose(1, 0, 2)
+        hg_t = xp.empty((4 * hidden, batch), dtype=gi.dtype)      # (h W_hh^T)^T = W_hh h^T
+        hg_gm = hg_t.reshape(4, hidden, batch).transpose(0, 2, 1)
+        gi_steps, ws_steps, out_steps, c_steps = list(gi_gm), list(gates_all), list(out), list(c_all)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         if lstm:
             if raw:
-                res = raw.lstm_cell_forward(gi[t], xp.matmul(h, w_hh_t), c, None, None)
+                res = raw.lstm_cell_forward(gi[t], xp.matmul(w_hh, h.T).T, c, None, None)
                 if res is not None:
                     h, c, ws = res
                     gates_all[t] = ws.reshape(batch, 4, hidden).transpose(1, 0, 2)
                     c_all[t] = c
                     out[t] = h
                     continue
-            xp.matmul(h, w_hh_t, out=hg)
+            xp.matmul(w_hh, h.T, out=hg_t)
             # the pre-activation straight into the workspace, which the cell turns into the gates; h and c
             # straight into the output and the workspace
-            h, c, _ = lstm_cell_gate_major(xp, xp.add(gi_gm[t], hg_gm, out=gates_all[t]), c, out[t], c_all[t])
+            h, c, _ = lstm_cell_gate_major(xp, xp.add(gi_steps[t], hg_gm, out=ws_steps[t]), c, out_steps[t],
+                                           c_steps[t])
             continue
         hg = xp.matmul(h, w_hh_t)
         if b_hh is not None:
@@ -263,9 +266,8 @@ def rnn_layer_backward_arrays(xp, x, w_ih, w_hh, h0, c0, out, ws_flat, grad_out,
                 grad_in[t], dc = res
             else:
                 if consts is None:          # the gradient-independent factors of every step, at once
-                    consts = lstm_backward_constants(xp, gates_all, c_all)
-                grad_gates, dc = lstm_cell_backward_gate_major(xp, dh, dc, c_prev, c_all[t], ws,
-                                                                tuple(k[t] for k in consts), buf)
+                    consts = list(zip(*lstm_backward_constants(xp, gates_all, c_all)))
+                grad_gates, dc = lstm_cell_backward_gate_major(xp, dh, dc, c_prev, c_all[t], ws, consts[t], buf)
                 grad_in_gm[t] = grad_gates
             dh = xp.matmul(grad_in[t], w_hh)
         else:
@@ -374,7 +376,8 @@ def _meta_mkldnn_rnn_layer_backward(input, weight1, weight2, weight3, weight4, h
 # -- the per-step path (differentiable again) -----------------------------------------------------------------
 def rnn_layer_steps(mode: int, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
     """One layer and direction over ``x`` ``(T, B, F)`` with differentiable ops: the input projection as one
-    GEMM, then per step ``mm`` + the fused cell op. Returns ``(output (T, B, H), h_n, c_n or None)``."""
+    GEMM, then per step ``mm`` + the fused cell op (LSTM: ``mm(W_hh, h.t()).t()``, GRU: ``h @ W_hh.t()``).
+    Returns ``(output (T, B, H), h_n, c_n or None)``."""
     from ..nn import functional as F
     steps, batch = x.size(0), x.size(1)
     lstm = mode == LSTM_MODE
@@ -387,7 +390,7 @@ def rnn_layer_steps(mode: int, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool)
     h, c = h0, c0
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         if lstm:
-            h, c, _ = A._thnn_fused_lstm_cell(gi_steps[t], A.mm(h, w_hh_t), c)
+            h, c, _ = A._thnn_fused_lstm_cell(gi_steps[t], A.mm(w_hh, h.t()).t(), c)
         else:
             hg = A.mm(h, w_hh_t) if b_hh is None else A.addmm(b_hh, h, w_hh_t)
             h = A._thnn_fused_gru_cell(gi_steps[t], hg, h)[0]
