@@ -245,6 +245,10 @@ _KERNEL_ONLY = {
     "linalg_pinv": lambda m: (m(4, 3),), "pinverse": lambda m: (m(4, 3),),
     "linalg_matrix_power": lambda m: (m(3, 3), 2), "matrix_power": lambda m: (m(3, 3), 2),
     "linalg_matrix_exp": lambda m: (m(3, 3),), "matrix_exp": lambda m: (m(3, 3),),
+    "cholesky_solve": lambda m: (m(3, 2), m(3, 3).tril() + 3 * m(3, 3).new_ones(3).diag()),
+    "cholesky_inverse": lambda m: (m(3, 3).triu() + 3 * m(3, 3).new_ones(3).diag(), True),
+    "linalg_eig": lambda m: (m(3, 3),), "linalg_eigvals": lambda m: (m(3, 3),),
+    "linalg_householder_product": lambda m: (m(4, 3), m(2)), "orgqr": lambda m: (m(4, 3), m(3)),
     # a reversed LSTM layer without a workspace (train=False: the backward recomputes it)
     "mkldnn_rnn_layer": lambda m: (m(3, 2, 2), m(8, 2), m(8, 2), m(8), m(8), m(2, 2), m(2, 2), True, [], 2, 2, 1,
                                    True, False, False, False),

@@ -250,6 +250,9 @@ SAMPLES = {
     "aten::linalg_qr": lambda d: (lambda x: A.linalg_qr.default(x), [r(d, 4, 3)]),
     "aten::linalg_svd": lambda d: (lambda x: A.linalg_svd.default(x, False), [r(d, 4, 3)]),
     "aten::linalg_eigh": lambda d: (lambda x: A.linalg_eigh.default(_spd(x)), [r(d, 3, 3)]),
+    # distinct real eigenvalues; outputs the loss may depend on (not the eigenvectors' phases)
+    "aten::linalg_eig": lambda d: (lambda x: _eig_phase_free(A.linalg_eig.default(
+        x + openreg.tensor([0.0, 3.0, 6.0], dtype=x.dtype, device=x.device).diag())), [r(d, 3, 3)]),
     "aten::copysign.Scalar": lambda d: (lambda x: A.copysign.Scalar(x, -1.5), [r(d, 2, 3)]),
     "aten::copysign_.Scalar": lambda d: (lambda x: A.copysign_.Scalar(x * 1, -1.5), [r(d, 2, 3)]),
     "aten::fmod.Scalar": lambda d: (lambda x: A.fmod.Scalar(x, 1.5), [r(d, 3, lo=0.1, hi=0.9)]),
@@ -394,6 +397,11 @@ def _sparse_samples() -> dict:
     }
 
 
+def _eig_phase_free(result):
+    L, V = result
+    return A.view_as_real(L), V.abs()
+
+
 SAMPLES.update(_sparse_samples())
 # Sparse COO: no forward-mode formulas yet.
 _SPARSE_NO_FORWARD = set(_sparse_samples())
@@ -407,7 +415,7 @@ NO_FORWARD = {"aten::squeeze_", "aten::squeeze_.dim", "aten::squeeze_.dims", "at
               # as in PyTorch, the attention kernels have no forward-mode derivative
               "aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu",
               "aten::_scaled_dot_product_fused_attention_overrideable"} | _SPARSE_NO_FORWARD
-NO_FORWARD |= {"aten::linalg_qr", "aten::linalg_svd", "aten::linalg_eigh"}   # reverse mode only (openreg)
+NO_FORWARD |= {"aten::linalg_qr", "aten::linalg_svd", "aten::linalg_eigh", "aten::linalg_eig"}   # reverse mode only (openreg)
 NO_SECOND_ORDER = {"aten::remainder.Tensor"}
 # A sampler's derivative is no derivative of the sampling function at fixed random draws: _standard_gamma's
 # implicit reparameterization gradient is checked against the gamma CDF in test_distributions_sampled.py.

@@ -16,6 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from .tensor import Tensor
+from ._linalg_error import LinAlgError
 
 _LUFactor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
@@ -190,19 +191,20 @@ def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False, o
     return _LUFactorEx(LU, pivots, info)
 
 
-def raise_for_info(name: str, info: Tensor, message) -> None:
+def raise_for_info(name: str, info: Tensor, message, error: type = LinAlgError) -> None:
     """PyTorch's error for the first failed matrix: ``name: (Batch element b): message(info)`` (no batch part
-    for a single matrix)."""
+    for a single matrix); a ``LinAlgError`` unless ``error`` says otherwise (lu_factor's zero pivot is a plain
+    ``RuntimeError`` in PyTorch)."""
     for b, i in enumerate(info.reshape(-1).tolist()):
         if i > 0:
             where = f"(Batch element {b}): " if info.dim() else ""
-            raise RuntimeError(f"{name}: {where}{message(i)}")
+            raise error(f"{name}: {where}{message(i)}")
 
 
 def _raise_zero_pivot(name: str, info: Tensor) -> None:
     raise_for_info(name, info, lambda i: f"U[{i},{i}] is zero and using it on lu_solve would result in a division "
                                          f"by zero. If you still want to perform the factorization, consider calling "
-                                         f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)")
+                                         f"linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)", RuntimeError)
 
 
 def lu_factor(A: Tensor, *, pivot: bool = True, out=None):

@@ -10,10 +10,12 @@ from collections import namedtuple
 
 from . import dtypes as _dtypes
 from ._dispatch.ops import A
+from ._linalg_error import LinAlgError
 from ._linalg_lu import lstsq, lu, lu_factor, lu_factor_ex, lu_solve, raise_for_info, solve_ex
 from .tensor import Tensor
 
-__all__ = ["cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh", "inv", "inv_ex",
+__all__ = ["LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals",
+           "eigvalsh", "householder_product", "inv", "inv_ex", "tensorinv", "tensorsolve",
            "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm",
            "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
            "solve_triangular", "svd", "svdvals", "vander", "vecdot", "vector_norm"]
@@ -26,6 +28,7 @@ _Slogdet = namedtuple("slogdet", ["sign", "logabsdet"])
 _QR = namedtuple("qr", ["Q", "R"])
 _SVD = namedtuple("svd", ["U", "S", "Vh"])
 _Eigh = namedtuple("eigh", ["eigenvalues", "eigenvectors"])
+_Eig = namedtuple("linalg_eig", ["eigenvalues", "eigenvectors"])
 
 
 def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, dtype=None,
@@ -174,7 +177,7 @@ def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False, o
         order = next(k for k in range(1, n + 1) if not _factors(flat[i, :k, :k]))
         if check_errors:
             where = f"(Batch element {i}): " if batch else ""
-            raise RuntimeError(f"linalg.cholesky_ex: {where}The factorization could not be completed because the "
+            raise LinAlgError(f"linalg.cholesky_ex: {where}The factorization could not be completed because the "
                                f"input is not positive-definite (the leading minor of order {order} is not "
                                f"positive-definite).")
         factors.append(_A.full_like(flat[i], float("nan")))     # L is undefined where info != 0
@@ -468,3 +471,83 @@ def cond(A: Tensor, p=None, *, out: Tensor | None = None) -> Tensor:
     else:
         raise NotImplementedError(f"openreg: linalg.cond(p={p!r}) is not implemented (only None, 2, -2, 'fro')")
     return result if out is None else out.copy_(result)
+
+
+def eig(A: Tensor, *, out=None):
+    """``(eigenvalues, eigenvectors)`` of square matrices, both complex; eigenvectors have unit norm.
+
+    >>> import openreg
+    >>> openreg.linalg.eig(openreg.tensor([[0.0, 1.0], [-2.0, -3.0]])).eigenvalues.tolist()
+    [(-1+0j), (-2+0j)]
+    """
+    _no_out("eig", out)
+    return _Eig(*_A.linalg_eig(A))
+
+
+def eigvals(A: Tensor, *, out=None) -> Tensor:
+    """The eigenvalues of square matrices, complex.
+
+    >>> import openreg
+    >>> openreg.linalg.eigvals(openreg.eye(2) * 2).tolist()
+    [(2+0j), (2+0j)]
+    """
+    _no_out("eigvals", out)
+    return _A.linalg_eigvals(A)
+
+
+def householder_product(A: Tensor, tau: Tensor, *, out=None) -> Tensor:
+    """The first ``n`` columns of the product of the Householder reflectors stored in ``A`` and ``tau`` (what
+    ``geqrf`` returns): ``Q`` of a QR decomposition.
+
+    >>> import openreg
+    >>> openreg.linalg.householder_product(openreg.zeros(3, 2), openreg.zeros(2)).tolist()
+    [[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]
+    """
+    _no_out("householder_product", out)
+    return _A.linalg_householder_product(A, tau)
+
+
+def _prod(shape) -> int:
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def tensorinv(A: Tensor, ind: int = 2, *, out=None) -> Tensor:
+    """The inverse of ``A`` for ``tensordot(..., ind)``: ``A`` read as a matrix of ``prod(A.shape[:ind])`` rows
+    and ``prod(A.shape[ind:])`` columns (equal), inverted, shaped ``A.shape[ind:] + A.shape[:ind]``.
+
+    >>> import openreg
+    >>> openreg.linalg.tensorinv(openreg.eye(4).reshape(4, 2, 2), ind=1).shape
+    openreg.Size([2, 2, 4])
+    """
+    _no_out("tensorinv", out)
+    if ind <= 0:
+        raise RuntimeError(f"Expected a strictly positive integer for 'ind', but got {ind}")
+    rows, cols = list(A.shape[:ind]), list(A.shape[ind:])
+    if _prod(cols) != _prod(rows):
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[ind:]) == "
+                           f"prod(self.shape[:ind]), but got {_prod(cols)} != {_prod(rows)}")
+    return inv(A.reshape(_prod(rows), _prod(cols))).reshape(cols + rows)
+
+
+def tensorsolve(A: Tensor, B: Tensor, dims=None, *, out=None) -> Tensor:
+    """The ``X`` with ``tensordot(A, X, X.ndim) == B``; ``dims`` are dimensions of ``A`` moved to the end first.
+
+    >>> import openreg
+    >>> A = openreg.eye(6).reshape(2, 3, 6)
+    >>> openreg.linalg.tensorsolve(A, openreg.ones(2, 3)).shape
+    openreg.Size([6])
+    """
+    _no_out("tensorsolve", out)
+    if dims is not None:
+        nd = A.dim()
+        moved = [d % nd for d in dims]
+        A = A.permute([d for d in range(nd) if d not in moved] + moved)
+    rest = list(A.shape[B.dim():])
+    n = _prod(rest)
+    if _prod(A.shape[:B.dim()]) != n:
+        raise RuntimeError(f"Expected self to satisfy the requirement prod(self.shape[other.ndim:]) == "
+                           f"prod(self.shape[:other.ndim]), but got {n} != {_prod(A.shape[:B.dim()])}")
+    return solve(A.reshape(-1, n), B.reshape(-1)).reshape(rest)

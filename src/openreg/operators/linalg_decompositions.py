@@ -21,6 +21,7 @@ import math
 from collections import namedtuple
 
 from .. import dtypes as _dt
+from .._linalg_error import LinAlgError
 from .._dispatch.ops import A
 from ._nn_arrays import store, values, xp_of
 from ._record import Deriv, Op, register
@@ -47,7 +48,7 @@ def _lapack(op: str, fn, *arrays):
     except Exception as e:   # numpy/cupy LinAlgError: the factorization failed
         if type(e).__name__ != "LinAlgError":
             raise
-        raise RuntimeError(f"{op}: {_FAILURES.get(op, 'the computation did not converge')} ({e})") from None
+        raise LinAlgError(f"{op}: {_FAILURES.get(op, 'the computation did not converge')} ({e})") from None
 
 
 _FAILURES = {
