@@ -79,10 +79,11 @@ def check_sdpa_args(query, key, value, attn_mask=None, dropout_p: float = 0.0, i
         raise RuntimeError(f"Expected query, key, and value to have the same device type, but got query: "
                            f"{query.device}, key: {key.device}, value: {value.device}"
                            + ("" if attn_mask is None else f", attn_mask: {attn_mask.device}") + " instead.")
-    if query._size[-1] != key._size[-1]:
+    qs, ks, vs = tuple(query._size), tuple(key._size), tuple(value._size)    # plain tuples: cheap indexing
+    if qs[-1] != ks[-1]:
         raise RuntimeError(f"scaled_dot_product_attention: query and key must have the same embedding size "
                            f"(last dimension), got query {_fmt(query)} and key {_fmt(key)}")
-    if key._size[-2] != value._size[-2]:
+    if ks[-2] != vs[-2]:
         raise RuntimeError(f"scaled_dot_product_attention: key and value must have the same sequence length "
                            f"(dimension -2), got key {_fmt(key)} and value {_fmt(value)}")
     if not 0.0 <= dropout_p < 1.0:
@@ -93,29 +94,35 @@ def check_sdpa_args(query, key, value, attn_mask=None, dropout_p: float = 0.0, i
     if attn_mask is not None and not (attn_mask._dtype is _dt.bool or attn_mask._dtype is query._dtype):
         raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
                            f"attn_mask.dtype: {attn_mask._dtype} and  query.dtype: {query._dtype} instead.")
-    batch_k, batch_v = tuple(key._size[:-2]), tuple(value._size[:-2])
+    batch_k, batch_v = ks[:-2], vs[:-2]
     if enable_gqa:
-        hq, hk = query._size[-3] if query.dim() >= 3 else 1, key._size[-3] if key.dim() >= 3 else 1
+        hq, hk = qs[-3] if len(qs) >= 3 else 1, ks[-3] if len(ks) >= 3 else 1
         if hq % hk:
             raise RuntimeError(f"scaled_dot_product_attention: number of heads in key/value ({hk}) must divide "
                                f"the number of heads in query ({hq})")
-        if query.dim() >= 3 and key.dim() >= 3 and value.dim() >= 3:    # heads are repeated, not broadcast
+        if len(qs) >= 3 and len(ks) >= 3 and len(vs) >= 3:    # heads are repeated, not broadcast
             batch_k, batch_v = batch_k[:-1] + (hq,), batch_v[:-1] + (hq,)
     # The two matmuls broadcast the batch dimensions; the mask broadcasts to the scores' shape.
-    batch = broadcast_shapes(broadcast_shapes(tuple(query._size[:-2]), batch_k), batch_v)
+    batch = _batch_shape(qs[:-2], batch_k, batch_v)
     if attn_mask is not None:
-        broadcast_shapes((*batch, query._size[-2], key._size[-2]), attn_mask._size)
+        broadcast_shapes((*batch, qs[-2], ks[-2]), attn_mask._size)
+
+
+def _batch_shape(*shapes) -> tuple:
+    """The broadcast of batch shapes (usually all equal)."""
+    return shapes[0] if shapes[0] == shapes[1] == shapes[2] else broadcast_shapes(*shapes)
 
 
 def _check_results_like(op: str, query, key, value, named_results) -> None:
     """``grad_out``/``out``/``logsumexp`` on the query's device and shaped as the forward's results."""
+    dev = query.device
     for name, t, _ in named_results:
-        if t.device != query.device:
+        if t.device != dev:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{query.device} and {t.device}! (when checking argument {name} of {op})")
-    batch = broadcast_shapes(tuple(query._size[:-2]), tuple(key._size[:-2]), tuple(value._size[:-2]))
-    rows = (*batch, query._size[-2])
-    shapes = {"grad_out": (*rows, value._size[-1]), "out": (*rows, value._size[-1]), "logsumexp": rows}
+                               f"{dev} and {t.device}! (when checking argument {name} of {op})")
+    qs, vs = tuple(query._size), tuple(value._size)
+    rows = (*_batch_shape(qs[:-2], tuple(key._size)[:-2], vs[:-2]), qs[-2])
+    shapes = {"grad_out": (*rows, vs[-1]), "out": (*rows, vs[-1]), "logsumexp": rows}
     for name, t, _ in named_results:
         if tuple(t._size) != shapes[name]:
             raise RuntimeError(f"{op}: expected {name} of shape {list(shapes[name])}, got {_fmt(t)}")
