@@ -101,3 +101,19 @@ def test_contiguous_inputs_keep_contiguous_results():
     for y in (F.conv2d(x, w), F.max_pool2d(x, 2), F.avg_pool2d(x, 2), F.adaptive_avg_pool2d(x, 1),
               F.conv2d(openreg.randn(4, 8, 8), w)):
         assert y.is_contiguous()
+
+
+@pytest.mark.skipif(torch is None, reason="compares with PyTorch (not installed)")
+@pytest.mark.parametrize("which", ["max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"])
+def test_pooling_input_gradients_take_the_input_layout_as_torch(which):
+    fn = {"max_pool2d": lambda F, t: F.max_pool2d(t, 2), "avg_pool2d": lambda F, t: F.avg_pool2d(t, 2),
+          "adaptive_avg_pool2d": lambda F, t: F.adaptive_avg_pool2d(t, 3)}[which]
+    seen = []
+    for lib in (openreg, torch):
+        x = lib.tensor(X[:, :, :8, :8]).to(memory_format=lib.channels_last).requires_grad_()
+        y = fn(lib.nn.functional, x)
+        g = lib.ones(tuple(y.shape))            # a contiguous incoming gradient
+        (gi,) = lib.autograd.grad(y, x, g)
+        seen.append((tuple(y.stride()), tuple(gi.stride()), gi.numpy()))
+    assert seen[0][:2] == seen[1][:2]
+    np.testing.assert_allclose(seen[0][2], seen[1][2], rtol=1e-6)

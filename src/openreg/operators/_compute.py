@@ -114,6 +114,39 @@ _SELECT_MIN = 2048
 _UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
+def dense_order(a):
+    """The axis order (outermost first) in which the NumPy array ``a``, not row-major, is one C-contiguous block (a
+    channels_last tensor's, a transposed one's), or None.
+
+    >>> import numpy as np
+    >>> dense_order(np.zeros((2, 3, 4)).transpose(0, 2, 1)), dense_order(np.zeros((2, 3)))
+    ([0, 2, 1], None)
+    """
+    if a.ndim < 2 or a.flags.c_contiguous or min(a.strides) < 0:
+        return None
+    order = sorted(range(a.ndim), key=lambda d: -a.strides[d])
+    return order if a.transpose(order).flags.c_contiguous else None
+
+
+def _in_memory_order(order, *arrays) -> list | None:
+    """``arrays`` transposed to ``order`` when each is 0-d or a C-contiguous block in it, else None."""
+    out = []
+    for v in arrays:
+        if v.ndim:
+            v = v.transpose(order)
+            if not v.flags.c_contiguous:
+                return None
+        out.append(v)
+    return out
+
+
+def _inverse(order) -> list:
+    inverse = [0] * len(order)
+    for i, d in enumerate(order):
+        inverse[d] = i
+    return inverse
+
+
 def select(xp, cond, a, b, any_layout: bool = False):
     """``xp.where(cond, a, b)``, bit for bit, and several times faster for large NumPy arrays.
 
@@ -121,7 +154,8 @@ def select(xp, cond, a, b, any_layout: bool = False):
     about 20 multiplies per element. For C-contiguous arrays of one dtype of 1 to 8 bytes, the result is built
     without branches instead: the mask widened to all-ones words, ``(a & mask) | (b & ~mask)`` over the
     values' bits (which copies each chosen value exactly, NaN payloads and signed zeros included). The result is
-    row-major; ``any_layout`` takes that path for strided operands too (NumPy's where would keep their order).
+    row-major, or the operands' layout when they are one permuted dense block (channels_last); ``any_layout``
+    takes that path for other strided operands too (NumPy's where would keep their order).
 
     >>> import numpy as np
     >>> c = np.arange(4096) % 3 == 0
@@ -131,9 +165,16 @@ def select(xp, cond, a, b, any_layout: bool = False):
     """
     if (xp is not np or cond.__class__ is not np.ndarray or a.__class__ is not np.ndarray
             or b.__class__ is not np.ndarray or cond.dtype != np.bool_ or a.dtype != b.dtype
-            or a.dtype.kind not in "biufc" or max(cond.size, a.size, b.size) < _SELECT_MIN
-            or not (any_layout or cond.flags.c_contiguous and a.flags.c_contiguous and b.flags.c_contiguous)):
+            or a.dtype.kind not in "biufc" or max(cond.size, a.size, b.size) < _SELECT_MIN):
         return xp.where(cond, a, b)
+    if not (cond.flags.c_contiguous and a.flags.c_contiguous and b.flags.c_contiguous):
+        order = dense_order(cond)
+        if order is not None and a.shape in (cond.shape, ()) and b.shape in (cond.shape, ()):
+            same = _in_memory_order(order, cond, a, b)  # one permuted block (channels_last): chosen in memory order,
+            if same is not None:                        # in that layout (the same values)
+                return select(xp, *same, any_layout).transpose(_inverse(order))
+        if not any_layout:
+            return xp.where(cond, a, b)
     word = _UINTS.get(a.dtype.itemsize)
     if word is None:
         return xp.where(cond, a, b)
@@ -167,7 +208,7 @@ def with_constant(xp, ufunc, x, value, constant_first: bool = False):
     """``ufunc(x, value)`` (``ufunc(value, x)`` with ``constant_first``) for a zero-dim ``value`` of ``x``'s
     dtype, bit for bit. NumPy 2's ``maximum``/``minimum`` run 10-20x slower with a broadcast scalar operand than
     with an array (64K float32: ~80 us against 8 us), so on NumPy the value is read from a cached array of it,
-    a chunk at a time. The result is row-major.
+    a chunk at a time. The result is row-major, or laid out as ``x`` when ``x`` is a permuted dense block.
 
     >>> import numpy as np
     >>> with_constant(np, np.maximum, np.arange(-2.0, 3.0), np.zeros(())).tolist()
@@ -181,6 +222,9 @@ def with_constant(xp, ufunc, x, value, constant_first: bool = False):
         if len(_constants) >= 16:
             _constants.clear()
         chunk = _constants[key] = np.full(_CONSTANT_CHUNK, value, x.dtype)
+    order = dense_order(x)
+    if order is not None:       # a permuted block (channels_last): computed in memory order, returned in x's layout
+        return with_constant(xp, ufunc, x.transpose(order), value, constant_first).transpose(_inverse(order))
     if x.size <= _CONSTANT_CHUNK and x.flags.c_contiguous:     # one call, in x's shape
         c = chunk[:x.size].reshape(x.shape)
         return ufunc(c, x) if constant_first else ufunc(x, c)

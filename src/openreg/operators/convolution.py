@@ -311,7 +311,7 @@ convolution = Op(
     derivatives={"convolution": Deriv(
         save="input weight stride padding dilation transposed output_padding groups",
         input=_conv_grad(0), weight=_conv_grad(1),
-        bias=lambda g, a: g.sum([0] + list(range(2, g.dim()))),
+        bias=lambda g, a: g.contiguous().sum([0] + list(range(2, g.dim()))),   # NCHW order whatever g's layout
         jvp={"input": lambda t, a: _conv(a, t, a.weight, None), "weight": lambda t, a: _conv(a, a.input, t, None),
              "bias": lambda t, a: t.reshape([1, -1] + [1] * (a.weight.dim() - 2))})},
     function=True, method=False,

@@ -197,11 +197,16 @@ def _max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilati
     else:
         key = (xp.arange(planes).reshape(-1, 1), idx)
         accumulate_at(xp, gi, key, g.reshape(planes, -1), _dt.from_numpy(gi.dtype))
-    return store(gi.reshape(tuple(self._size)), self._dtype, self.device)
+    return _store_like_input(xp, gi.reshape(tuple(self._size)), self)
+
+
+def _store_like_input(xp, arr, self):
+    """A gradient with respect to ``self`` in ``self``'s suggested memory format, as PyTorch's pooling backward."""
+    return store(in_channels_last(xp, arr) if channels_last_input(self) else arr, self._dtype, self.device)
 
 
 def _meta_max_pool2d_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    return like(self, self._size)
+    return like(self, self._size, channels_last=channels_last_input(self))
 
 
 def _max_pool_grad(g, a):
@@ -331,13 +336,13 @@ def _avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_m
         for j in range(k[1]):
             gpad[:, i:i + s[0] * (out[0] - 1) + 1:s[0], j:j + s[1] * (out[1] - 1) + 1:s[1]] += share
     gi = gpad[:, p[0]:p[0] + h, p[1]:p[1] + w]
-    return store(gi.reshape(tuple(self._size)), self._dtype, self.device)
+    return _store_like_input(xp, gi.reshape(tuple(self._size)), self)
 
 
 def _meta_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                               divisor_override):
     _check_avg(self, kernel_size, stride, padding, ceil_mode, divisor_override)
-    return like(self, self._size)
+    return like(self, self._size, channels_last=channels_last_input(self))
 
 
 _AVG_ARGS = "kernel_size stride padding ceil_mode count_include_pad divisor_override"
@@ -433,7 +438,7 @@ def _adaptive_backward(grad_output, self):
     g = values(grad_output, self)
     ah = _adaptive_matrix(xp, self._size[-2], g.shape[-2], g.dtype)
     aw = _adaptive_matrix(xp, self._size[-1], g.shape[-1], g.dtype)
-    return store(xp.matmul(xp.matmul(ah.T, g), aw), self._dtype, self.device)
+    return _store_like_input(xp, xp.matmul(xp.matmul(ah.T, g), aw), self)
 
 
 _adaptive_avg_pool2d = Op(
@@ -461,7 +466,8 @@ _adaptive_avg_pool2d_backward = Op(
     _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor  [core]
     """,
     kernels={"_adaptive_avg_pool2d_backward": {"CompositeExplicitAutograd": _adaptive_backward,
-                                               "Meta": lambda grad_output, self: like(self, self._size)}},
+                                               "Meta": lambda grad_output, self: like(
+                                                   self, self._size, channels_last=channels_last_input(self))}},
     derivatives={"_adaptive_avg_pool2d_backward": Deriv(
         save="grad_output", linear=True, grad_output=lambda gg, a: A._adaptive_avg_pool2d(
             gg, list(a.grad_output.shape[-2:])))},
