@@ -85,6 +85,8 @@ SAMPLES = {
         ("logical_xor", "logical_xor"))},
     **{name: _binary(getattr(np, name), ("int64",), dtype="int64") for name in
        ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    **{name: Sample(lambda m: (m(2, 3, dtype="int64"), m(1, 3, dtype="int64", low=0, high=6)), ref, ("int64",))
+       for name, ref in (("bitwise_left_shift", np.left_shift), ("bitwise_right_shift", np.right_shift))},
     # selection
     "clamp": Sample(lambda m: (m(2, 3), -1.0, 1.0), np.clip),
     "clamp_min": Sample(lambda m: (m(2, 3), 0.5), np.maximum),
