@@ -70,3 +70,43 @@ def test_archives_raise_naming_the_feature(tmp_path):
 def test_same_queries_as_torch():
     torch = pytest.importorskip("torch")
     assert torch.jit.is_scripting() == openreg.jit.is_scripting()
+
+
+def _recurrent_cell(lib):
+    """The older TorchScript API: a ScriptModule subclass with @script_method methods and in-place state updates
+    (BlinkDL's RWKV_in_150_lines is written this way)."""
+    class Cell(lib.jit.ScriptModule):
+        def __init__(self, w):
+            super().__init__()
+            self.eval()
+            self.w = w
+
+        @lib.jit.script_method
+        def mix(self, x, state, i: int):
+            out = lib.sigmoid(self.w @ (x + state[i]))
+            state[i] = x
+            return out
+
+        def forward(self, x, state):
+            with lib.no_grad():
+                for i in range(state.shape[0]):
+                    x = self.mix(x, state, i)
+                return x, state
+    return Cell
+
+
+def test_script_module_subclasses_are_modules_run_eagerly_as_pytorchs():
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    rng = np.random.default_rng(0)
+    w, x = rng.standard_normal((4, 4)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    outs = []
+    for lib in (torch, openreg):
+        cell = _recurrent_cell(lib)(lib.tensor(w))
+        assert isinstance(cell, lib.nn.Module) and not cell.training
+        y, state = cell(lib.tensor(x), lib.zeros(3, 4))
+        outs.append((y.numpy(), state.numpy()))
+    for o, t in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(o, t, rtol=1e-6)
+    assert not isinstance(openreg.nn.Linear(1, 1), openreg.jit.ScriptModule)
+    assert not isinstance(torch.nn.Linear(1, 1), torch.jit.ScriptModule)

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar  # Final: torch.jit.Final
 
+from ..nn.module import Module
+
 __all__ = [
     "Final", "Future", "ScriptFunction", "ScriptModule", "annotate", "export", "fork", "freeze", "ignore",
     "interface", "is_scripting", "is_tracing", "isinstance", "load", "optimize_for_inference", "save", "script",
@@ -144,9 +146,23 @@ def optimize_for_inference(mod: Any, other_methods: Any = None) -> Any:
     return mod
 
 
-class ScriptModule:
+class ScriptModule(Module):
     """What ``torch.jit.script`` returns for modules in PyTorch; openreg's ``script`` returns the module itself,
-    so no object is ever of this type (``isinstance`` checks against it are False, as for an eager module)."""
+    so a scripted module is no instance of it (``isinstance`` checks are False, as for an eager module). Classes
+    written against the older TorchScript API subclass it directly, with ``@script_method`` methods (BlinkDL's
+    RWKV_in_150_lines): they are ``nn.Module`` subclasses, run eagerly.
+
+    >>> import openreg
+    >>> class Scale(openreg.jit.ScriptModule):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.eval()
+    ...     @openreg.jit.script_method
+    ...     def forward(self, x):
+    ...         return 2 * x
+    >>> Scale()(openreg.ones(2)).tolist(), isinstance(openreg.nn.Linear(1, 1), openreg.jit.ScriptModule)
+    ([2.0, 2.0], False)
+    """
 
 
 class ScriptFunction:
