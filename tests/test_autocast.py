@@ -302,6 +302,8 @@ def _samples(lib, dt):
                                                            mode="replicate"),
         "polar": lambda: lib.polar(t(3, dtype="b").abs(), t(3)),
         "view_as_complex": lambda: lib.view_as_complex(t(3, 2, dtype="b")),
+        "binary_cross_entropy_with_logits": lambda: lib.binary_cross_entropy_with_logits(t(3, 4),
+                                                                                     t(3, 4, dtype="b").sigmoid()),
         "mkldnn_rnn_layer": lambda: lib.ops.aten.mkldnn_rnn_layer(t(3, 2, 4), t(8, 4, dtype="b"), t(8, 2), t(8), t(8),
                                                                   t(2, 2), t(2, 2), False, [], 2, 2, 1, True, False,
                                                                   False, True)[0],

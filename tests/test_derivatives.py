@@ -85,7 +85,15 @@ def _nll_backward_sample(d):
     return (lambda go: A.nll_loss_backward.default(go, x, tgt, None, 0, 2, total)), [r(d, 3)]
 
 
+def _bce_logits_sample(d):
+    """Mean reduction with a weight and a positive-class weight; the logits and the targets differentiated."""
+    w, pw = pos(d, 4).detach(), pos(d, 1, 4).detach()
+    return (lambda x, t: A.binary_cross_entropy_with_logits.default(x, t, w, pw, 1)), [r(d, 3, 4, lo=-3, hi=3),
+                                                                                        r(d, 3, 4, lo=0.0)]
+
+
 SAMPLES = {
+    "aten::binary_cross_entropy_with_logits": _bce_logits_sample,
     "aten::abs": _unary("abs"), "aten::abs_": _unary_inplace("abs_"),
     "aten::neg": _unary("neg"), "aten::neg_": _unary_inplace("neg_"),
     "aten::exp": _unary("exp"), "aten::exp_": _unary_inplace("exp_"),
@@ -453,7 +461,8 @@ def test_resize_and_set_refuse_grad(devices):
 SECOND_ORDER = ["aten::mul.Tensor", "aten::exp", "aten::tanh", "aten::sigmoid", "aten::mm", "aten::_softmax",
                 "aten::sum.dim_IntList", "aten::div.Tensor", "aten::pow.Tensor_Scalar", "aten::select.int",
                 "aten::mul_.Tensor", "aten::log", "aten::cat", "aten::nll_loss_forward",
-                "aten::_log_softmax_backward_data", "aten::_softmax_backward_data"]
+                "aten::_log_softmax_backward_data", "aten::_softmax_backward_data",
+                "aten::binary_cross_entropy_with_logits"]
 
 
 @pytest.mark.parametrize("op", SECOND_ORDER)

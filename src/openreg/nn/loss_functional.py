@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import warnings
 
+from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..amp.composite import autocast_composite
+from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.function import Function
 from ..tensor import Tensor
 
@@ -37,6 +39,9 @@ def _legacy(size_average, reduce) -> str:
     if not reduce:
         return "none"
     return "mean" if size_average else "sum"
+
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}     # at::Reduction
 
 
 def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
@@ -183,6 +188,18 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    if reduction not in _REDUCTION_ENUM:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if is_grad_enabled():
+        for name, t in (("weight", weight), ("pos_weight", pos_weight)):
+            if t is not None and t.requires_grad:
+                raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not differentiable with "
+                                   f"respect to argument '{name}'. This input cannot have requires_grad True.")
+    dt = input.dtype
+    if dt in (_dt.float32, _dt.float64) and all(t is None or t.dtype is dt for t in (target, weight, pos_weight)):
+        # PyTorch's operator: one node, its gradient formulas
+        return A.binary_cross_entropy_with_logits(input, target, weight, pos_weight, _REDUCTION_ENUM[reduction])
+    # 16-bit and mixed dtypes: PyTorch's operator composes its steps, each rounding in the promoted dtype
     softplus_neg = (-input.abs()).exp().add(1).log() + (-input).clamp_min(0)   # log(1 + exp(-x)), stably
     if pos_weight is not None:
         log_weight = (pos_weight - 1) * target + 1
