@@ -247,6 +247,8 @@ _KERNEL_ONLY = {
     "linalg_pinv": lambda m: (m(4, 3),), "pinverse": lambda m: (m(4, 3),),
     "linalg_matrix_power": lambda m: (m(3, 3), 2), "matrix_power": lambda m: (m(3, 3), 2),
     "linalg_matrix_exp": lambda m: (m(3, 3),), "matrix_exp": lambda m: (m(3, 3),),
+    "slice_scatter": lambda m: (m(3, 4), m(3, 2), 1, 0, None, 2), "select_scatter": lambda m: (m(3, 4), m(4), 0, 1),
+    "diagonal_scatter": lambda m: (m(3, 4), m(3),), "as_strided_scatter": lambda m: (m(6), m(2, 2), [2, 2], [1, 2]),
     "cholesky_solve": lambda m: (m(3, 2), m(3, 3).tril() + 3 * m(3, 3).new_ones(3).diag()),
     "cholesky_inverse": lambda m: (m(3, 3).triu() + 3 * m(3, 3).new_ones(3).diag(), True),
     "linalg_eig": lambda m: (m(3, 3),), "linalg_eigvals": lambda m: (m(3, 3),),
