@@ -228,7 +228,7 @@ _KERNEL_ONLY = {
     "_unique2": lambda m: (m(3, 4, ints=True),), "unique_dim": lambda m: (m(3, 4, ints=True), 0),
     "unique_consecutive": lambda m: (m(3, 4, ints=True),), "searchsorted": lambda m: (m(5).sort()[0], m(3)),
     "bucketize": lambda m: (m(3), m(5).sort()[0]), "bincount": lambda m: (m(5, dtype="int64", low=0, high=4),),
-    "histc": lambda m: (m(6), 4), "mv": lambda m: (m(2, 3), m(3)), "addmv": lambda m: (m(2), m(2, 3), m(3)),
+    "histc": lambda m: (m(6), 4), "histogram": lambda m: (m(6), 4), "mv": lambda m: (m(2, 3), m(3)), "addmv": lambda m: (m(2), m(2, 3), m(3)),
     "addr": lambda m: (m(2, 3), m(2), m(3)), "addbmm": lambda m: (m(2, 4), m(3, 2, 5), m(3, 5, 4)),
     "tensordot": lambda m: (m(2, 3), m(3, 4), [1], [0]), "inner": lambda m: (m(2, 3), m(4, 3)),
     "kron": lambda m: (m(2, 3), m(2)), "linalg_cross": lambda m: (m(2, 3), m(2, 3)),

@@ -127,7 +127,9 @@ from . import _linalg_lu  # noqa: E402
 
 _linalg_lu.publish(__import__(__name__))  # torch.lu_unpack, torch.lu, torch.lu_solve
 from . import _stft  # noqa: E402
-from . import _tensor_queries  # noqa: E402
+from . import _finite_differences, _tensor_queries  # noqa: E402
+
+_finite_differences.publish(__import__(__name__))  # torch.gradient
 
 _tensor_queries.publish(__import__(__name__))  # torch.is_same_size, torch.unsafe_split, torch.resolve_neg, ...
 
