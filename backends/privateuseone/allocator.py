@@ -231,6 +231,8 @@ class CachingAllocator:
         # (block, events): blocks freed while streams that ``record_stream`` marked them used by still had work
         # queued; each goes to the cache once its events have completed (PyTorch's deferred stream frees).
         self.pending: list[tuple[Block, list]] = []
+        # every segment held from the driver, per device (ptr -> segment): for memory_snapshot
+        self._segments: list[dict[int, Segment]] = [{} for _ in self._devices]
 
     def _state(self, index: int) -> _DeviceState:
         return self._devices[index]
@@ -466,6 +468,7 @@ class CachingAllocator:
             except DriverOutOfMemory as exc:
                 st.counters["num_ooms"] += 1
                 raise OutOfMemoryError(self._oom_message(index, requested, size, limit, str(exc))) from None
+        self._segments[index][segment.ptr] = segment
         p = st.pool(size)
         p.res += size
         p.seg += 1
@@ -509,6 +512,7 @@ class CachingAllocator:
             while segments:
                 segment = segments.pop()
                 segment.view = None
+                self._segments[index].pop(segment.ptr, None)
                 self.driver.raw_free(segment)
                 p.res -= size
                 p.res_out += size
@@ -535,6 +539,27 @@ class CachingAllocator:
             return sum(size * len(segs) for size, segs in self._state(index).cache.items())
 
     # -- statistics ------------------------------------------------------------------------------------
+    def snapshot(self) -> list:
+        """One PyTorch-style snapshot dict per segment held from the driver (each holds one block)."""
+        out = []
+        with self._lock:
+            self._take_released()
+            for index, segments in enumerate(self._segments):
+                cached = {id(seg) for segs in self._devices[index].cache.values() for seg in segs}
+                for ptr in sorted(segments):
+                    seg = segments[ptr]
+                    active = id(seg) not in cached
+                    size = seg.nbytes
+                    out.append({"device": index, "address": ptr, "total_size": size,
+                                "allocated_size": size if active else 0, "active_size": size if active else 0,
+                                "stream": 0,
+                                "segment_type": "small" if size <= SMALL_LIMIT else "large",
+                                "segment_pool_id": (0, 0), "is_expandable": False, "frames": [],
+                                "blocks": [{"address": ptr, "size": size,
+                                            "state": "active_allocated" if active else "inactive",
+                                            "frames": []}]})
+        return out
+
     def stats(self, index: int) -> dict:
         """PyTorch-style flat statistics: ``"allocated_bytes.all.current"``, ``"num_ooms"`` ..."""
         with self._lock:

@@ -24,7 +24,7 @@ from openreg.devices import PRIVATEUSE1
 from openreg.dtypes import bfloat16
 from openreg.operators.copy import check_copy
 
-from . import kernels
+from . import kernels, sync_debug
 from .driver_select import get_driver
 from .pinned_memory import storage_is_pinned
 from .streams import current_stream
@@ -99,6 +99,8 @@ def _host_to_device(dst, src, non_blocking: bool) -> None:
 
 
 def _device_to_host(dst, src, non_blocking: bool) -> None:
+    if sync_debug._mode[0] and not (non_blocking and storage_is_pinned(dst._storage)):
+        sync_debug.check()
     drv = get_driver()
     index = src._storage.device.index
     stream = current_stream(index)._handle

@@ -368,7 +368,30 @@ from .generator import (  # noqa: F401
 )
 
 
+from .graphs import (  # noqa: E402,F401
+    CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables,
+)
+from .memory_reports import (  # noqa: E402,F401
+    get_per_process_memory_fraction, ipc_collect, max_memory_cached, memory_cached, memory_snapshot, memory_summary,
+    reset_max_memory_allocated, reset_max_memory_cached,
+)
+from .sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: E402,F401
+
+# torch.cuda's submodules: openreg.<device>.memory, .random, .streams, .nvtx, .graphs (imported on first use)
+_SUBMODULES = {"memory": "memory", "random": "generator", "streams": "streams", "nvtx": "nvtx", "graphs": "graphs"}
+
+
+def get_arch_list() -> list:
+    """The architectures openreg's CUDA kernels are built for: compiled at run time by NVRTC for the device in
+    use, and checked for sm_80 and sm_90 (``tests/test_kernel_builds.py``); empty when no device is available,
+    as PyTorch."""
+    return ["sm_80", "sm_90"] if is_available() else []
+
+
 def __getattr__(name: str):
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__package__}.{_SUBMODULES[name]}")
     if name == "default_generators":  # one per device, made on first use (never at import)
         from .generator import default_generators
         return default_generators()

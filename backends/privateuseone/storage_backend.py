@@ -27,7 +27,7 @@ from openreg.devices import device as Device
 from openreg.dtypes import raw_storage_numpy
 from openreg.storage import StorageBackend
 
-from . import state
+from . import state, sync_debug
 from .allocator import _REUSE_SCAN, _REUSED_BATCH, Block, CachingAllocator, get_allocator, take_released
 from .driver_select import on_driver_switch
 
@@ -231,6 +231,8 @@ class PrivateUse1StorageBackend(StorageBackend):
             (_ctx or context()).driver.memcpy_dtod(dst.segment, dst_offset, src.segment, src_offset, nbytes)
 
     def to_host_bytes(self, data, offset, nbytes):
+        if sync_debug._mode[0]:
+            sync_debug.check()
         out = np.empty(nbytes, dtype=np.uint8)
         if nbytes:
             (_ctx or context()).driver.memcpy_dtoh(out, allocation_of(data).segment, offset)
@@ -446,6 +448,8 @@ class PrivateUse1StorageBackend(StorageBackend):
         return alloc, view
 
     def to_host_array(self, tensor) -> np.ndarray:
+        if sync_debug._mode[0]:
+            sync_debug.check()
         arr = (_ctx or context()).driver.download(tensor._array())
         return arr if arr.dtype == tensor._dtype.numpy else arr.view(tensor._dtype.numpy)
 

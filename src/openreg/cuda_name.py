@@ -60,6 +60,8 @@ def expose(module) -> None:
     sys.modules["openreg.cuda"] = module
     from . import _cuda_amp
     sys.modules["openreg.cuda.amp"] = _cuda_amp
+    for name in getattr(module, "_SUBMODULES", ()):     # import openreg.cuda.memory, .nvtx, ... (the device's)
+        sys.modules[f"openreg.cuda.{name}"] = getattr(module, name)
 
 
 def install() -> None:
