@@ -92,8 +92,27 @@ def _bce_logits_sample(d):
                                                                                         r(d, 3, 4, lo=0.0)]
 
 
+def _bce_sample(d):
+    """Probabilities away from 0 and 1, a weight, sum reduction; the probabilities and the targets differentiated."""
+    w = pos(d, 3, 4).detach()
+    return (lambda x, t: A.binary_cross_entropy.default(x, t, w, 2)), [r(d, 3, 4, lo=0.1, hi=0.9),
+                                                                       r(d, 3, 4, lo=0.0)]
+
+
+def _pair_loss(name, *extra):
+    """A loss of (self, target) without reduction, both differentiated (values spread across the kink)."""
+    def sample(d):
+        return (lambda x, t: getattr(A, name).default(x, t, 0, *extra)), [r(d, 3, 4, lo=-2, hi=2),
+                                                                           r(d, 3, 4, lo=-0.5, hi=0.5)]
+    return sample
+
+
 SAMPLES = {
     "aten::binary_cross_entropy_with_logits": _bce_logits_sample,
+    "aten::binary_cross_entropy": _bce_sample,
+    "aten::mse_loss": _pair_loss("mse_loss"),
+    "aten::smooth_l1_loss": _pair_loss("smooth_l1_loss", 0.7),
+    "aten::huber_loss": _pair_loss("huber_loss", 0.6),
     "aten::abs": _unary("abs"), "aten::abs_": _unary_inplace("abs_"),
     "aten::neg": _unary("neg"), "aten::neg_": _unary_inplace("neg_"),
     "aten::exp": _unary("exp"), "aten::exp_": _unary_inplace("exp_"),
@@ -462,7 +481,7 @@ SECOND_ORDER = ["aten::mul.Tensor", "aten::exp", "aten::tanh", "aten::sigmoid", 
                 "aten::sum.dim_IntList", "aten::div.Tensor", "aten::pow.Tensor_Scalar", "aten::select.int",
                 "aten::mul_.Tensor", "aten::log", "aten::cat", "aten::nll_loss_forward",
                 "aten::_log_softmax_backward_data", "aten::_softmax_backward_data",
-                "aten::binary_cross_entropy_with_logits"]
+                "aten::binary_cross_entropy_with_logits", "aten::binary_cross_entropy", "aten::mse_loss"]
 
 
 @pytest.mark.parametrize("op", SECOND_ORDER)

@@ -12,7 +12,13 @@ from __future__ import annotations
 from .._dispatch.ops import A
 from ..amp.composite import autocast_composite
 from ..tensor import Tensor
-from .loss_functional import legacy_reduction
+from .loss_functional import (
+    broadcast_pair,
+    fused_loss_applies,
+    legacy_reduction,
+    reduction_enum,
+    weighted_reduce,
+)
 
 _REDUCTIONS = ("mean", "sum", "none")
 _REDUCTIONS_ENUM = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
@@ -91,8 +97,9 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 
 
 @autocast_composite("mse_loss")
-def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
-    """Mean squared error.
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
+    """Mean squared error (optionally weighted elementwise: the mean is then over the summed weights).
 
     >>> import openreg
     >>> openreg.nn.functional.mse_loss(openreg.tensor([1.0, 2.0]), openreg.tensor([1.0, 0.0]), reduction="sum").item()
@@ -104,6 +111,12 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       f"This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       f"same size.", stacklevel=2)
+    input, target = broadcast_pair(input, target)
+    if weight is not None:
+        diff = input - target
+        return weighted_reduce(diff * diff, input, weight, reduction)
+    if fused_loss_applies(input, target):
+        return A.mse_loss(input, target, reduction_enum(reduction))
     diff = input - target
     return _reduce(diff * diff, reduction)
 

@@ -16,8 +16,8 @@ import warnings
 from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..amp.composite import autocast_composite
-from ..autograd.grad_mode import is_grad_enabled
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "kl_div", "l1_loss",
@@ -42,6 +42,37 @@ def _legacy(size_average, reduce) -> str:
 
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}     # at::Reduction
+
+
+def reduction_enum(reduction: str) -> int:
+    """PyTorch's ``_Reduction.get_enum``: the operator's integer for a reduction name."""
+    value = _REDUCTION_ENUM.get(reduction)
+    if value is None:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return value
+
+
+def fused_loss_applies(*tensors) -> bool:
+    """Whether a loss runs as PyTorch's one operator: float32/float64 tensors of one dtype. 16-bit and mixed
+    dtypes keep the step-by-step composite, each step rounding in the promoted dtype."""
+    dt = tensors[0].dtype
+    return dt in (_dt.float32, _dt.float64) and all(t is None or t.dtype is dt for t in tensors)
+
+
+def refuse_grad(function: str, **tensors) -> None:
+    """PyTorch's error for an argument its loss operator does not differentiate (a weight)."""
+    if is_grad_enabled():
+        for name, t in tensors.items():
+            if t is not None and t.requires_grad:
+                raise RuntimeError(f"The function '{function}' is not differentiable with respect to argument "
+                                   f"'{name}'. This input cannot have requires_grad True.")
+
+
+def broadcast_pair(input: Tensor, target: Tensor) -> tuple:
+    """``torch.broadcast_tensors(input, target)``, as PyTorch's loss functions call it before the operator."""
+    if tuple(input.shape) == tuple(target.shape):
+        return input, target
+    return tuple(A.broadcast_tensors([input, target]))
 
 
 def reduce_loss(loss: Tensor, reduction: str) -> Tensor:
@@ -77,7 +108,24 @@ def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduc
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
     _warn_size(input, target)
-    return reduce_loss(_weighted((input - target).abs(), weight), reduction)
+    input, target = broadcast_pair(input, target)
+    if weight is None:
+        return reduce_loss((input - target).abs(), reduction)
+    return weighted_reduce((input - target).abs(), input, weight, reduction)
+
+
+def weighted_reduce(loss: Tensor, input: Tensor, weight: Tensor, reduction: str) -> Tensor:
+    """PyTorch's weighted ``l1_loss``/``mse_loss``: ``loss * weight``, its mean taken over the summed weights."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "mean":
+        return loss.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 @autocast_composite("smooth_l1_loss")
@@ -93,9 +141,12 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _warn_size(input, target)
-    d = (input - target).abs()
+    input, target = broadcast_pair(input, target)
     if beta == 0.0:
-        return reduce_loss(d, reduction)
+        return l1_loss(input, target, reduction=reduction)
+    if fused_loss_applies(input, target):
+        return A.smooth_l1_loss(input, target, reduction_enum(reduction), beta)
+    d = (input - target).abs()
     loss = A.where__self(d < beta, d * d * (0.5 / beta), d - 0.5 * beta)
     return reduce_loss(loss, reduction)
 
@@ -112,6 +163,13 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     _warn_size(input, target)
+    input, target = broadcast_pair(input, target)
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    if fused_loss_applies(input, target):
+        if weight is None:
+            return A.huber_loss(input, target, reduction_enum(reduction), delta)
+        return reduce_loss(A.huber_loss(input, target, 0, delta) * weight, reduction)
     d = (input - target).abs()
     loss = A.where__self(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta)
     return reduce_loss(_weighted(loss, weight), reduction)
@@ -132,6 +190,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    if fused_loss_applies(input, target, weight):
+        refuse_grad("binary_cross_entropy", weight=weight)
+        if weight is not None and tuple(weight.shape) != tuple(input.shape):
+            weight = weight.expand(tuple(input.shape))
+        return A.binary_cross_entropy(input, target, weight, reduction_enum(reduction))
     return reduce_loss(_weighted(_BinaryCrossEntropy.apply(input, target), weight), reduction)
 
 
@@ -188,18 +251,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    if reduction not in _REDUCTION_ENUM:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
-    if is_grad_enabled():
-        for name, t in (("weight", weight), ("pos_weight", pos_weight)):
-            if t is not None and t.requires_grad:
-                raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not differentiable with "
-                                   f"respect to argument '{name}'. This input cannot have requires_grad True.")
-    dt = input.dtype
-    if dt in (_dt.float32, _dt.float64) and all(t is None or t.dtype is dt for t in (target, weight, pos_weight)):
-        # PyTorch's operator: one node, its gradient formulas
-        return A.binary_cross_entropy_with_logits(input, target, weight, pos_weight, _REDUCTION_ENUM[reduction])
-    # 16-bit and mixed dtypes: PyTorch's operator composes its steps, each rounding in the promoted dtype
+    enum = reduction_enum(reduction)
+    refuse_grad("binary_cross_entropy_with_logits", weight=weight, pos_weight=pos_weight)
+    if fused_loss_applies(input, target, weight, pos_weight):
+        return A.binary_cross_entropy_with_logits(input, target, weight, pos_weight, enum)
     softplus_neg = (-input.abs()).exp().add(1).log() + (-input).clamp_min(0)   # log(1 + exp(-x)), stably
     if pos_weight is not None:
         log_weight = (pos_weight - 1) * target + 1

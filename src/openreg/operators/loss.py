@@ -1,6 +1,6 @@
 """Fused loss kernels, as in PyTorch: ``nll_loss_forward`` / ``nll_loss_backward`` (class-index targets, 1-d or
 2-d input), ``_log_softmax_backward_data`` and ``_softmax_backward_data`` (the gradients of ``_log_softmax`` and
-``_softmax``), ``binary_cross_entropy_with_logits``.
+``_softmax``).
 
 ``cross_entropy`` is ``log_softmax`` + ``nll_loss``; with these ops one training step records two nodes for the
 loss instead of a dozen elementwise ops. Kernels are written against the array module of the input's storage
@@ -20,7 +20,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._array_bridge import from_float32, host_array, to_float32, wrap_array
 from .._dispatch.ops import A
-from ..aten.meta_rules import broadcast_shapes, fmt_shape, wrap_dim
+from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.structured import empty_tensor
 from ..tensor import TensorBase as Tensor
 from ._compute import axis_sums, quiet
@@ -205,91 +205,6 @@ def meta_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
     return empty_tensor(tuple(output._size), output._dtype, output.device)
 
 
-# -- binary cross entropy with logits -------------------------------------------------------------------------
-
-def _bce_logits_tensors(self, target, weight, pos_weight):
-    return [t for t in (self, target, weight, pos_weight) if t is not None]
-
-
-def _bce_logits_size(self, target, weight, pos_weight) -> tuple:
-    size = tuple(self._size)
-    for t in (target, weight, pos_weight):
-        if t is not None:
-            size = broadcast_shapes(size, tuple(t._size))
-    return size
-
-
-def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tensor | None = None,
-                                     pos_weight: Tensor | None = None, reduction: int = 1) -> Tensor:
-    """``(1 - target) * self - lw * log_sigmoid(self)`` (``lw = 1 + (pos_weight - 1) * target``), times ``weight``,
-    reduced: PyTorch's operations in its order, in one kernel. ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))``."""
-    xp = _xp(self)
-    x, t = _values(self, self, xp), _values(target, self, xp)
-    w = None if weight is None else _values(weight, self, xp)
-    pw = None if pos_weight is None else _values(pos_weight, self, xp)
-    with quiet():
-        ls = xp.minimum(x, 0)
-        ls -= xp.log1p(xp.exp(-xp.abs(x)))
-        if pw is not None:
-            ls = ls * ((pw - 1) * t + 1)
-        loss = (1 - t) * x
-        loss = loss - ls
-        if w is not None:
-            loss = loss * w
-        if reduction == 1:
-            loss = loss.mean() if loss.size else xp.asarray(xp.nan, dtype=loss.dtype)
-        elif reduction == 2:
-            loss = loss.sum()
-    return _store(xp.asarray(loss), self._dtype, self.device)
-
-
-def meta_binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tensor | None = None,
-                                          pos_weight: Tensor | None = None, reduction: int = 1) -> Tensor:
-    size = _bce_logits_size(self, target, weight, pos_weight)
-    return empty_tensor(size if reduction == 0 else (), self._dtype, self.device)
-
-
-def _bce_logits_reduce(per_element, a):
-    """An elementwise derivative times ``weight``, as the loss is weighted and reduced."""
-    if a.weight is not None:
-        per_element = per_element * a.weight
-    if a.reduction == 1:
-        return per_element / a.self.numel()
-    return per_element
-
-
-def _bce_logits_self_coef(a):
-    """d loss / d self per element: ``sigmoid(x) - t``, or ``(pw t + 1 - t) sigmoid(x) - pw t``."""
-    s = a.self.sigmoid()
-    if a.pos_weight is None:
-        return s - a.target
-    pt = a.pos_weight * a.target
-    return (pt + 1 - a.target) * s - pt
-
-
-def _bce_logits_target_coef(a):
-    """d loss / d target per element: ``-x``, or ``log_sigmoid(-x) - pw log_sigmoid(x)``."""
-    if a.pos_weight is None:
-        return -a.self
-    return _log_sigmoid(-a.self) - _log_sigmoid(a.self) * a.pos_weight
-
-
-def _log_sigmoid(x):
-    """``min(x, 0) - log1p(exp(-|x|))`` (PyTorch's log_sigmoid), differentiable."""
-    return x.clamp_max(0) - (-x.abs()).exp().log1p()
-
-
-def _bce_logits_grad(coef):
-    return lambda g, a: _bce_logits_reduce(coef(a) * g, a)
-
-
-def _bce_logits_jvp(coef):
-    def jvp(tangent, a):
-        d = _bce_logits_reduce(coef(a) * tangent, a)
-        return d.sum() if a.reduction != 0 else d
-    return jvp
-
-
 # -- derivatives --------------------------------------------------------------------------------------------
 
 def _nll_loss_grad(g, a):
@@ -362,17 +277,4 @@ softmax_backward_data_op = Op(
              "output": _sbd_output_jvp})},
     function=False, method=False)
 
-binary_cross_entropy_with_logits_op = Op(
-    "binary_cross_entropy_with_logits",
-    "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, "
-    "int reduction=Mean) -> Tensor",
-    kernels={"binary_cross_entropy_with_logits": {"CompositeExplicitAutograd": binary_cross_entropy_with_logits,
-                                                  "Meta": meta_binary_cross_entropy_with_logits}},
-    derivatives={"binary_cross_entropy_with_logits": Deriv(
-        save="self target weight pos_weight", name="BinaryCrossEntropyWithLogitsBackward0",
-        self=_bce_logits_grad(_bce_logits_self_coef), target=_bce_logits_grad(_bce_logits_target_coef),
-        jvp={"self": _bce_logits_jvp(_bce_logits_self_coef), "target": _bce_logits_jvp(_bce_logits_target_coef)})},
-    method=False)
-
-register(nll_loss_forward_op, nll_loss_backward_op, log_softmax_backward_data_op, softmax_backward_data_op,
-         binary_cross_entropy_with_logits_op)
+register(nll_loss_forward_op, nll_loss_backward_op, log_softmax_backward_data_op, softmax_backward_data_op)

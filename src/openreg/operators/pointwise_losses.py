@@ -1,0 +1,217 @@
+"""Elementwise losses as PyTorch's operators: ``mse_loss``, ``smooth_l1_loss``, ``huber_loss``,
+``binary_cross_entropy`` and ``binary_cross_entropy_with_logits``. Each computes PyTorch's steps in its order in one
+kernel and records one graph node (``MseLossBackward0``, ...) with PyTorch's gradient formulas, written with
+operators so that they differentiate again. ``reduction`` is PyTorch's enum: 0 none, 1 mean, 2 sum.
+
+>>> import openreg
+>>> x, t = openreg.tensor([0.5, 3.0]), openreg.zeros(2)
+>>> openreg.ops.aten.mse_loss(x, t, 2).item(), openreg.ops.aten.huber_loss(x, t, 0, 1.0).tolist()
+(9.25, [0.125, 2.5])
+"""
+from __future__ import annotations
+
+from ..aten.meta_rules import broadcast_shapes
+from ..aten.structured import empty_tensor
+from ..tensor import TensorBase as Tensor
+from ._compute import quiet
+from ._record import Deriv, Op, register
+from .loss import _store, _values, _xp
+
+_BCE_EPSILON = 1e-12        # PyTorch's floor of x * (1 - x) in binary_cross_entropy's gradient
+
+
+def _reduced(xp, loss, reduction: int):
+    if reduction == 1:
+        return loss.mean() if loss.size else xp.asarray(xp.nan, dtype=loss.dtype)
+    return loss.sum() if reduction == 2 else loss
+
+
+def _arrays(self, *others):
+    xp = _xp(self)
+    return xp, _values(self, self, xp), [None if t is None else _values(t, self, xp) for t in others]
+
+
+def _meta(*names):
+    """The Meta kernel of a loss whose tensor arguments after ``self`` are ``names``: their broadcast size for
+    ``reduction=0``, else a scalar."""
+    def meta(self, *args, **kwargs):
+        bound = dict(zip(names + ("reduction",), args), **kwargs)
+        size = tuple(self._size)
+        for name in names:
+            if bound.get(name) is not None:
+                size = broadcast_shapes(size, tuple(bound[name]._size))
+        return empty_tensor(size if bound.get("reduction", 1) == 0 else (), self._dtype, self.device)
+    return meta
+
+
+def _scaled(per_element, a, weight=None):
+    """An elementwise derivative times ``weight``, divided by the element count for the mean."""
+    if weight is not None:
+        per_element = per_element * weight
+    return per_element / a.self.numel() if a.reduction == 1 else per_element
+
+
+def _grads(coef, weight_name=None, negate_for_target=True):
+    """VJP and JVP formulas of ``self`` (and ``target`` as its negation) from ``coef(a)``, d loss / d self."""
+    def weight(a):
+        return getattr(a, weight_name) if weight_name else None
+
+    def vjp(sign):
+        return lambda g, a: _scaled(coef(a) * g if sign > 0 else -(coef(a) * g), a, weight(a))
+
+    def jvp(sign):
+        def f(t, a):
+            d = _scaled(coef(a) * t if sign > 0 else -(coef(a) * t), a, weight(a))
+            return d.sum() if a.reduction != 0 else d
+        return f
+    formulas = {"self": vjp(1)}
+    jvps = {"self": jvp(1)}
+    if negate_for_target:
+        formulas["target"], jvps["target"] = vjp(-1), jvp(-1)
+    return formulas, jvps
+
+
+# -- mse_loss ----------------------------------------------------------------------------------------------
+
+def mse_loss(self: Tensor, target: Tensor, reduction: int = 1) -> Tensor:
+    """``(self - target) ** 2``, reduced."""
+    xp, x, (t,) = _arrays(self, target)
+    with quiet():
+        d = x - t
+        return _store(xp.asarray(_reduced(xp, d * d, reduction)), self._dtype, self.device)
+
+
+_mse_formulas, _mse_jvps = _grads(lambda a: (a.self - a.target) * 2)
+
+# -- smooth_l1_loss and huber_loss ---------------------------------------------------------------------------
+
+def smooth_l1_loss(self: Tensor, target: Tensor, reduction: int = 1, beta: float = 1.0) -> Tensor:
+    """``0.5 d**2 / beta`` where ``|d| < beta``, else ``|d| - 0.5 beta`` (``d = self - target``), reduced."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    xp, x, (t,) = _arrays(self, target)
+    with quiet():
+        z = xp.abs(x - t)
+        loss = xp.where(z < beta, z * z * (0.5 / beta) if beta else z, z - 0.5 * beta)
+        return _store(xp.asarray(_reduced(xp, loss.astype(z.dtype, copy=False), reduction)), self._dtype,
+                      self.device)
+
+
+def huber_loss(self: Tensor, target: Tensor, reduction: int = 1, delta: float = 1.0) -> Tensor:
+    """``0.5 d**2`` where ``|d| < delta``, else ``delta (|d| - 0.5 delta)`` (``d = self - target``), reduced."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    xp, x, (t,) = _arrays(self, target)
+    with quiet():
+        z = xp.abs(x - t)
+        loss = xp.where(z < delta, z * z * 0.5, (z - 0.5 * delta) * delta)
+        return _store(xp.asarray(_reduced(xp, loss.astype(z.dtype, copy=False), reduction)), self._dtype,
+                      self.device)
+
+
+# d/dself: clamp(d, -beta, beta) / beta (sign(d) beyond beta, d / beta inside), clamp(d, -delta, delta)
+_smooth_formulas, _smooth_jvps = _grads(lambda a: (a.self - a.target).clamp(-a.beta, a.beta) / a.beta)
+_huber_formulas, _huber_jvps = _grads(lambda a: (a.self - a.target).clamp(-a.delta, a.delta))
+
+# -- binary_cross_entropy ------------------------------------------------------------------------------------
+
+def binary_cross_entropy(self: Tensor, target: Tensor, weight: Tensor | None = None, reduction: int = 1) -> Tensor:
+    """``-w (t max(log x, -100) + (1 - t) max(log(1 - x), -100))`` of probabilities ``x``, reduced."""
+    xp, x, (t, w) = _arrays(self, target, weight)
+    if x.size and bool(((x < 0) | (x > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with quiet():
+        log_x = xp.maximum(xp.log(x), -100)
+        log_1mx = xp.maximum(xp.log1p(-x), -100)
+        loss = (t - 1) * log_1mx - t * log_x
+        if w is not None:
+            loss = loss * w
+        return _store(xp.asarray(_reduced(xp, loss, reduction)), self._dtype, self.device)
+
+
+def _bce_self_coef(a):
+    """``(x - t) / max(x (1 - x), 1e-12)``: finite where a probability is 0 or 1."""
+    x = a.self
+    return (x - a.target) / (x * (1 - x)).clamp_min(_BCE_EPSILON)
+
+
+def _bce_target_coef(a):
+    """``log(1 - x) - log(x)`` (``-logit(x)``)."""
+    return (1 - a.self).log() - a.self.log()
+
+
+_bce_formulas, _bce_jvps = _grads(_bce_self_coef, "weight", negate_for_target=False)
+_bce_t_formulas, _bce_t_jvps = _grads(_bce_target_coef, "weight", negate_for_target=False)
+
+# -- binary_cross_entropy_with_logits ------------------------------------------------------------------------
+
+def binary_cross_entropy_with_logits(self: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None, reduction: int = 1) -> Tensor:
+    """``(1 - target) * self - lw * log_sigmoid(self)`` (``lw = 1 + (pos_weight - 1) * target``), times ``weight``,
+    reduced. ``log_sigmoid(x) = min(x, 0) - log1p(exp(-|x|))``."""
+    xp, x, (t, w, pw) = _arrays(self, target, weight, pos_weight)
+    with quiet():
+        ls = xp.minimum(x, 0)
+        ls -= xp.log1p(xp.exp(-xp.abs(x)))
+        if pw is not None:
+            ls = ls * ((pw - 1) * t + 1)
+        loss = (1 - t) * x
+        loss = loss - ls
+        if w is not None:
+            loss = loss * w
+        return _store(xp.asarray(_reduced(xp, loss, reduction)), self._dtype, self.device)
+
+
+def _logits_self_coef(a):
+    """``sigmoid(x) - t``, or ``(pw t + 1 - t) sigmoid(x) - pw t``."""
+    s = a.self.sigmoid()
+    if a.pos_weight is None:
+        return s - a.target
+    pt = a.pos_weight * a.target
+    return (pt + 1 - a.target) * s - pt
+
+
+def _log_sigmoid(x):
+    """``min(x, 0) - log1p(exp(-|x|))`` (PyTorch's log_sigmoid), differentiable."""
+    return x.clamp_max(0) - (-x.abs()).exp().log1p()
+
+
+def _logits_target_coef(a):
+    """``-x``, or ``log_sigmoid(-x) - pw log_sigmoid(x)``."""
+    if a.pos_weight is None:
+        return -a.self
+    return _log_sigmoid(-a.self) - _log_sigmoid(a.self) * a.pos_weight
+
+
+_logits_formulas, _logits_jvps = _grads(_logits_self_coef, "weight", negate_for_target=False)
+_logits_t_formulas, _logits_t_jvps = _grads(_logits_target_coef, "weight", negate_for_target=False)
+
+
+def _loss_op(name: str, schema: str, forward, meta, formulas: dict, jvps: dict, save: str, node: str) -> Op:
+    return Op(name, schema, kernels={name: {"CompositeExplicitAutograd": forward, "Meta": meta}},
+              derivatives={name: Deriv(save=save, name=node, jvp=jvps, **formulas)}, method=False)
+
+
+mse_loss_op = _loss_op("mse_loss", "mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor", mse_loss,
+                       _meta("target"), _mse_formulas, _mse_jvps, "self target", "MseLossBackward0")
+smooth_l1_loss_op = _loss_op(
+    "smooth_l1_loss", "smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor",
+    smooth_l1_loss, _meta("target"), _smooth_formulas, _smooth_jvps, "self target", "SmoothL1LossBackward0")
+huber_loss_op = _loss_op(
+    "huber_loss", "huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor",
+    huber_loss, _meta("target"), _huber_formulas, _huber_jvps, "self target", "HuberLossBackward0")
+binary_cross_entropy_op = _loss_op(
+    "binary_cross_entropy",
+    "binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor",
+    binary_cross_entropy, _meta("target", "weight"), {"self": _bce_formulas["self"], "target": _bce_t_formulas["self"]},
+    {"self": _bce_jvps["self"], "target": _bce_t_jvps["self"]}, "self target weight", "BinaryCrossEntropyBackward0")
+binary_cross_entropy_with_logits_op = _loss_op(
+    "binary_cross_entropy_with_logits",
+    "binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, "
+    "int reduction=Mean) -> Tensor",
+    binary_cross_entropy_with_logits, _meta("target", "weight", "pos_weight"),
+    {"self": _logits_formulas["self"], "target": _logits_t_formulas["self"]},
+    {"self": _logits_jvps["self"], "target": _logits_t_jvps["self"]}, "self target weight pos_weight",
+    "BinaryCrossEntropyWithLogitsBackward0")
+
+register(mse_loss_op, smooth_l1_loss_op, huber_loss_op, binary_cross_entropy_op, binary_cross_entropy_with_logits_op)
