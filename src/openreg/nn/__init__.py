@@ -7,7 +7,7 @@ True
 >>> len(list(openreg.nn.Linear(2, 3).parameters()))
 2
 """
-from . import attention, functional, init, modules, parallel, utils  # noqa: F401
+from . import attention, functional, grad, init, modules, parallel, utils  # noqa: F401
 from .module import Module
 from .modules import *
 from .parallel import DataParallel

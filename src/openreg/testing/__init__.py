@@ -20,7 +20,9 @@ import numpy as np
 
 import openreg
 
-__all__ = ["assert_allclose", "assert_close"]
+from ._creation import make_tensor  # noqa: E402
+
+__all__ = ["assert_allclose", "assert_close", "make_tensor"]
 
 # PyTorch's defaults (rtol, atol); integer and bool dtypes compare exactly.
 _TOLERANCES = {"float16": (1e-3, 1e-5), "bfloat16": (1.6e-2, 1e-5), "float32": (1.3e-6, 1e-5),
