@@ -16,7 +16,7 @@ from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
-           "LazyConv2d", "LazyConv3d"]
+           "LazyConv2d", "LazyConv3d", "LazyConvTranspose1d", "LazyConvTranspose2d", "LazyConvTranspose3d"]
 
 _PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
@@ -272,3 +272,61 @@ class LazyConv3d(_LazyConvNd):
 
     _nd = 3
     cls_to_become = Conv3d
+
+
+class _LazyConvTransposeNd(_ConvTransposeNd):
+    """A transposed convolution whose ``in_channels`` is taken from the first input (dimension 1, or 0 for an
+    unbatched input); the first ``forward`` creates the ``(in_channels, out_channels / groups, *kernel)`` weight and
+    the module becomes the ``ConvTranspose*d`` of ``cls_to_become``."""
+
+    cls_to_become: type = _ConvTransposeNd
+
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0, groups: int = 1,
+                 bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(0, out_channels, kernel_size, stride, padding, output_padding, groups, bias, dilation,
+                         padding_mode, device=device, dtype=dtype)
+        self._factory = {"device": device, "dtype": dtype}
+
+    def reset_parameters(self) -> None:
+        if self.in_channels != 0:
+            super().reset_parameters()
+
+    def forward(self, input: Tensor, output_size=None) -> Tensor:
+        if "_factory" in self.__dict__:
+            from ...operators.factories import empty
+            factory = self.__dict__.pop("_factory")
+            self.in_channels = input.shape[0] if input.dim() == self._nd + 1 else input.shape[1]
+            self.weight = Parameter(empty(self.in_channels, self.out_channels // self.groups, *self.kernel_size,
+                                          **factory))
+            if self.bias is not None:
+                self.bias = Parameter(empty(self.out_channels, **factory))
+            self.__class__ = self.cls_to_become
+            self.reset_parameters()
+        return self.forward(input, output_size)
+
+
+class LazyConvTranspose1d(_LazyConvTransposeNd):
+    """A ``ConvTranspose1d`` whose ``in_channels`` is inferred from the first input.
+
+    >>> import openreg
+    >>> m = openreg.nn.LazyConvTranspose1d(2, 3, stride=2)
+    >>> m(openreg.ones(1, 4, 5)).shape, type(m).__name__, tuple(m.weight.shape)
+    (openreg.Size([1, 2, 11]), 'ConvTranspose1d', (4, 2, 3))
+    """
+
+    _nd = 1
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTransposeNd):
+    """A ``ConvTranspose2d`` whose ``in_channels`` is inferred from the first input."""
+
+    _nd = 2
+    cls_to_become = ConvTranspose2d
+
+
+class LazyConvTranspose3d(_LazyConvTransposeNd):
+    """A ``ConvTranspose3d`` whose ``in_channels`` is inferred from the first input."""
+
+    _nd = 3
+    cls_to_become = ConvTranspose3d
