@@ -402,11 +402,13 @@ def fused_attention(query, key, value, attn_bias=None, dropout_p=0.0, is_causal=
         if dropout_p > 0:
             debug = debug * _keep_mask(xp, debug.shape, dropout_p, seed, offset, _compute_dtype(query))
     else:
-        debug = xp.zeros((0,), dtype=xp.float32)
+        debug = None
+    # the empty results are allocated empty, not copied from host arrays (a copy each on the device)
     return (_wrap(out, query._dtype, dev), _wrap(lse, _compute_dtype(query), dev),
-            _wrap(xp.zeros((0,), dtype=xp.int32), _dt.int32, dev), _wrap(xp.zeros((0,), dtype=xp.int32), _dt.int32, dev),
+            _empty((0,), _dt.int32, dev), _empty((0,), _dt.int32, dev),
             int(query._size[-2]), int(key._size[-2]), _wrap(xp.asarray(seed, dtype=xp.int64), _dt.int64, dev),
-            _wrap(xp.asarray(offset, dtype=xp.int64), _dt.int64, dev), _wrap(debug.astype(xp.float32), _dt.float32, dev))
+            _wrap(xp.asarray(offset, dtype=xp.int64), _dt.int64, dev),
+            _empty((0,), _dt.float32, dev) if debug is None else _wrap(debug.astype(xp.float32), _dt.float32, dev))
 
 
 def fused_attention_backward(grad_out, query, key, value, attn_bias, grad_input_mask, out, logsumexp, cum_seq_q,
@@ -417,8 +419,9 @@ def fused_attention_backward(grad_out, query, key, value, attn_bias, grad_input_
     check_sdpa_args(query, key, value, bias, dropout_p, is_causal)
     _check_results_like("_scaled_dot_product_fused_attention_overrideable_backward", query, key, value,
                         (("grad_out", grad_out, 0), ("out", out, 0), ("logsumexp", logsumexp, 0)))
-    return _flash_backward(grad_out, query, key, value, bias, out, logsumexp, dropout_p, is_causal, scale,
-                           int(philox_seed.item()), int(philox_offset.item()), grad_input_mask, raw)
+    seed, offset = (int(philox_seed.item()), int(philox_offset.item())) if dropout_p > 0 else (0, 0)  # no sync
+    return _flash_backward(grad_out, query, key, value, bias, out, logsumexp, dropout_p, is_causal, scale, seed,
+                           offset, grad_input_mask, raw)
 
 
 # -- Meta kernels ------------------------------------------------------------------------------------------
