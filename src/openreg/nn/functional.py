@@ -44,6 +44,7 @@ from .loss_functional import (  # noqa: F401
     smooth_l1_loss,
 )
 from .margin_loss_functional import *
+from .multilabel_margin_functional import multilabel_margin_loss  # noqa: F401
 from .misc_nn_functional import channel_shuffle, gumbel_softmax, local_response_norm, multi_margin_loss  # noqa: F401
 from .multi_head_attention import multi_head_attention_forward  # noqa: F401
 from .normalization_functional import (  # noqa: F401

@@ -13,7 +13,7 @@ from .module import Module
 
 __all__ = ["BCELoss", "BCEWithLogitsLoss", "CTCLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "GaussianNLLLoss",
            "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss", "MSELoss", "MarginRankingLoss",
-           "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
+           "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "NLLLoss", "PoissonNLLLoss", "SmoothL1Loss",
            "SoftMarginLoss", "TripletMarginLoss", "TripletMarginWithDistanceLoss"]
 
 
@@ -260,6 +260,19 @@ class GaussianNLLLoss(_Loss):
 
     def forward(self, input: Tensor, target: Tensor, var) -> Tensor:
         return F.gaussian_nll_loss(input, target, var, full=self.full, eps=self.eps, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-class multi-label hinge loss (``F.multilabel_margin_loss``).
+
+    >>> import openreg
+    >>> loss = openreg.nn.MultiLabelMarginLoss()
+    >>> round(loss(openreg.tensor([[0.1, 0.2, 0.4, 0.8]]), openreg.tensor([[3, 0, -1, 1]])).item(), 4)
+    0.85
+    """
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):
