@@ -10,6 +10,7 @@ from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
+from .adafactor import Adafactor
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
@@ -21,5 +22,5 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
            "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]
