@@ -90,3 +90,28 @@ def test_record_stream_on_the_device():
     gc.collect()
     assert mod.memory_allocated() == before - 4096
     assert y.sum().item() == 1998.0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_typed_storage_matches_torch(device):
+    torch = pytest.importorskip("torch")
+    import warnings
+    results = []
+    for lib, dev in ((torch, "cpu"), (openreg, device)):
+        t = lib.arange(6.0, device=dev)[2:]
+        torch.storage._warn_typed_storage_removal.__dict__["has_warned"] = False    # both warn once per process
+        openreg.typed_storage._warned[0] = False
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            s = t.storage()
+        assert w and "TypedStorage is deprecated" in str(w[0].message)
+        s[0] = 9.0
+        with pytest.raises(IndexError, match="index 7 out of range for storage of size 6"):
+            s[7]
+        with pytest.raises(RuntimeError, match="slices are only supported"):
+            s[1:2]
+        results.append((s.size(), len(s), s.element_size(), str(s.dtype).split(".")[1], s[0], s[-1], s.tolist(),
+                        s.data_ptr() == t.untyped_storage().data_ptr(), s.nbytes(), list(s)[:2],
+                        t.cpu().tolist(), s.type().split(".")[-1]))
+        assert isinstance(s, lib.TypedStorage) and s.device == t.device
+    assert results[0] == results[1]

@@ -24,7 +24,7 @@ from ._tensor_str import set_printoptions  # noqa: F401,E402
 from math import e, inf, nan, pi  # noqa: F401,E402  (torch.e, torch.pi, ...)
 
 newaxis = None  # torch.newaxis: x[:, openreg.newaxis] adds a dimension
-from .storage import UntypedStorage  # noqa: F401
+from .storage import TypedStorage, UntypedStorage  # noqa: F401
 from .tensor import Size, Tensor, is_tensor  # noqa: F401
 from ._dispatch.keys import DispatchKey  # noqa: F401
 from ._dispatch.tags import Tag  # noqa: F401

@@ -135,6 +135,7 @@ DeferredMethods = mixin("DeferredMethods", {
         ("is_same_size", "is_same_size"), ("is_neg", "is_neg"), ("resolve_neg", "resolve_neg"),
         ("unsafe_chunk", "unsafe_chunk"), ("unsafe_split", "_tensor_unsafe_split"),
         ("unsafe_split_with_sizes", "unsafe_split_with_sizes"), ("record_stream", "record_stream"))},
+    "storage": deferred("openreg.typed_storage:tensor_storage"),
     "output_nr": property(lambda self: self._output_nr, doc="Which output of its grad_fn this tensor is."),
 })
 

@@ -334,3 +334,6 @@ __all__ = [
     "set_storage_create_hook",
     "storage_backend",
 ]
+
+
+from .typed_storage import TypedStorage  # noqa: E402,F401  (torch.storage.TypedStorage)

@@ -12,6 +12,7 @@ from .adagrad import Adagrad
 from .adam import Adam
 from .adafactor import Adafactor
 from .adamax import Adamax
+from .sparse_adam import SparseAdam
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
@@ -22,5 +23,5 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer", "RAdam",
-           "RMSprop", "Rprop", "lr_scheduler", "swa_utils"]
+__all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer",
+           "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils"]
