@@ -8,6 +8,7 @@ True
 """
 from . import (
     activation,
+    adaptive,
     batchnorm,
     channelshuffle,
     container,
@@ -29,6 +30,7 @@ from . import (
     upsampling,
 )
 from .activation import *
+from .adaptive import *
 from .batchnorm import *
 from .channelshuffle import *
 from .container import *
@@ -50,7 +52,7 @@ from .sparse import *
 from .transformer import *
 from .upsampling import *
 
-_FILES = (activation, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm,
+_FILES = (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm,
           linear, loss,
           normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 __all__ = ["Module"] + [name for m in _FILES for name in m.__all__]
