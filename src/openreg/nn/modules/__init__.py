@@ -17,6 +17,7 @@ from . import (
     dropout,
     flatten,
     fold,
+    fractional_pooling,
     instancenorm,
     linear,
     loss,
@@ -39,6 +40,7 @@ from .distance import *
 from .dropout import *
 from .flatten import *
 from .fold import *
+from .fractional_pooling import *
 from .instancenorm import *
 from .linear import *
 from .loss import *
@@ -52,7 +54,8 @@ from .sparse import *
 from .transformer import *
 from .upsampling import *
 
-_FILES = (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold, instancenorm,
+_FILES = (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
+          fractional_pooling, instancenorm,
           linear, loss,
           normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 __all__ = ["Module"] + [name for m in _FILES for name in m.__all__]
