@@ -46,3 +46,23 @@ def test_module_and_errors_match_torch():
     m = openreg.nn.FractionalMaxPool2d(2, output_size=(3, 3), return_indices=True)
     out, idx = m(openreg.randn(2, 4, 7, 7))
     assert out.shape == (2, 4, 3, 3) and idx.dtype is openreg.int64
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_3d_matches_torch(dtype, devices):
+    for shape, k, kw in [((2, 2, 5, 6, 7), 2, dict(output_size=(3, 4, 2))), ((2, 6, 6, 8), (2, 3, 2),
+                                                                              dict(output_ratio=(0.5, 0.5, 0.5)))]:
+        rng = np.random.default_rng(len(shape))
+        x = rng.permutation(np.prod(shape)).reshape(shape).astype(dtype) / 7.0
+        n = 1 if len(shape) == 4 else shape[0]
+        samples = rng.uniform(0, 1, (n, shape[-4], 3)).astype(dtype)
+        tx = torch.tensor(x, requires_grad=True)
+        ox = openreg.tensor(x.tolist(), dtype=getattr(openreg, dtype), device=devices, requires_grad=True)
+        to, ti = torch.nn.functional.fractional_max_pool3d(tx, k, return_indices=True,
+                                                           _random_samples=torch.tensor(samples), **kw)
+        oo, oi = openreg.nn.functional.fractional_max_pool3d(ox, k, return_indices=True, _random_samples=openreg.tensor(
+            samples.tolist(), dtype=getattr(openreg, dtype), device=devices), **kw)
+        assert oi.tolist() == ti.tolist() and oo.tolist() == to.tolist()
+        to.sum().backward()
+        oo.sum().backward()
+        assert ox.grad.tolist() == tx.grad.tolist()

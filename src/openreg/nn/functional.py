@@ -45,7 +45,9 @@ from .loss_functional import (  # noqa: F401
 )
 from .margin_loss_functional import *
 from .multilabel_margin_functional import multilabel_margin_loss  # noqa: F401
-from .fractional_pool_functional import fractional_max_pool2d, fractional_max_pool2d_with_indices  # noqa: F401
+from .fractional_pool_functional import (  # noqa: F401
+    fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d, fractional_max_pool3d_with_indices,
+)
 from .misc_nn_functional import channel_shuffle, gumbel_softmax, local_response_norm, multi_margin_loss  # noqa: F401
 from .multi_head_attention import multi_head_attention_forward  # noqa: F401
 from .normalization_functional import (  # noqa: F401
