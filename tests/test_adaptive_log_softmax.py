@@ -41,7 +41,7 @@ def test_matches_torch(head_bias, devices):
 
 
 def test_errors_match_torch():
-    for kw in [dict(cutoffs=[]), dict(cutoffs=[5, 3]), dict(cutoffs=[3, 12])]:
+    for kw in [{"cutoffs": []}, {"cutoffs": [5, 3]}, {"cutoffs": [3, 12]}]:
         with pytest.raises(ValueError) as theirs:
             torch.nn.AdaptiveLogSoftmaxWithLoss(8, 12, **kw)
         with pytest.raises(ValueError) as ours:

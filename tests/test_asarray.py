@@ -5,9 +5,9 @@ import warnings
 
 import numpy as np
 import pytest
+from device_params import DEVICES
 
 import openreg
-from device_params import DEVICES
 
 
 def _cases(lib):
@@ -125,8 +125,8 @@ def test_frombuffer_shares_and_reads_bytes():
     assert t.tolist() == np.frombuffer(bytes(buf), dtype=np.int16, count=2, offset=2).tolist()
     t[0] = 0
     assert buf[2:4] == b"\x00\x00"
+    openreg.__dict__["asarray"].__globals__["_warned"]["writable"] = False
     with pytest.warns(UserWarning, match="not writable"):
-        openreg.__dict__["asarray"].__globals__["_warned"]["writable"] = False
         r = openreg.frombuffer(b"abcd", dtype=openreg.uint8)
     assert r.tolist() == [97, 98, 99, 100]
     with pytest.raises(ValueError, match="buffer protocol"):

@@ -1,9 +1,9 @@
 """bitwise_left_shift / bitwise_right_shift (and <<, >>, <<=, >>=) against PyTorch: every integer dtype, shift
 amounts out of range and negative, scalar operands on either side, out=, in-place and the errors."""
 import pytest
+from device_params import DEVICES
 
 import openreg
-from device_params import DEVICES
 
 
 def _run(lib, device="cpu"):

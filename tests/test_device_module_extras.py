@@ -7,9 +7,9 @@ import sys
 import warnings
 
 import pytest
+from device_params import needs_device
 
 import openreg
-from device_params import needs_device
 
 pytestmark = needs_device
 
@@ -125,7 +125,7 @@ def test_import_as_cuda_submodules():
     code = ("import openreg, openreg.cuda.nvtx, openreg.cuda.memory\n"
             "from openreg.cuda import nvtx, random, streams\n"
             "print(openreg.cuda.nvtx.range_push('a'), openreg.cuda.memory.memory_allocated())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                          env={**os.environ, "OPENREG_DEVICE_NAME": "cuda"}, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", "0"]

@@ -7,8 +7,8 @@ import openreg
 
 torch = pytest.importorskip("torch", reason="needs PyTorch to compare with")
 
-CASES = [((2, 3, 7, 8), 2, dict(output_size=(3, 4))), ((2, 3, 9, 9), 3, dict(output_size=5)),
-         ((3, 10, 12), (2, 3), dict(output_ratio=(0.5, 0.5))), ((1, 2, 6, 6), 2, dict(output_size=(5, 1)))]
+CASES = [((2, 3, 7, 8), 2, {"output_size": (3, 4)}), ((2, 3, 9, 9), 3, {"output_size": 5}),
+         ((3, 10, 12), (2, 3), {"output_ratio": (0.5, 0.5)}), ((1, 2, 6, 6), 2, {"output_size": (5, 1)})]
 
 
 @pytest.mark.parametrize("case", range(len(CASES)))
@@ -34,7 +34,7 @@ def test_matches_torch(case, dtype, devices):
 
 
 def test_module_and_errors_match_torch():
-    for kw in [{}, dict(output_size=3, output_ratio=0.5), dict(output_ratio=1.5)]:
+    for kw in [{}, {"output_size": 3, "output_ratio": 0.5}, {"output_ratio": 1.5}]:
         with pytest.raises(ValueError) as theirs:
             torch.nn.FractionalMaxPool2d(2, **kw)
         with pytest.raises(ValueError) as ours:
@@ -50,8 +50,8 @@ def test_module_and_errors_match_torch():
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_3d_matches_torch(dtype, devices):
-    for shape, k, kw in [((2, 2, 5, 6, 7), 2, dict(output_size=(3, 4, 2))), ((2, 6, 6, 8), (2, 3, 2),
-                                                                              dict(output_ratio=(0.5, 0.5, 0.5)))]:
+    for shape, k, kw in [((2, 2, 5, 6, 7), 2, {"output_size": (3, 4, 2)}), ((2, 6, 6, 8), (2, 3, 2),
+                                                                              {"output_ratio": (0.5, 0.5, 0.5)})]:
         rng = np.random.default_rng(len(shape))
         x = rng.permutation(np.prod(shape)).reshape(shape).astype(dtype) / 7.0
         n = 1 if len(shape) == 4 else shape[0]

@@ -8,7 +8,7 @@ import pytest
 import openreg
 
 torch = pytest.importorskip("torch", reason="needs PyTorch to compare with")
-from test_linalg_decompositions_vs_torch import _check, _spd  # noqa: E402
+from test_linalg_decompositions_vs_torch import _check, _spd
 
 RNG = np.random.default_rng(5)
 
@@ -18,10 +18,10 @@ def test_cholesky_solve_and_inverse(devices):
     B = RNG.uniform(-1, 1, (2, 3, 2))
     for upper in (False, True):
         F = L.T if upper else L
-        _check(lambda m, b, f: m.cholesky_solve(b, f, upper=upper), B, F, device=devices)
-        _check(lambda m, b, f: b.cholesky_solve(f, upper), B[0], F, device=devices)
-        _check(lambda m, f: m.cholesky_inverse(f, upper=upper), F, device=devices)
-        _check(lambda m, f: f.cholesky_inverse(upper), np.stack([F, F]), device=devices)
+        _check(lambda m, b, f, upper=upper: m.cholesky_solve(b, f, upper=upper), B, F, device=devices)
+        _check(lambda m, b, f, upper=upper: b.cholesky_solve(f, upper), B[0], F, device=devices)
+        _check(lambda m, f, upper=upper: m.cholesky_inverse(f, upper=upper), F, device=devices)
+        _check(lambda m, f, upper=upper: f.cholesky_inverse(upper), np.stack([F, F]), device=devices)
 
 
 def test_eig_and_eigvals(devices):

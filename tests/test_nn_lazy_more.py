@@ -8,12 +8,12 @@ import openreg
 torch = pytest.importorskip("torch", reason="needs PyTorch to compare with")
 
 CASES = [
-    ("LazyConvTranspose1d", (2, 3), dict(stride=2), (2, 4, 5)),
-    ("LazyConvTranspose2d", (5, 3), dict(stride=2, padding=1, output_padding=1), (2, 4, 6, 6)),
-    ("LazyConvTranspose3d", (2, 2), dict(groups=2), (1, 4, 3, 3, 3)),
+    ("LazyConvTranspose1d", (2, 3), {"stride": 2}, (2, 4, 5)),
+    ("LazyConvTranspose2d", (5, 3), {"stride": 2, "padding": 1, "output_padding": 1}, (2, 4, 6, 6)),
+    ("LazyConvTranspose3d", (2, 2), {"groups": 2}, (1, 4, 3, 3, 3)),
     ("LazyInstanceNorm1d", (), {}, (2, 3, 5)),
-    ("LazyInstanceNorm2d", (), dict(bias=False), (2, 3, 4, 4)),
-    ("LazyInstanceNorm3d", (), dict(affine=False, track_running_stats=False), (2, 3, 2, 2, 2)),
+    ("LazyInstanceNorm2d", (), {"bias": False}, (2, 3, 4, 4)),
+    ("LazyInstanceNorm3d", (), {"affine": False, "track_running_stats": False}, (2, 3, 2, 2, 2)),
 ]
 
 
@@ -41,7 +41,7 @@ def test_uninitialized_parameter_and_buffer():
         p = lib.nn.UninitializedParameter()
         assert repr(p) == "<UninitializedParameter>" and p.requires_grad
         with pytest.raises(RuntimeError, match="Can't access the shape of an uninitialized parameter"):
-            p.shape
+            _ = p.shape
         p.materialize((2, 3), dtype=lib.float64)
         assert type(p) is lib.nn.Parameter and tuple(p.shape) == (2, 3) and p.dtype is lib.float64
         b = lib.nn.UninitializedBuffer()

@@ -2,12 +2,12 @@
 import gc
 
 import pytest
-
-import openreg
 from device_params import DEVICES, needs_device
 from openreg.backends.privateuseone.allocator import CachingAllocator, record_stream
 from openreg.backends.privateuseone.emulated_driver import EmulatedDriver
 from openreg.backends.privateuseone.storage_backend import DeviceAllocation
+
+import openreg
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -4,9 +4,9 @@ import weakref
 
 import numpy as np
 import pytest
+from device_params import DEVICES
 
 import openreg
-from device_params import DEVICES
 from openreg.testing import make_tensor
 
 
@@ -30,8 +30,8 @@ def test_make_tensor_ranges_and_options(device):
 
 def test_make_tensor_errors_match_torch():
     torch = pytest.importorskip("torch")
-    cases = [dict(low=3, high=1), dict(low=float("nan")), dict(requires_grad=True, dtype_="int64"),
-             dict(noncontiguous=True, memory_format="channels_last"), dict(low=300, high=400, dtype_="uint8")]
+    cases = [{"low": 3, "high": 1}, {"low": float("nan")}, {"requires_grad": True, "dtype_": "int64"},
+             {"noncontiguous": True, "memory_format": "channels_last"}, {"low": 300, "high": 400, "dtype_": "uint8"}]
     for case in cases:
         messages = []
         for lib in (torch, openreg):
@@ -74,7 +74,7 @@ def test_nn_grad_matches_torch(device):
     for nd, spatial in [(1, (7,)), (2, (5, 6)), (3, (4, 5, 4))]:
         x = rng.uniform(-1, 1, (2, 4) + spatial)
         w = rng.uniform(-1, 1, (6, 2) + (3,) * nd)
-        kw = dict(stride=2, padding=1, dilation=1, groups=2)
+        kw = {"stride": 2, "padding": 1, "dilation": 1, "groups": 2}
         out = getattr(torch.nn.functional, f"conv{nd}d")(torch.tensor(x), torch.tensor(w), **kw)
         g = rng.uniform(-1, 1, tuple(out.shape))
 

@@ -30,7 +30,7 @@ class verbose:
 
     def __enter__(self):
         if self.enable == VERBOSE_OFF:
-            return None
+            return
         raise AssertionError("Failed to set MKL into verbose mode. Please consider to disable this verbose scope.")
 
     def __exit__(self, *exc) -> bool:

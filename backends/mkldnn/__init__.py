@@ -69,7 +69,7 @@ class verbose:
 
     def __enter__(self):
         if self.level == VERBOSE_OFF:
-            return None
+            return
         raise AssertionError("Failed to set MKLDNN into verbose mode. Please consider to disable this verbose scope.")
 
     def __exit__(self, *exc) -> bool:

@@ -366,16 +366,24 @@ from .generator import (  # noqa: F401
     set_rng_state,
     set_rng_state_all,
 )
-
-
-from .graphs import (  # noqa: E402,F401
-    CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing, make_graphed_callables,
+from .graphs import (  # noqa: F401
+    CUDAGraph,
+    graph,
+    graph_pool_handle,
+    is_current_stream_capturing,
+    make_graphed_callables,
 )
-from .memory_reports import (  # noqa: E402,F401
-    get_per_process_memory_fraction, ipc_collect, max_memory_cached, memory_cached, memory_snapshot, memory_summary,
-    reset_max_memory_allocated, reset_max_memory_cached,
+from .memory_reports import (  # noqa: F401
+    get_per_process_memory_fraction,
+    ipc_collect,
+    max_memory_cached,
+    memory_cached,
+    memory_snapshot,
+    memory_summary,
+    reset_max_memory_allocated,
+    reset_max_memory_cached,
 )
-from .sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: E402,F401
+from .sync_debug import get_sync_debug_mode, set_sync_debug_mode  # noqa: F401
 
 # torch.cuda's submodules: openreg.<device>.memory, .random, .streams, .nvtx, .graphs (imported on first use)
 _SUBMODULES = {"memory": "memory", "random": "generator", "streams": "streams", "nvtx": "nvtx", "graphs": "graphs"}

@@ -29,8 +29,8 @@ from typing import Any
 
 from openreg._dispatch.keys import DispatchKey, keyset
 from openreg._dispatch.ops import A
-from openreg.devices import CPU, PRIVATEUSE1, privateuse1_name
 from openreg._runtime_flags import is_warn_always_enabled
+from openreg.devices import CPU, PRIVATEUSE1, privateuse1_name
 from openreg.devices import device as Device
 from openreg.tensor import Tensor
 

@@ -7,7 +7,7 @@ True
 """
 from __future__ import annotations
 
-from .device_module import (  # noqa: F401
+from .device_module import (
     empty_cache,
     max_memory_allocated,
     max_memory_reserved,
@@ -19,7 +19,7 @@ from .device_module import (  # noqa: F401
     reset_peak_memory_stats,
     set_per_process_memory_fraction,
 )
-from .memory_reports import (  # noqa: F401
+from .memory_reports import (
     get_per_process_memory_fraction,
     ipc_collect,
     max_memory_cached,

@@ -43,8 +43,8 @@ def memory_summary(device=None, abbreviated: bool = False) -> str:
     lines = ["=" * width,
              f"|{f'PyTorch CUDA memory summary, device ID {index}':^{width - 2}}|",
              "|" + "-" * (width - 2) + "|",
-             f"|{'  CUDA OOMs: ' + str(stats['num_ooms']):<36}|"
-             f"{'  cudaMalloc retries: ' + str(stats['num_alloc_retries']):<36}|",
+             (f"|{'  CUDA OOMs: ' + str(stats['num_ooms']):<36}|"
+              f"{'  cudaMalloc retries: ' + str(stats['num_alloc_retries']):<36}|"),
              "=" * width,
              "        Metric         | Cur Usage  | Peak Usage | Tot Alloc  | Tot Freed  ",
              "-" * width]

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 
 
 def record_function(name: str):
-    from openreg.profiler import record_function as rf     # imported on use: the device module loads first
+    from openreg.profiler import record_function as rf  # imported on use: the device module loads first
     return rf(name)
 
 __all__ = ["mark", "range", "range_end", "range_pop", "range_push", "range_start"]
@@ -76,7 +76,7 @@ def mark(msg: str) -> None:
 
 
 @contextmanager
-def range(msg: str, *args, **kwargs) -> Iterator[None]:  # noqa: A001 - PyTorch's name
+def range(msg: str, *args, **kwargs) -> Iterator[None]:
     """A range for the ``with`` block, named ``msg.format(*args, **kwargs)``."""
     range_push(msg.format(*args, **kwargs))
     try:

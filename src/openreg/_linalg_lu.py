@@ -15,8 +15,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from .tensor import Tensor
 from ._linalg_error import LinAlgError
+from .tensor import Tensor
 
 _LUFactor = namedtuple("linalg_lu_factor", ["LU", "pivots"])
 _LUFactorEx = namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])

@@ -336,4 +336,4 @@ __all__ = [
 ]
 
 
-from .typed_storage import TypedStorage  # noqa: E402,F401  (torch.storage.TypedStorage)
+from .typed_storage import TypedStorage  # noqa: F401  (torch.storage.TypedStorage)

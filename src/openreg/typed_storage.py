@@ -84,8 +84,8 @@ class TypedStorage:
     def _index(self, idx: int) -> int:
         if not isinstance(idx, int) or isinstance(idx, bool):
             if isinstance(idx, slice):
-                raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
-            raise RuntimeError(f"can't index a {type(self).__name__} with {type(idx).__name__}")
+                raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")  # noqa: TRY004 - torch's
+            raise RuntimeError(f"can't index a {type(self).__name__} with {type(idx).__name__}")  # noqa: TRY004
         n = self.size()
         if not -n <= idx < n:
             raise IndexError(f"index {idx} out of range for storage of size {n}")

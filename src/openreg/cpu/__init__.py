@@ -13,7 +13,6 @@ True
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any
 
 from . import amp  # noqa: F401  (openreg.cpu.amp.autocast)
 
@@ -118,7 +117,7 @@ class StreamContext(AbstractContextManager):
         if self.stream is not None:
             self.prev_stream, _current_stream = _current_stream, self.stream
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         global _current_stream
         if self.stream is not None:
             _current_stream = self.prev_stream

@@ -11,7 +11,7 @@ from . import attention, functional, grad, init, modules, parallel, utils  # noq
 from .module import Module
 from .modules import *
 from .parallel import DataParallel
-from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 
 
 def _install_generated_methods() -> None:

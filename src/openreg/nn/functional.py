@@ -25,6 +25,12 @@ from .distance_functional import cosine_similarity, pairwise_distance, pdist  # 
 from .dropout_functional import dropout, dropout1d, dropout2d, dropout3d  # noqa: F401  (random-numbers engineer: src/openreg/nn/dropout_functional.py)
 from .embedding_bag_functional import embedding_bag  # noqa: F401
 from .fold_functional import fold, unfold  # noqa: F401
+from .fractional_pool_functional import (  # noqa: F401
+    fractional_max_pool2d,
+    fractional_max_pool2d_with_indices,
+    fractional_max_pool3d,
+    fractional_max_pool3d_with_indices,
+)
 from .functional_core import (  # noqa: F401
     bilinear,
     cross_entropy,
@@ -44,12 +50,9 @@ from .loss_functional import (  # noqa: F401
     smooth_l1_loss,
 )
 from .margin_loss_functional import *
-from .multilabel_margin_functional import multilabel_margin_loss  # noqa: F401
-from .fractional_pool_functional import (  # noqa: F401
-    fractional_max_pool2d, fractional_max_pool2d_with_indices, fractional_max_pool3d, fractional_max_pool3d_with_indices,
-)
 from .misc_nn_functional import channel_shuffle, gumbel_softmax, local_response_norm, multi_margin_loss  # noqa: F401
 from .multi_head_attention import multi_head_attention_forward  # noqa: F401
+from .multilabel_margin_functional import multilabel_margin_loss  # noqa: F401
 from .normalization_functional import (  # noqa: F401
     batch_norm,
     group_norm,

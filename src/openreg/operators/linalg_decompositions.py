@@ -21,8 +21,8 @@ import math
 from collections import namedtuple
 
 from .. import dtypes as _dt
-from .._linalg_error import LinAlgError
 from .._dispatch.ops import A
+from .._linalg_error import LinAlgError
 from ._nn_arrays import store, values, xp_of
 from ._record import Deriv, Op, register
 

@@ -11,9 +11,9 @@ bit (0 or -1 for signed types, 0 for unsigned).
 """
 from __future__ import annotations
 
+from .._dispatch.ops import A
 from ..aten.meta_rules import Spec, scalar_type_name
 from ..tensor import TensorBase
-from .._dispatch.ops import A
 from ._compute import pair
 from ._pointwise import binary_spec, check_tensor, is_integral
 from ._record import NONDIFF, Op, register

@@ -8,11 +8,10 @@
 """
 from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
+from .adafactor import Adafactor
 from .adagrad import Adagrad
 from .adam import Adam
-from .adafactor import Adafactor
 from .adamax import Adamax
-from .sparse_adam import SparseAdam
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
@@ -22,6 +21,7 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = ["ASGD", "LBFGS", "SGD", "Adadelta", "Adafactor", "Adagrad", "Adam", "AdamW", "Adamax", "NAdam", "Optimizer",
            "RAdam", "RMSprop", "Rprop", "SparseAdam", "lr_scheduler", "swa_utils"]

@@ -20,7 +20,7 @@ import numpy as np
 
 import openreg
 
-from ._creation import make_tensor  # noqa: E402
+from ._creation import make_tensor
 
 __all__ = ["assert_allclose", "assert_close", "make_tensor"]
 

@@ -9,9 +9,9 @@ from . import (
     safetensors,  # noqa: F401  (needs the optional 'safetensors' package only when used)
 )
 from .backend_meta import get_tensor_metadata, set_tensor_metadata  # noqa: F401
-from .swap_tensors import swap_tensors  # noqa: F401
 from .backend_registration import (  # noqa: F401
     generate_methods_for_privateuse1_backend,
     get_privateuse1_backend_name,
     rename_privateuse1_backend,
 )
+from .swap_tensors import swap_tensors  # noqa: F401

@@ -11,7 +11,6 @@ from __future__ import annotations
 import warnings
 
 from ... import dtypes as _dt
-
 from ...tensor import Tensor
 from .. import functional as F
 from .batchnorm import _BatchNorm
