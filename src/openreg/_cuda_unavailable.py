@@ -17,6 +17,7 @@ AssertionError: Torch not compiled with CUDA enabled: ... set OPENREG_DEVICE_NAM
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Callable
 
 from ._absent_device import availability, function, memory_queries
@@ -89,7 +90,10 @@ default_generators: tuple = ()
 for _name in ("init", "current_device", "set_device", "synchronize", "initial_seed", "get_rng_state",
               "mem_get_info", "current_stream", "default_stream", "set_stream", "get_device_name",
               "get_device_properties", "get_device_capability", "reset_peak_memory_stats",
-              "reset_accumulated_memory_stats", "set_per_process_memory_fraction", "ipc_collect"):
+              "reset_accumulated_memory_stats", "set_per_process_memory_fraction", "ipc_collect",
+              "memory_summary", "memory_snapshot", "memory_cached", "max_memory_cached", "reset_max_memory_allocated",
+              "reset_max_memory_cached", "get_per_process_memory_fraction", "set_sync_debug_mode",
+              "get_sync_debug_mode", "make_graphed_callables", "graph_pool_handle"):
     globals()[_name] = function(f"{_name}(*args, **kwargs)", raises=cuda_not_enabled, doc="Needs a ``cuda`` "
                                 f"device: raises PyTorch's CPU-build AssertionError ({_name}).")
 
@@ -99,6 +103,30 @@ memory_allocated, max_memory_allocated, memory_reserved, max_memory_reserved, me
 
 def empty_cache() -> None:
     """Nothing is cached on a device that was never initialized."""
+
+
+def get_arch_list() -> list:
+    """No CUDA architectures: empty, as a CPU-only PyTorch build."""
+    return []
+
+
+def is_current_stream_capturing() -> bool:
+    """False: nothing can capture without a device."""
+    return False
+
+
+class CUDAGraph:
+    def __new__(cls, *args, **kwargs):
+        raise RuntimeError("Tried to instantiate dummy base class CUDAGraph" + _HINT)
+
+
+class graph:
+    def __init__(self, *args, **kwargs):
+        raise RuntimeError("Tried to instantiate dummy base class CUDAGraph" + _HINT)
+
+
+def _nvtx_missing(*args, **kwargs):
+    raise RuntimeError("NVTX functions not installed. Are you sure you have a CUDA build?" + _HINT)
 
 
 class device:
@@ -143,6 +171,12 @@ _HINT = " (openreg: set OPENREG_DEVICE_NAME=cuda to run on openreg's device unde
 
 
 def __getattr__(name: str):
+    if name in ("memory", "random", "streams", "graphs"):   # torch.cuda's submodules: these same functions
+        return sys.modules[__name__]
+    if name == "nvtx":
+        import types
+        return types.SimpleNamespace(**dict.fromkeys(("range_push", "range_pop", "range_start", "range_end", "mark",
+                                                      "range"), _nvtx_missing))
     if name == "amp":
         from . import _cuda_amp
         return _cuda_amp
