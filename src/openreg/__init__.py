@@ -102,6 +102,7 @@ from .utils import data as _utils_data  # noqa: F401,E402  (openreg.utils.data)
 from .backends import cuda as _backends_cuda, cudnn as _backends_cudnn, mps as _backends_mps  # noqa: F401,E402
 from .backends import mkl as _backends_mkl, mkldnn as _backends_mkldnn, openmp as _backends_openmp  # noqa: F401,E402
 from . import cpu  # noqa: F401,E402  (torch.cpu: the CPU's device module)
+from ._device_helpers import chain_matmul, get_device_module, is_storage  # noqa: F401,E402
 from ._runtime_flags import (  # noqa: F401,E402
     get_num_interop_threads, is_warn_always_enabled, set_flush_denormal, set_num_interop_threads, set_warn_always,
 )
