@@ -65,6 +65,20 @@ def test_householder_product(devices):
     _check(lambda m, a, t: m.linalg.householder_product(a, t), q.T, r, device=devices, grad=False)
 
 
+def test_geqrf_and_ormqr(devices):
+    for x in (RNG.uniform(-1, 1, (5, 3)), RNG.uniform(-1, 1, (2, 4, 4))):
+        _check(lambda m, a: tuple(m.geqrf(a)), x, device=devices, grad=False)
+        _check(lambda m, a: a.geqrf().a, x, device=devices, grad=False)
+    a, tau = torch.geqrf(torch.tensor(RNG.uniform(-1, 1, (4, 3))))
+    for left in (True, False):
+        for transpose in (False, True):
+            other = RNG.uniform(-1, 1, (4, 2) if left else (2, 4))
+            _check(lambda m, h, t, c, left=left, transpose=transpose: m.ormqr(h, t, c, left, transpose),
+                   a.numpy(), tau.numpy(), other, device=devices)
+    r = openreg.geqrf(openreg.tensor([[3.0], [4.0]], device=devices))
+    assert r.a.shape == (2, 1) and r.tau.shape == (1,)
+
+
 def test_errors_match_torch():
     cases = [
         lambda m: m.cholesky_solve(m.ones(3), m.eye(3)),
@@ -85,6 +99,8 @@ def test_errors_match_torch():
         lambda m: m.linalg.householder_product(m.ones(3, 2), m.ones(1, 1)),
         lambda m: m.linalg.householder_product(m.ones(2, 3, 2), m.ones(3, 1)),
         lambda m: m.linalg.householder_product(m.ones(3, 2), m.ones(1, dtype=m.float64)),
+        lambda m: m.geqrf(m.ones(3)),
+        lambda m: m.ormqr(m.ones(3, 2), m.ones(2), m.ones(2, 2)),
     ]
     for case in cases:
         with pytest.raises(RuntimeError) as theirs:

@@ -5,8 +5,13 @@ the right end), so it has gradients with respect to the input and ``tau``.
 """
 from __future__ import annotations
 
+from collections import namedtuple
+
+import numpy as np
+
 from .._dispatch.ops import A
-from ._record import Op, register
+from ._nn_arrays import store, values, xp_of
+from ._record import NONDIFF, Op, register
 
 CIA = "CompositeImplicitAutograd"
 _NAME = "torch.linalg.householder_product"
@@ -68,4 +73,93 @@ orgqr = Op("orgqr", """
     [[0.0], [-1.0]]
     """)
 
-register(linalg_householder_product, orgqr)
+_Geqrf = namedtuple("geqrf", ["a", "tau"])
+
+
+def _geqrf(self):
+    if self.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    d = self._dtype
+    if not (d.is_floating_point or d.is_complex) or d.itemsize < 4 or d.is_narrow_float:
+        raise NotImplementedError(f'"geqrf_cpu" not implemented for \'{d.scalar_name}\'')
+    xp = xp_of(self)
+    arr = values(self)
+    host = arr if xp is np else arr.get()       # LAPACK's geqrf through NumPy (CuPy has no 'raw' QR for batches)
+    m, n = self.shape[-2], self.shape[-1]
+    flat = host.reshape(-1, m, n)
+    a_out = np.empty_like(flat)
+    tau_out = np.empty((flat.shape[0], min(m, n)), dtype=flat.dtype)
+    for b in range(flat.shape[0]):
+        h, tau = np.linalg.qr(flat[b], mode="raw")
+        a_out[b], tau_out[b] = h.T, tau
+    a_out = a_out.reshape(host.shape)
+    tau_out = tau_out.reshape(host.shape[:-2] + (min(m, n),))
+    if xp is not np:
+        a_out, tau_out = xp.asarray(a_out), xp.asarray(tau_out)
+    return store(xp.ascontiguousarray(a_out), d, self.device), store(tau_out, d, self.device)
+
+
+def _geqrf_public(input, *, out=None):
+    """``(a, tau)`` of ``geqrf`` as a named tuple (``out=`` is not supported)."""
+    if out is not None:
+        raise NotImplementedError("openreg: geqrf(..., out=) is not implemented")
+    return _Geqrf(*A.geqrf(input))
+
+
+def _ormqr(self, input2, input3, left=True, transpose=False):
+    name = "torch.ormqr"
+    if self.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input3.dim() < 2:
+        raise RuntimeError(f"{name}: other must have at least 2 dimensions.")
+    m = input3.shape[-2] if left else input3.shape[-1]
+    if (input3.shape[-2] if left else input3.shape[-1]) != self.shape[-2]:
+        where = "other.shape[-2]" if left else "other.shape[-1]"
+        raise RuntimeError(f"{name}: {where} must be equal to input.shape[-2]")
+    k = input2.shape[-1]
+    if k > self.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    rows = A.arange(m, device=self.device)
+    complex_ = self._dtype.is_complex
+    C = input3
+    order = range(k) if left == transpose else reversed(range(k))
+    for i in order:
+        v = self[..., :, i] * (rows > i).to(self._dtype) + (rows == i).to(self._dtype)       # (..., m)
+        t = input2[..., i]
+        if transpose and complex_:
+            t = t.conj()
+        t = t.unsqueeze(-1).unsqueeze(-1)
+        vh = v.conj() if complex_ else v
+        if left:        # H C = C - tau v (v^H C)
+            C = C - t * v.unsqueeze(-1) * (vh.unsqueeze(-2) @ C)
+        else:           # C H = C - tau (C v) v^H
+            C = C - t * (C @ v.unsqueeze(-1)) * vh.unsqueeze(-2)
+    return C
+
+
+geqrf = Op("geqrf", """
+    geqrf(Tensor self) -> (Tensor a, Tensor tau)
+    """, kernels={"geqrf": {"Backend": _geqrf}}, device=True, derivatives={"geqrf": NONDIFF},
+    function=_geqrf_public, method=_geqrf_public,
+    doc="""LAPACK's QR factorization: ``a`` holds ``R`` on and above the diagonal and the Householder vectors
+    below it, ``tau`` their scales (``householder_product(a, tau)`` is ``Q``); not differentiable, as in PyTorch.
+
+    >>> import openreg
+    >>> a, tau = openreg.geqrf(openreg.tensor([[3.0], [4.0]]))
+    >>> round(a[0, 0].item(), 4), round(tau[0].item(), 4)
+    (-5.0, 1.6)
+    """)
+
+ormqr = Op("ormqr", """
+    ormqr(Tensor self, Tensor input2, Tensor input3, bool left=True, bool transpose=False) -> Tensor
+    """, kernels={"ormqr": {CIA: _ormqr}},
+    doc="""``Q @ other`` (``other @ Q`` when not ``left``; ``Q^H`` when ``transpose``) for the full ``Q`` of the
+    Householder reflectors in ``(self, input2)`` (``geqrf``'s output), applied one by one; differentiable.
+
+    >>> import openreg
+    >>> a, tau = openreg.geqrf(openreg.tensor([[3.0], [4.0]]))
+    >>> [round(v, 4) for v in openreg.ormqr(a, tau, openreg.eye(2))[:, 0].tolist()]
+    [-0.6, -0.8]
+    """)
+
+register(linalg_householder_product, orgqr, geqrf, ormqr)
