@@ -252,6 +252,7 @@ _KERNEL_ONLY = {
     "cholesky_solve": lambda m: (m(3, 2), m(3, 3).tril() + 3 * m(3, 3).new_ones(3).diag()),
     "cholesky_inverse": lambda m: (m(3, 3).triu() + 3 * m(3, 3).new_ones(3).diag(), True),
     "linalg_eig": lambda m: (m(3, 3),), "linalg_eigvals": lambda m: (m(3, 3),),
+    "triangular_solve": lambda m: (m(3, 2), m(3, 3).triu() + 3 * m(3, 3).new_ones(3).diag()),
     "geqrf": lambda m: (m(4, 3),), "ormqr": lambda m: (m(4, 3), m(2), m(4, 2)),
     "linalg_householder_product": lambda m: (m(4, 3), m(2)), "orgqr": lambda m: (m(4, 3), m(3)),
     # a reversed LSTM layer without a workspace (train=False: the backward recomputes it)

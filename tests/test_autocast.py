@@ -280,6 +280,7 @@ def _samples(lib, dt):
         "linalg_householder_product": lambda: lib.linalg.householder_product(t(3, 2, dtype="b"), t(2, dtype="b")),
         "orgqr": lambda: lib.orgqr(t(3, 2, dtype="b"), t(2, dtype="b")),
         "geqrf": lambda: lib.geqrf(t(3, 3, dtype="b"))[0],
+        "triangular_solve": lambda: lib.triangular_solve(t(3, 2, dtype="b"), _spd(lib, t(3, 3, dtype="b")))[0],
         "ormqr": lambda: lib.ormqr(t(3, 2, dtype="b"), t(2, dtype="b"), t(3, 2, dtype="b")),
         "qr": lambda: lib.qr(t(3, 3, dtype="b"))[0],
         "linalg_qr": lambda: lib.linalg.qr(t(3, 3, dtype="b"))[0],

@@ -79,6 +79,23 @@ def test_geqrf_and_ormqr(devices):
     assert r.a.shape == (2, 1) and r.tau.shape == (1,)
 
 
+def test_triangular_solve_and_removed_functions(devices):
+    import warnings
+    U = np.triu(RNG.uniform(-1, 1, (3, 3))) + 3 * np.eye(3)
+    B = RNG.uniform(-1, 1, (2, 3, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for upper in (True, False):
+            for transpose in (False, True):
+                F = U if upper else U.T
+                _check(lambda m, b, a, upper=upper, transpose=transpose: tuple(m.triangular_solve(
+                    b, a, upper, transpose)), B, F, device=devices)
+        _check(lambda m, b, a: m.triangular_solve(b, a, unitriangular=True).solution, B[0], U, device=devices)
+    for name in ("solve", "lstsq", "eig", "symeig", "matrix_rank"):
+        with pytest.raises(RuntimeError, match="This function was deprecated since version 1.9 and is now removed"):
+            getattr(openreg, name)(openreg.eye(2), openreg.eye(2))
+
+
 def test_errors_match_torch():
     cases = [
         lambda m: m.cholesky_solve(m.ones(3), m.eye(3)),

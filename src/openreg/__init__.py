@@ -131,6 +131,9 @@ from . import _stft  # noqa: E402
 from . import _finite_differences, _tensor_queries  # noqa: E402
 
 _finite_differences.publish(__import__(__name__))  # torch.gradient
+from . import _removed_functions  # noqa: E402
+
+_removed_functions.publish(__import__(__name__))  # torch.solve, torch.lstsq, ... (removed: raise, naming the new ones)
 
 _tensor_queries.publish(__import__(__name__))  # torch.is_same_size, torch.unsafe_split, torch.resolve_neg, ...
 
