@@ -64,7 +64,7 @@ def _scaled(per_element, a, weight=None):
     """An elementwise derivative times ``weight``, divided by the element count for the mean."""
     if weight is not None:
         per_element = per_element * weight
-    return per_element / a.self.numel() if a.reduction == 1 else per_element
+    return per_element / per_element.numel() if a.reduction == 1 else per_element    # the loss's element count
 
 
 def _grads(coef, weight_name=None, negate_for_target=True):
@@ -123,9 +123,17 @@ def huber_loss(self: Tensor, target: Tensor, reduction: int = 1, delta: float = 
         return _store(xp.asarray(_reduced(xp, loss.astype(z.dtype, copy=False), reduction)), dtype, device)
 
 
-# d/dself: clamp(d, -beta, beta) / beta (sign(d) beyond beta, d / beta inside), clamp(d, -delta, delta)
-_smooth_formulas, _smooth_jvps = _grads(lambda a: (a.self - a.target).clamp(-a.beta, a.beta) / a.beta)
-_huber_formulas, _huber_jvps = _grads(lambda a: (a.self - a.target).clamp(-a.delta, a.delta))
+def _smooth_l1_coef(a):
+    """``clamp(d, -beta, beta) / beta`` (sign(d) beyond beta, d / beta inside); for beta 0 PyTorch's kernel gives
+    -1 where ``d <= 0``, else 1."""
+    d = a.self - a.target
+    if a.beta == 0:
+        return (d > 0).to(d.dtype) * 2 - 1
+    return d.clamp(-a.beta, a.beta) / a.beta
+
+
+_smooth_formulas, _smooth_jvps = _grads(_smooth_l1_coef)
+_huber_formulas, _huber_jvps = _grads(lambda a: (a.self - a.target).clamp(-a.delta, a.delta))     # d/dself
 
 # -- binary_cross_entropy ------------------------------------------------------------------------------------
 
