@@ -16,12 +16,10 @@ from .loss_functional import (
     broadcast_pair,
     fused_loss_applies,
     legacy_reduction,
+    reduce_loss,
     reduction_enum,
     weighted_reduce,
 )
-
-_REDUCTIONS = ("mean", "sum", "none")
-_REDUCTIONS_ENUM = {"none": 0, "mean": 1, "sum": 2}   # at::Reduction
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
@@ -86,16 +84,6 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     return A.log_softmax__int(input, _dim(dim, input.dim(), "log_softmax", _stacklevel), dtype)
 
 
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction")
-
-
 @autocast_composite("mse_loss")
 def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
              weight: Tensor | None = None) -> Tensor:
@@ -118,7 +106,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
     if fused_loss_applies(input, target):
         return A.mse_loss(input, target, reduction_enum(reduction))
     diff = input - target
-    return _reduce(diff * diff, reduction)
+    return reduce_loss(diff * diff, reduction)
 
 
 @autocast_composite("nll_loss")
@@ -131,12 +119,11 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     2.0
     """
     reduction = legacy_reduction(size_average, reduce, reduction)
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{reduction} is not a valid value for reduction")
+    enum = reduction_enum(reduction)
     if input.dim() == 2 and target.dim() == 1 and not target.dtype.is_floating_point and \
             input.shape[0] == target.shape[0] and (weight is None or not weight.requires_grad):
         # PyTorch's fused op: one node instead of a gather/mul/sum decomposition
-        return A.nll_loss_forward(input, target, weight, _REDUCTIONS_ENUM[reduction], ignore_index)[0]
+        return A.nll_loss_forward(input, target, weight, enum, ignore_index)[0]
     unbatched = input.dim() == 1
     if unbatched:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
@@ -156,7 +143,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
         loss = loss.squeeze(0)
     if reduction == "mean":
         return loss.sum() / w.sum()
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 @autocast_composite("cross_entropy_loss")
@@ -189,7 +176,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         if reduction == "mean":
             n = loss.numel()
             return loss.sum() / max(n, 1)
-        return _reduce(loss, reduction)
+        return reduce_loss(loss, reduction)
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing == 0.0:
         return nll
@@ -206,7 +193,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             denom = (A.index_select(weight, 0, safe.reshape(-1)) * valid.reshape(-1)).sum()
         smooth = smooth.sum() / denom
     else:
-        smooth = _reduce(smooth, reduction)
+        smooth = reduce_loss(smooth, reduction)
     return nll * (1 - label_smoothing) + smooth * label_smoothing
 
 
