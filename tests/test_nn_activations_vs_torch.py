@@ -99,3 +99,32 @@ def test_activation_errors_match_torch():
         F.rrelu(openreg.ones(2), 0.5, 0.1, training=True)
     with pytest.raises(RuntimeError, match="alpha cannot be 0 for CELU"):
         F.celu(openreg.ones(2), 0.0)
+
+
+BOUNDARY_CALLS = {
+    "hardtanh": lambda f, x: f.hardtanh(x, -1.0, 1.0),
+    "hardtanh_": lambda f, x: f.hardtanh_(x * 1, -1.0, 1.0),
+    "relu6": lambda f, x: f.relu6(x + 1.0),
+    "relu6_inplace": lambda f, x: f.relu6(x + 1.0, inplace=True),
+    "hardsigmoid": lambda f, x: f.hardsigmoid(x * 3),
+    "hardswish": lambda f, x: f.hardswish(x * 3),
+}
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(BOUNDARY_CALLS))
+def test_activation_gradient_at_the_bounds_matches_torch(device, dtype, name):
+    # exact bound values (e.g. a ReLU6 fed zeros from a dead channel): PyTorch's hardtanh/relu6/hardsigmoid
+    # gradients are zero there, where clamp's pass; hardswish's is 0 at -3 and 1 at 3
+    x = np.array([-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0], dtype=dtype)
+    tc.compare(lambda t: BOUNDARY_CALLS[name](F, t), lambda t: BOUNDARY_CALLS[name](TF, t), [x], device, grad=(0,),
+               rtol=1e-6, atol=1e-7)
+
+
+def test_hardtanh_records_hardtanh_backward_and_rejects_bool():
+    x = openreg.tensor([0.0, 6.0], requires_grad=True)
+    assert F.relu6(x).grad_fn.name() == TF.relu6(torch.zeros(2, requires_grad=True)).grad_fn.name()
+    assert F.hardtanh(openreg.tensor([1, 2, 3]), 0, 2).tolist() == [1, 2, 2]
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        F.hardtanh(openreg.tensor([True]))

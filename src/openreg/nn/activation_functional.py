@@ -129,7 +129,7 @@ def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
-    """``input`` clamped to ``[min_val, max_val]``.
+    """``input`` clamped to ``[min_val, max_val]``; the gradient is zero at the bounds (``clamp``'s passes there).
 
     >>> import openreg
     >>> openreg.nn.functional.hardtanh(openreg.tensor([-3.0, 0.5, 2.0])).tolist()
@@ -137,7 +137,7 @@ def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return input.clamp_(min_val, max_val) if inplace else input.clamp(min_val, max_val)
+    return A.hardtanh_(input, min_val, max_val) if inplace else A.hardtanh(input, min_val, max_val)
 
 
 def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
@@ -162,7 +162,7 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     >>> openreg.nn.functional.hardsigmoid(openreg.tensor([-4.0, 0.0, 4.0])).tolist()
     [0.0, 0.5, 1.0]
     """
-    out = _in_opmath(input, lambda t: (t + 3.0).clamp(0.0, 6.0) / 6.0)
+    out = _in_opmath(input, lambda t: hardtanh(t + 3.0, 0.0, 6.0) / 6.0)   # zero gradient at +-3, as PyTorch's
     return input.copy_(out) if inplace else out
 
 
@@ -173,7 +173,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> openreg.nn.functional.hardswish(openreg.tensor([1.0, 4.0])).tolist()
     [0.6666666865348816, 4.0]
     """
-    out = _in_opmath(input, lambda t: t * (t + 3.0).clamp(0.0, 6.0) / 6.0)
+    out = _in_opmath(input, lambda t: t * hardtanh(t + 3.0, 0.0, 6.0) / 6.0)   # gradient 0 at -3, 1 at 3
     return input.copy_(out) if inplace else out
 
 

@@ -142,6 +142,43 @@ clamp_min = _clamp_side("clamp_min", "min", lambda a: a.self >= a.min, "[0.0, 1.
 clamp_max = _clamp_side("clamp_max", "max", lambda a: a.self <= a.max, "[-2.0, 0.0]")
 
 
+# -- hardtanh: clamp's values, with the gradient zero at the bounds (clamp's passes there) --------------
+
+def _hardtanh_meta(self, min_val=-1, max_val=1) -> Spec:
+    if self._dtype is _dt.bool:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    return _clamp_meta(self, min_val, max_val)
+
+
+def _hardtanh_grad(g, a):
+    # PyTorch's hardtanh_backward: the gradient flows strictly inside (min_val, max_val); it reads the result,
+    # which lies inside exactly where the input did, so hardtanh_ keeps working after overwriting its input
+    y = a.result
+    return g * mask(y > a.min_val, g) * mask(y < a.max_val, g)
+
+
+hardtanh_op = Op(
+    "hardtanh",
+    """
+    hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor  [pointwise]
+    hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)  [pointwise]
+    """,
+    meta=_hardtanh_meta, compute=lambda spec, self, min_val=-1, max_val=1: _clamp(spec, self, min_val, max_val),
+    elementwise=True,
+    derivatives={"hardtanh": Deriv(save="result min_val max_val", pointwise=True, self=_hardtanh_grad)},
+    function=False, method=False,
+    doc="""``self`` clamped to ``[min_val, max_val]``; its gradient is zero at the bounds, as PyTorch's.
+
+    >>> import openreg
+    >>> x = openreg.tensor([-2.0, -1.0, 0.5, 1.0], requires_grad=True)
+    >>> openreg.ops.aten.hardtanh(x).sum().backward()
+    >>> x.grad.tolist()
+    [0.0, 0.0, 1.0, 0.0]
+    """,
+)
+
+
 # -- where --------------------------------------------------------------------------------------------------
 
 def _where_meta(condition, self, other) -> Spec:
@@ -236,4 +273,4 @@ where_op = Op(
         "where.Scalar": NONDIFF},
     function=where, method=_where_method)
 
-register(clamp_op, clamp_min, clamp_max, where_op)
+register(clamp_op, clamp_min, clamp_max, hardtanh_op, where_op)
