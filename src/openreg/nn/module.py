@@ -17,11 +17,16 @@ from typing import Any, TypeVar
 from ..autograd.zero_grads import zero_grads
 from ..tensor import Tensor
 from ..utils.hooks import RemovableHandle
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, is_lazy
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
 # True while load_state_dict checks a checkpoint before copying anything (see Module.load_state_dict).
 _validating_load = contextvars.ContextVar("openreg_validating_state_dict_load", default=False)
+
+
+def validating_load() -> bool:
+    """Whether ``load_state_dict`` is in its checking pass (hooks that change the module wait for the loading one)."""
+    return _validating_load.get()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -300,6 +305,13 @@ class Module:
 
     def _get_name(self) -> str:
         return type(self).__name__
+
+    def _replicate_for_data_parallel(self) -> Module:
+        """A shallow copy for ``replicate``: the same attributes, empty member tables (filled per device)."""
+        replica = self.__new__(type(self))
+        replica.__dict__.update(self.__dict__, _parameters=OrderedDict(), _buffers=OrderedDict(),
+                                _modules=OrderedDict(), _is_replica=True)
+        return replica
 
     def get_submodule(self, target: str) -> Module:
         """The submodule at the dotted path ``target`` (``""`` is self).
@@ -674,9 +686,10 @@ class Module:
                 error_msgs.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
                                   f'object from checkpoint but received {type(input_param)}')
                 continue
-            if param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:
+            lazy = is_lazy(param)        # a lazy module's placeholder: its load hook gives it the checkpoint's shape
+            if not lazy and param.dim() == 0 and input_param.dim() == 1 and input_param.shape[0] == 1:
                 input_param = input_param[0]  # PyTorch's compatibility with checkpoints of 0.3 scalars
-            if input_param.shape != param.shape:
+            if not lazy and input_param.shape != param.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape {input_param.shape} from "
                                   f"checkpoint, the shape in current model is {param.shape}.")
                 continue
@@ -800,6 +813,13 @@ class Module:
         runs before this module loads its members (also while the checkpoint is validated)."""
         handle = RemovableHandle(self._load_state_dict_pre_hooks)
         self._load_state_dict_pre_hooks[handle.id] = lambda *args: hook(self, *args)
+        return handle
+
+    def _register_load_state_dict_pre_hook(self, hook: Callable, with_module: bool = False) -> RemovableHandle:
+        """PyTorch's private form: ``hook(state_dict, prefix, ...)``, or ``hook(module, state_dict, ...)`` with
+        ``with_module``."""
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = (lambda *args: hook(self, *args)) if with_module else hook
         return handle
 
     def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:

@@ -19,6 +19,7 @@ from . import (
     fold,
     fractional_pooling,
     instancenorm,
+    lazy,
     linear,
     loss,
     normalization,
@@ -42,6 +43,7 @@ from .flatten import *
 from .fold import *
 from .fractional_pooling import *
 from .instancenorm import *
+from .lazy import *
 from .linear import *
 from .loss import *
 from .module import Module

@@ -12,7 +12,8 @@ from __future__ import annotations
 from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "LazyBatchNorm2d", "LazyBatchNorm3d",
@@ -166,40 +167,46 @@ class SyncBatchNorm(_BatchNorm):
         return output
 
 
-class _LazyBatchNorm(_BatchNorm):
-    """A BatchNorm whose ``num_features`` is taken from the first input's dimension 1: until then its parameters
-    and running statistics are empty placeholders; the first ``forward`` creates them and the module becomes the
-    ``BatchNorm*d`` of ``cls_to_become``."""
-
-    cls_to_become: type = _BatchNorm
+class _LazyNormBase(LazyModuleMixin):
+    """What the lazy BatchNorm and InstanceNorm modules share: ``num_features`` is taken from the first input's
+    channel dimension (``_lazy_num_features``), then the ``UninitializedParameter`` weight and bias and the
+    ``UninitializedBuffer`` running statistics are materialized and reset, and the module becomes the norm of
+    ``cls_to_become``."""
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device=None, dtype=None) -> None:
-        super().__init__(0, eps, momentum, affine, track_running_stats, device=device, dtype=dtype)
-        self._factory = {"device": device, "dtype": dtype}
+                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
+        from ...tensor_from_data import tensor
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=_dt.int64, device=device)
 
     def reset_parameters(self) -> None:
-        if self.num_features != 0:
+        if not self.has_uninitialized_params() and self.num_features != 0:
             super().reset_parameters()
 
-    def forward(self, input: Tensor) -> Tensor:
-        from ...operators.factories import empty, ones, zeros
-        from ...tensor_from_data import tensor
-        if "_factory" in self.__dict__:
-            self.cls_to_become._check_input_dim(self, input)
-            factory = self.__dict__.pop("_factory")
-            n = self.num_features = input.shape[1]
-            if self.affine:
-                self.weight = Parameter(empty(n, **factory))
-                if self.bias is not None:
-                    self.bias = Parameter(empty(n, **factory))
-            if self.track_running_stats:
-                self.running_mean = zeros(n, **factory)
-                self.running_var = ones(n, **factory)
-                self.num_batches_tracked = tensor(0, dtype=_dt.int64, device=factory["device"])
-            self.reset_parameters()
-            self.__class__ = self.cls_to_become
-        return self.forward(input)
+    def _lazy_num_features(self, input: Tensor) -> int:
+        self.cls_to_become._check_input_dim(self, input)
+        return input.shape[1]
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if not self.has_uninitialized_params():
+            return
+        n = self.num_features = self._lazy_num_features(input)
+        for t in (self.weight, self.bias, self.running_mean, self.running_var):
+            if t is not None:
+                t.materialize((n,))
+        self.reset_parameters()
+
+
+class _LazyBatchNorm(_LazyNormBase, _BatchNorm):
+    pass
 
 
 class LazyBatchNorm1d(_LazyBatchNorm):

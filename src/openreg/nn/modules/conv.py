@@ -12,7 +12,8 @@ import math
 
 from ...tensor import Tensor
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "LazyConv1d",
@@ -213,38 +214,50 @@ class ConvTranspose3d(_ConvTransposeNd):
     _nd = 3
 
 
-class _LazyConvNd(_ConvNd):
-    """A convolution whose ``in_channels`` is taken from the first input (dimension 1, or 0 for an unbatched
-    input): until then its weight is an empty placeholder; the first ``forward`` creates and initialises the
-    parameters and the module becomes the ``Conv*d`` of ``cls_to_become``."""
+class _LazyConvMixin(LazyModuleMixin):
+    """What the lazy convolutions share: ``in_channels`` is taken from the first input (dimension 1, or 0 for an
+    unbatched input), then the ``UninitializedParameter`` weight and bias are materialized and initialised and
+    the module becomes the ``Conv*d``/``ConvTranspose*d`` of ``cls_to_become``."""
 
-    cls_to_become: type = _ConvNd
-
-    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
-                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(0, out_channels, kernel_size, stride, padding, dilation, groups, bias, padding_mode,
-                         device=device, dtype=dtype)
-        self._factory = {"device": device, "dtype": dtype}
+    def _lazy_parameters(self, out_channels: int, bias: bool, device, dtype) -> None:
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     def reset_parameters(self) -> None:
-        if self.in_channels != 0:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
             super().reset_parameters()
 
-    def forward(self, input: Tensor) -> Tensor:
-        if "_factory" in self.__dict__:
-            from ...operators.factories import empty
-            factory = self.__dict__.pop("_factory")
-            in_channels = input.shape[0] if input.dim() == self._nd + 1 else input.shape[1]
-            if in_channels % self.groups != 0:
-                raise ValueError("in_channels must be divisible by groups")
-            self.in_channels = in_channels
-            self.weight = Parameter(empty(self.out_channels, in_channels // self.groups, *self.kernel_size,
-                                          **factory))
-            if self.bias is not None:
-                self.bias = Parameter(empty(self.out_channels, **factory))
-            self.__class__ = self.cls_to_become
-            self.reset_parameters()
-        return self.forward(input)
+    def initialize_parameters(self, input: Tensor, *args, **kwargs) -> None:
+        if not self.has_uninitialized_params():
+            return
+        self.in_channels = self._get_in_channels(input)
+        if self.in_channels % self.groups != 0:
+            raise ValueError("in_channels must be divisible by groups")
+        if self.transposed:
+            shape = (self.in_channels, self.out_channels // self.groups)
+        else:
+            shape = (self.out_channels, self.in_channels // self.groups)
+        self.weight.materialize((*shape, *self.kernel_size))
+        if self.bias is not None:
+            self.bias.materialize((self.out_channels,))
+        self.reset_parameters()
+
+    def _get_in_channels(self, input: Tensor) -> int:
+        unbatched = self._nd + 1
+        if input.dim() not in (unbatched, unbatched + 1):
+            raise RuntimeError(f"Expected {unbatched}D (unbatched) or {unbatched + 1}D (batched) input to "
+                               f"{self.__class__.__name__}, but got input of size: {input.shape}")
+        return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
+
+
+class _LazyConvNd(_LazyConvMixin, _ConvNd):
+    def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, dilation=1, groups: int = 1,
+                 bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode,
+                         device=device, dtype=dtype)
+        self._lazy_parameters(out_channels, bias, device, dtype)
 
 
 class LazyConv1d(_LazyConvNd):
@@ -274,35 +287,12 @@ class LazyConv3d(_LazyConvNd):
     cls_to_become = Conv3d
 
 
-class _LazyConvTransposeNd(_ConvTransposeNd):
-    """A transposed convolution whose ``in_channels`` is taken from the first input (dimension 1, or 0 for an
-    unbatched input); the first ``forward`` creates the ``(in_channels, out_channels / groups, *kernel)`` weight and
-    the module becomes the ``ConvTranspose*d`` of ``cls_to_become``."""
-
-    cls_to_become: type = _ConvTransposeNd
-
+class _LazyConvTransposeNd(_LazyConvMixin, _ConvTransposeNd):
     def __init__(self, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0, groups: int = 1,
                  bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None, dtype=None) -> None:
-        super().__init__(0, out_channels, kernel_size, stride, padding, output_padding, groups, bias, dilation,
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
                          padding_mode, device=device, dtype=dtype)
-        self._factory = {"device": device, "dtype": dtype}
-
-    def reset_parameters(self) -> None:
-        if self.in_channels != 0:
-            super().reset_parameters()
-
-    def forward(self, input: Tensor, output_size=None) -> Tensor:
-        if "_factory" in self.__dict__:
-            from ...operators.factories import empty
-            factory = self.__dict__.pop("_factory")
-            self.in_channels = input.shape[0] if input.dim() == self._nd + 1 else input.shape[1]
-            self.weight = Parameter(empty(self.in_channels, self.out_channels // self.groups, *self.kernel_size,
-                                          **factory))
-            if self.bias is not None:
-                self.bias = Parameter(empty(self.out_channels, **factory))
-            self.__class__ = self.cls_to_become
-            self.reset_parameters()
-        return self.forward(input, output_size)
+        self._lazy_parameters(out_channels, bias, device, dtype)
 
 
 class LazyConvTranspose1d(_LazyConvTransposeNd):

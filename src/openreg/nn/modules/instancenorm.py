@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import warnings
 
-from ... import dtypes as _dt
 from ...tensor import Tensor
 from .. import functional as F
-from .batchnorm import _BatchNorm
+from .batchnorm import _BatchNorm, _LazyNormBase
 
 __all__ = ["InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d",
            "LazyInstanceNorm3d"]
@@ -23,8 +22,8 @@ class _InstanceNorm(_BatchNorm):
     _no_batch_dim = 0
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = False,
-                 track_running_stats: bool = False, device=None, dtype=None) -> None:
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 track_running_stats: bool = False, device=None, dtype=None, *, bias: bool = True) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
 
     def _check_input_dim(self, input: Tensor) -> None:
         nd = self._no_batch_dim
@@ -73,41 +72,10 @@ class InstanceNorm3d(_InstanceNorm):
     _no_batch_dim = 4
 
 
-class _LazyInstanceNorm(_InstanceNorm):
-    """An instance norm whose ``num_features`` is taken from the first input (the channel dimension, batched or
-    not): then its affine parameters and running statistics (if any) are created and the module becomes the
-    ``InstanceNorm*d`` of ``cls_to_become``."""
-
-    cls_to_become: type = _InstanceNorm
-
-    def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
-        super().__init__(0, eps, momentum, affine, track_running_stats, device, dtype)
-        self._factory = {"device": device, "dtype": dtype}
-        self._with_bias = bias
-
-    def reset_parameters(self) -> None:
-        if self.num_features != 0:
-            super().reset_parameters()
-
-    def forward(self, input: Tensor) -> Tensor:
-        if "_factory" in self.__dict__:
-            from ...operators.factories import empty, ones, zeros
-            from ...tensor_from_data import tensor
-            from ..parameter import Parameter
-            self._check_input_dim(input)
-            factory = self.__dict__.pop("_factory")
-            n = self.num_features = input.shape[input.dim() - self._no_batch_dim]
-            if self.affine:
-                self.weight = Parameter(empty(n, **factory))
-                self.bias = Parameter(empty(n, **factory)) if self.__dict__.pop("_with_bias") else None
-            if self.track_running_stats:
-                self.running_mean = zeros(n, **factory)
-                self.running_var = ones(n, **factory)
-                self.num_batches_tracked = tensor(0, dtype=_dt.int64, device=factory["device"])
-            self.__class__ = self.cls_to_become
-            self.reset_parameters()
-        return self.forward(input)
+class _LazyInstanceNorm(_LazyNormBase, _InstanceNorm):
+    def _lazy_num_features(self, input: Tensor) -> int:
+        self._check_input_dim(input)
+        return input.shape[input.dim() - self._no_batch_dim]      # the channel dimension, batched or not
 
 
 class LazyInstanceNorm1d(_LazyInstanceNorm):

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 
+from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from .. import functional as F
-from ..parameter import Parameter
+from ..parameter import Parameter, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 
 __all__ = ["Bilinear", "Identity", "LazyLinear", "Linear", "NonDynamicallyQuantizableLinear"]
@@ -106,38 +108,37 @@ class Bilinear(Module):
                 f"out_features={self.out_features}, bias={self.bias is not None}")
 
 
-class LazyLinear(Linear):
-    """A ``Linear`` whose ``in_features`` is taken from the first input: until then its parameters are empty
-    placeholders; the first ``forward`` creates and initialises them and the module becomes a ``Linear``.
+class LazyLinear(LazyModuleMixin, Linear):
+    """A ``Linear`` whose ``in_features`` is taken from the first input: until then its parameters are
+    ``UninitializedParameter`` placeholders; the first ``forward`` materializes and initialises them and the
+    module becomes a ``Linear``.
 
     >>> import openreg
     >>> m = openreg.nn.LazyLinear(3)
+    >>> type(m.weight).__name__
+    'UninitializedParameter'
     >>> m(openreg.ones(2, 5)).shape, type(m).__name__, tuple(m.weight.shape)
     (openreg.Size([2, 3]), 'Linear', (3, 5))
     """
 
+    cls_to_become = Linear
+
     def __init__(self, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
-        Module.__init__(self)
-        from ...operators.factories import empty
-        self.in_features, self.out_features = 0, out_features
-        self._factory = {"device": device, "dtype": dtype}
-        self.weight = Parameter(empty(0, device=device, dtype=dtype))
+        super().__init__(0, 0, False)
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_features = out_features
         if bias:
-            self.bias = Parameter(empty(0, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
 
     def reset_parameters(self) -> None:
-        if self.in_features != 0:
+        if not self.has_uninitialized_params() and self.in_features != 0:
             super().reset_parameters()
 
-    def forward(self, input: Tensor) -> Tensor:
-        from ...operators.factories import empty
-        self.in_features = input.shape[-1]
-        factory = self.__dict__.pop("_factory")
-        self.weight = Parameter(empty(self.out_features, self.in_features, **factory))
-        if self.bias is not None:
-            self.bias = Parameter(empty(self.out_features, **factory))
-        Linear.reset_parameters(self)
-        self.__class__ = Linear
-        return Linear.forward(self, input)
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

@@ -13,7 +13,6 @@ replica makes to its buffers are lost with it.
 """
 from __future__ import annotations
 
-from collections import OrderedDict
 from typing import Any
 
 from ..module import Module
@@ -30,13 +29,7 @@ def _replica(module: Module, device: Any, detach: bool, memo: dict) -> Module:
     done = memo.get(id(module))
     if done is not None:
         return done
-    replica = module.__new__(type(module))
-    state = module.__dict__.copy()
-    state["_parameters"] = OrderedDict()
-    state["_buffers"] = OrderedDict()
-    state["_modules"] = OrderedDict()
-    replica.__dict__.update(state)
-    replica._is_replica = True
+    replica = module._replicate_for_data_parallel()
     memo[id(module)] = replica
     for name, param in module._parameters.items():
         if param is None:
