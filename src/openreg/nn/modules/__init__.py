@@ -57,7 +57,7 @@ from .transformer import *
 from .upsampling import *
 
 _FILES = (activation, adaptive, batchnorm, channelshuffle, container, conv, distance, dropout, flatten, fold,
-          fractional_pooling, instancenorm,
+          fractional_pooling, instancenorm, lazy,
           linear, loss,
           normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 __all__ = ["Module"] + [name for m in _FILES for name in m.__all__]
