@@ -302,7 +302,8 @@ class _Plan:
     memory ``buffer()`` gives, on a backend that has it: ``StorageBackend.buffer_maker`` of the result; once
     the result's layout is known, into the array of the tensor ``result()`` gives, ``result_maker``'s)."""
 
-    __slots__ = ("buffer", "known", "layout", "loud", "result", "small", "spec", "strided", "ufunc", "unless")
+    __slots__ = ("buffer", "cpu", "known", "layout", "loud", "result", "small", "spec", "strided", "ufunc",
+                 "unless")
 
     def __init__(self, spec, small, strided, ufunc, unless=None):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
@@ -324,6 +325,9 @@ class _Plan:
         # a CPU ufunc call's result layout, (Size, strides, nbytes), once a call showed it row-major; a device
         # ufunc call's, ``buffer_layout``'s tuple
         self.layout = None
+        # a CPU ufunc call's whole recipe once its layout is known and no ``unless`` applies: (ufunc, loud,
+        # dtype, device, size, strides, nbytes), read by the functional kernel's first test
+        self.cpu = None
         if ufunc is not None and spec.device._type != "cpu":
             self.buffer = storage_backend(spec.device._type).buffer_maker(spec.size, spec.dtype.numpy, spec.device)
 
@@ -400,6 +404,27 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
             else:
                 key = (*key, *kwargs.items())
         plan = None if key is None else signatures.get(key)
+        if plan is not None and (cpu := plan.cpu) is not None:
+            # a CPU ufunc call whose result layout is known (the common repeated small op): the ufunc over the
+            # operands' cached arrays (TensorBase._array's view, read in place), wrapped without a look at it
+            direct, loud, dtype, device, size, stride, nbytes = cpu
+            x = a._arr
+            if x is None or a._arr_src is not a._storage._data:
+                x = a._array()
+            try:
+                if n == 1:
+                    arr = quiet_run(direct, x) if loud else direct(x)
+                else:
+                    b = args[1]
+                    y = b._arr
+                    if y is None or b._arr_src is not b._storage._data:
+                        y = b._array()
+                    arr = quiet_run(direct, x, y) if loud else direct(x, y)
+            except RuntimeError:    # another thread is in the quiet context (or the ufunc raised, and raises again)
+                arr = quiet_call(direct, x) if n == 1 else quiet_call(direct, x, y)
+            except MemoryError:
+                _out_of_memory(name, plan.spec)
+            return wrap_known_cpu(arr, dtype, device, size, stride, nbytes)
         if plan is None:
             spec: Spec = meta(*args, **kwargs)
             if is_meta:
@@ -498,7 +523,9 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 if spec.device._type == "cpu" and arr.__class__ is np.ndarray and arr.flags.c_contiguous \
                         and t._storage._data is arr and t._stride == _contiguous_strides(tuple(t._size)):
                     # the ufunc gives every later call of this signature the same layout
-                    plan.layout = (t._size, t._stride, arr.nbytes)
+                    plan.layout = layout = (t._size, t._stride, arr.nbytes)
+                    if plan.unless is None and len(args) <= 2:
+                        plan.cpu = (direct, plan.loud, spec.dtype, spec.device, *layout)
                 return t
             if plan.small:
                 token = enter_quiet()

@@ -101,6 +101,11 @@ def _variants(kind: str, generate) -> dict:
         table.update(getattr(record, f"extra_{kind}s"))
     table = {name: table[value] if isinstance(value, str) else value for name, value in table.items()}
     for name, fn in table.items():
+        build = getattr(fn, "_openreg_build", None)    # a Python operator: its generated call (_scalars)
+        if build is not None:
+            table[name] = fn = build()
+            fn.__name__ = fn.__qualname__ = name
+    for name, fn in table.items():
         if getattr(fn, "__name__", name).startswith("_") and not name.startswith("_") and hasattr(fn, "__code__"):
             fn.__name__ = fn.__qualname__ = name     # a private helper of a family file, published as ``name``
     return table

@@ -61,21 +61,27 @@ def binary_operator(tensor_overload: str, scalar_overload: str):
     """A Python operator (``__add__``) over two overloads named as ``ops.A`` attributes (``"add__Tensor"``):
     ``NotImplemented`` for operands that are neither tensors nor numbers, so Python raises its TypeError.
 
-    The overloads exist only after the tensor class, so the first call builds the call it forwards to: the
-    tensor overload's generated call, which answers a non-tensor through the Scalar overload (no type test
-    per call). The class itself is never patched (#11: Tensor's methods come from its class statement)."""
+    The method is that call itself: the tensor overload's generated call, which answers a non-tensor through
+    the Scalar overload (no type test and no wrapper frame per call). The operator records give this function,
+    whose ``_openreg_build()`` makes that call once the overloads are defined (``_loader._variants``, while the
+    Tensor class statement runs: the class itself is never patched, #11); called directly, it builds it on
+    first use."""
     call = None
+
+    def build():
+        from .._dispatch.ops import A
+        scalar = getattr(A, scalar_overload)._call
+
+        def non_tensor(self, other):
+            return scalar(self, other) if is_number(other) else NotImplemented
+        return getattr(A, tensor_overload)._operator(non_tensor)
 
     def op(self, other):
         nonlocal call
         if call is None:
-            from .._dispatch.ops import A
-            scalar = getattr(A, scalar_overload)._call
-
-            def non_tensor(self, other):
-                return scalar(self, other) if is_number(other) else NotImplemented
-            call = getattr(A, tensor_overload)._operator(non_tensor)
+            call = build()
         return call(self, other)
+    op._openreg_build = build
     return op
 
 
