@@ -38,6 +38,10 @@ CALLS = {
     "threshold_": lambda f, x: f.threshold_(x * 1, 0.2, 5.0),
     "selu_": lambda f, x: f.selu_(x * 1),
     "celu_": lambda f, x: f.celu_(x * 1, 0.5),
+    # in place on a tensor autograd records: mobilenet_v3's nn.Hardswish(inplace=True) in training
+    "hardswish_inplace": lambda f, x: f.hardswish(x * 4, inplace=True),
+    "mish_inplace": lambda f, x: f.mish(x * 1, inplace=True),
+    "hardsigmoid_inplace": lambda f, x: f.hardsigmoid(x * 4, inplace=True),
 }
 
 

@@ -109,6 +109,23 @@ def _in_opmath(input: Tensor, fn) -> Tensor:
     return fn(input)
 
 
+def _maybe_inplace(input: Tensor, inplace: bool, fn) -> Tensor:
+    """``_in_opmath(input, fn)``, written into ``input`` when ``inplace``. ``fn``'s gradient reads its argument, so
+    an in-place call that autograd records runs ``fn`` on a copy of ``input`` (PyTorch's in-place kernels keep the
+    original the same way): overwriting the saved input would fail in backward.
+
+    >>> import openreg
+    >>> x = openreg.tensor([1.0, 2.0], requires_grad=True)
+    >>> y = x * 1
+    >>> _maybe_inplace(y, True, lambda t: t * t).sum().backward()
+    >>> x.grad.tolist()
+    [2.0, 4.0]
+    """
+    if not inplace:
+        return _in_opmath(input, fn)
+    return input.copy_(_in_opmath(input.clone() if input.requires_grad else input, fn))
+
+
 _SELU_ALPHA = 1.6732632423543772848170429916717
 _SELU_SCALE = 1.0507009873554804934193349852946
 
@@ -173,8 +190,7 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> openreg.nn.functional.hardswish(openreg.tensor([1.0, 4.0])).tolist()
     [0.6666666865348816, 4.0]
     """
-    out = _in_opmath(input, lambda t: t * hardtanh(t + 3.0, 0.0, 6.0) / 6.0)   # gradient 0 at -3, 1 at 3
-    return input.copy_(out) if inplace else out
+    return _maybe_inplace(input, inplace, lambda t: t * hardtanh(t + 3.0, 0.0, 6.0) / 6.0)   # grad 0 at -3, 1 at 3
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -184,8 +200,7 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> round(openreg.nn.functional.mish(openreg.tensor([1.0])).item(), 4)
     0.8651
     """
-    out = _in_opmath(input, lambda t: t * softplus(t).tanh())
-    return input.copy_(out) if inplace else out
+    return _maybe_inplace(input, inplace, lambda t: t * softplus(t).tanh())
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
