@@ -56,7 +56,8 @@ class AccumulateGrad(Node):
         stealable = sys.getrefcount(new_grad) <= 2   # only this frame holds it (the engine dropped its refs)
         with self.lock:
             grad = var._grad
-            if grad is not None and not _gm.enabled and grad._grad_fn is None and not grad._rg:
+            if grad is not None and not _gm.enabled and grad._grad_fn is None and not grad._rg and \
+                    not grad.is_sparse:
                 A.add___Tensor(grad, new_grad)      # accumulate's in-place update, written out
             else:
                 accumulate(var, new_grad, stealable=stealable)
@@ -71,6 +72,9 @@ class AccumulateGrad(Node):
 def accumulate(var, new_grad, *, stealable: bool = False) -> None:
     """Accumulate ``new_grad`` into ``var.grad`` (the shared logic of AccumulateGrad and the inductor op)."""
     grad = var._grad
+    if new_grad.is_sparse or (grad is not None and grad.is_sparse):
+        _accumulate_sparse(var, grad, new_grad, stealable)
+        return
     if grad is None:
         # steal when no other tensor shares the storage (a view's base counts once: <= 3 with the call's ref)
         limit = 3 if new_grad._base is None else 4
@@ -89,6 +93,24 @@ def accumulate(var, new_grad, *, stealable: bool = False) -> None:
             var._grad = A.add__Tensor(grad, new_grad)
         return
     var._grad = A.add__Tensor(grad, new_grad)
+
+
+def _accumulate_sparse(var, grad, new_grad, stealable: bool) -> None:
+    """PyTorch's rules where a sparse gradient is involved: a first sparse gradient is taken as a new sparse tensor
+    over the same indices and values (or a clone); sparse + sparse stays sparse (in place without grad mode),
+    dense + sparse is dense, and a sparse ``.grad`` meeting a dense gradient is replaced by their (dense) sum."""
+    if grad is None:
+        if stealable and not grad_mode.state.enabled:
+            from ..sparse.coo_tensor import make_coo
+            var._grad = make_coo(new_grad._coo_indices, new_grad._coo_values, new_grad._size)
+        else:
+            var._grad = A.clone(new_grad)
+    elif grad.is_sparse and not new_grad.is_sparse:
+        var._grad = A.add__Tensor(new_grad, grad)
+    elif not grad_mode.state.enabled:
+        A.add___Tensor(grad, new_grad)
+    else:
+        var._grad = A.add__Tensor(grad, new_grad)
 
 
 def _sole_view(t) -> bool:

@@ -84,6 +84,14 @@ def validate(node: Node, i: int, g, meta):
     return g
 
 
+def _sum(old, new):
+    """Two gradients of one input added up in PyTorch's InputBuffer order: ``new + old`` when the buffered one
+    is sparse (sparse + sparse keeps that order; dense + sparse is the supported form), else ``old + new``."""
+    if old.is_sparse:
+        return new + old
+    return old + new
+
+
 def _hook_name(fn) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
@@ -325,7 +333,7 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
                         buf = buffers[nxt] = [None] * len(im)
                         buf[nr] = g
                 elif g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
                 left = deps[nxt] - 1
                 deps[nxt] = left
                 if left == 0:

@@ -71,22 +71,22 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
                                   f"GitHub.")
-    if sparse:
-        raise NotImplementedError("openreg: embedding_bag with sparse=True (sparse gradients) is not implemented")
     if max_norm is not None:
         from ..autograd.grad_mode import no_grad
         from .sparse_functional import embedding_renorm_
         with no_grad():
             embedding_renorm_(weight, input, max_norm, norm_type)
     return _bags(weight, input, offsets, scale_grad_by_freq, mode, per_sample_weights, include_last_offset,
-                 padding_idx)[0]
+                 padding_idx, sparse)[0]
 
 
 def _bags(weight: Tensor, input: Tensor, offsets: Tensor, scale_grad_by_freq: bool, mode: str,
-          per_sample_weights: Tensor | None, include_last_offset: bool, padding_idx: int | None) -> tuple:
+          per_sample_weights: Tensor | None, include_last_offset: bool, padding_idx: int | None,
+          sparse: bool = False) -> tuple:
     """``(output, bag, keep, bags, first)``: the reduced bags of the 1-D ``input`` starting at ``offsets``, the bag of
     each position, which positions count (not ``padding_idx``), the number of bags and (max) the position each maximum
-    came from (``n`` for an empty bag). As PyTorch's CPU kernel,
+    came from (``n`` for an empty bag). With ``sparse`` the weight's gradient is PyTorch's sparse one: an entry per
+    position of ``input`` but those at ``padding_idx``. As PyTorch's CPU kernel,
     with ``include_last_offset`` the last offset only ends the list: the last bag runs to the end of ``input``."""
     from ..dtypes import bool as bool_
     from ..dtypes import int64
@@ -101,7 +101,10 @@ def _bags(weight: Tensor, input: Tensor, offsets: Tensor, scale_grad_by_freq: bo
     bags = starts.numel()
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.size(0)
-    rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq)
+    if sparse:   # padding rows get no entry in the sparse gradient (dense: their zero rows add nothing)
+        rows = embedding(input, weight, padding_idx, scale_grad_by_freq=scale_grad_by_freq, sparse=True)
+    else:
+        rows = embedding(input, weight, scale_grad_by_freq=scale_grad_by_freq)
     # the bag of each position: how many bag starts are at or before it, minus one
     marks = zeros(n + 1, dtype=int64, device=input.device)
     marks = marks.index_add(0, starts.clamp(0, n), starts.new_ones(starts.shape))
@@ -162,8 +165,6 @@ def embedding_bag_aten(weight: Tensor, indices: Tensor, offsets: Tensor, scale_g
     if indices.dim() != 1 or offsets.dim() != 1:
         raise ValueError(f"embedding_bag: indices and offsets have to be 1D Tensors, but got indices of dimension "
                          f"{indices.dim()} and offsets of dimension {offsets.dim()}")
-    if sparse:
-        raise NotImplementedError("openreg: embedding_bag with sparse=True (sparse gradients) is not implemented")
     if per_sample_weights is not None and mode != 0:
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. per_sample_weights is only "
                                   f"supported for mode='sum' (got mode='{_MODES[mode]}'). Please open a feature "
@@ -171,7 +172,7 @@ def embedding_bag_aten(weight: Tensor, indices: Tensor, offsets: Tensor, scale_g
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.size(0)
     out, bag, keep, bags, first = _bags(weight, indices, offsets, scale_grad_by_freq, _MODES[mode], per_sample_weights,
-                                 include_last_offset, padding_idx)
+                                 include_last_offset, padding_idx, sparse)
     dev, itype = indices.device, indices.dtype
     with no_grad():
         if mode == 0:

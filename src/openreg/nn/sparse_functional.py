@@ -33,8 +33,6 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
             padding_idx = weight.size(0) + padding_idx
     else:
         padding_idx = -1
-    if sparse:
-        raise NotImplementedError("openreg: embedding with sparse=True (sparse gradients) is not implemented")
     if max_norm is not None:
         from ..autograd.grad_mode import no_grad
         with no_grad():

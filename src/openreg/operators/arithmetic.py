@@ -365,7 +365,8 @@ mul_op = Op(
     meta=lambda self, other: binary_spec("mul", self, other), compute=_mul, elementwise=True,
     ufunc={"mul.Tensor": "multiply"},  # bool: multiply is logical_and, as _mul computes it
     overrides={"privateuseone": f"{_DEVICE}:mul_compute"},
-    kernels={"mul.Tensor": sparse_kernels("mul_sparse"), "mul.Scalar": sparse_kernels("mul_scalar_sparse")},
+    kernels={"mul.Tensor": sparse_kernels("mul_sparse"), "mul.Scalar": sparse_kernels("mul_scalar_sparse"),
+             "mul_.Tensor": sparse_kernels("mul_sparse_"), "mul_.Scalar": sparse_kernels("mul_scalar_sparse_")},
     derivatives={"mul.Tensor": Deriv(save="self other", self=lambda g, a: g * _cj(a.other),
                                      other=lambda g, a: g * _cj(a.self),
                                      jvp={"self": lambda t, a: t * a.other, "other": lambda t, a: t * a.self}),

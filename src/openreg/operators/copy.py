@@ -213,7 +213,7 @@ _CPU, _DEVICE = "openreg.backends.cpu.kernels", "openreg.backends.privateuseone"
 _BACKEND_KERNELS = {
     "copy_": {"CPU": f"{_CPU}:copy_", "PrivateUse1": f"{_DEVICE}.copies:copy_"},
     "fill_.Scalar": {"CPU": f"{_CPU}:fill_", "PrivateUse1": f"{_DEVICE}.device_ops:fill_"},
-    "zero_": {"CPU": f"{_CPU}:zero_", "PrivateUse1": f"{_DEVICE}.device_ops:zero_"},
+    "zero_": {"CPU": f"{_CPU}:zero_", "PrivateUse1": f"{_DEVICE}.device_ops:zero_", **sparse_kernels("zero_sparse_")},
     "clone": {"CPU": f"{_CPU}:clone", **sparse_kernels("clone_sparse")},
     "_to_copy": sparse_kernels("to_copy_sparse"),
 }

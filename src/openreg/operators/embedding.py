@@ -65,9 +65,30 @@ def _meta_embedding_dense_backward(grad_output, indices, num_weights, padding_id
     return like(grad_output, (num_weights, grad_output._size[-1]))
 
 
+def _embedding_sparse_backward(grad, indices, num_weights, padding_idx, scale_grad_by_freq):
+    """PyTorch's kernel: one COO entry per looked-up position (uncoalesced, in lookup order), those at
+    ``padding_idx`` left out; ``indices`` is ``1 x n``, ``values`` the output gradient's rows."""
+    if scale_grad_by_freq:
+        raise RuntimeError("embedding_backward: scale_grad_by_freq not supported with sparse gradients")
+    _check_indices(indices)
+    d = grad._size[-1]
+    if padding_idx != -1:
+        keep = A.ne__Scalar(indices, padding_idx)
+        indices, grad = A.index__Tensor(indices, [keep]), A.index__Tensor(grad, [keep])
+    if grad.numel() == 0:
+        index = A.empty__memory_format((1, 0), dtype=_dt.int64, device=grad.device)
+        rows = A.empty__memory_format((0, d), dtype=grad._dtype, device=grad.device)
+    else:
+        index = A._to_copy(A.reshape(indices, (1, -1)), dtype=_dt.int64)
+        rows = A.reshape(grad, (-1, d))
+    return A._sparse_coo_tensor_with_dims_and_tensors(1, 1, (num_weights, d), index, rows, dtype=grad._dtype,
+                                                      device=grad.device)
+
+
 def _embedding_grad(g, a):
     if a.sparse:
-        raise NotImplementedError("openreg: embedding with sparse=True (sparse gradients) is not implemented")
+        return A.embedding_sparse_backward(g, a.indices, a.size_of("weight")[0], a.padding_idx,
+                                           a.scale_grad_by_freq)
     return A.embedding_dense_backward(g, a.indices, a.size_of("weight")[0], a.padding_idx,
                                                      a.scale_grad_by_freq)
 
@@ -109,6 +130,23 @@ embedding_dense_backward = Op(
 )
 
 
+embedding_sparse_backward = Op(
+    "embedding_sparse_backward",
+    """
+    embedding_sparse_backward(Tensor grad, Tensor indices, int num_weights, int padding_idx, bool scale_grad_by_freq) -> Tensor
+    """,
+    kernels={"embedding_sparse_backward": {"CompositeImplicitAutograd": _embedding_sparse_backward}},
+    function=False, method=False,
+    doc="""The weight gradient of ``embedding(sparse=True)``: a sparse COO tensor with one entry per index.
+
+    >>> import openreg
+    >>> g = openreg.ops.aten.embedding_sparse_backward(openreg.ones(3, 2), openreg.tensor([1, 1, 0]), 3, 0, False)
+    >>> g._indices().tolist(), g._values().tolist(), g.to_dense().tolist()
+    ([[1, 1]], [[1.0, 1.0], [1.0, 1.0]], [[0.0, 0.0], [2.0, 2.0], [0.0, 0.0]])
+    """,
+)
+
+
 def _masked_rows(gg, a):
     if a.scale_grad_by_freq:
         raise NotImplementedError("openreg: double backward of embedding with scale_grad_by_freq=True")
@@ -118,4 +156,4 @@ def _masked_rows(gg, a):
     return rows
 
 
-register(embedding, embedding_dense_backward)
+register(embedding, embedding_dense_backward, embedding_sparse_backward)

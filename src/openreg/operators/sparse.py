@@ -321,12 +321,67 @@ def add_sparse(self, other, *, alpha=1):
     if _sparse_dim(self) != _sparse_dim(other):
         raise RuntimeError(f"add: expected 'self' and 'other' to have same sparse dimensions, but "
                            f"{_sparse_dim(self)} != {_sparse_dim(other)}")
+    if other._coo_values._size[0] == 0:
+        return _coo().make_coo(self._coo_indices.clone(), self._coo_values.to(dtype, copy=True), self._size,
+                               self._coo_coalesced)
+    if self._coo_values._size[0] == 0:
+        return _coo().make_coo(other._coo_indices.clone(), _scaled(other._coo_values.to(dtype, copy=True), alpha),
+                               self._size, other._coo_coalesced)
+    a_values, b_values = self._coo_values.to(dtype), other._coo_values.to(dtype)
+    if a_values.is_contiguous() and b_values.is_contiguous():
+        return _merged(self, other, dtype, alpha)
+    # PyTorch's kernel concatenates when either values tensor is not contiguous (an expanded output gradient),
+    # coalescing only when the entries outnumber the elements
     import openreg
-    values = openreg.cat([self._coo_values.to(dtype), _scaled(other._coo_values.to(dtype), alpha)])
-    indices = openreg.cat([self._coo_indices, other._coo_indices], 1)
-    out = _coo().make_coo(indices, values, self._size, False)
-    # PyTorch merges two coalesced operands into a coalesced result; others are concatenated.
-    return A._coalesce(out) if self._coo_coalesced and other._coo_coalesced else out
+    out = _coo().make_coo(openreg.cat([self._coo_indices, other._coo_indices], 1),
+                          openreg.cat([a_values, _scaled(b_values, alpha)]), self._size)
+    return A._coalesce(out) if out._coo_values._size[0] > out.numel() else out
+
+
+def _merge_slots(a: list, b: list) -> tuple:
+    """PyTorch's merge of two index lists (``add_out_sparse_contiguous``): walk both, emitting the smaller head,
+    both into one slot when equal. On unsorted lists this is still the order PyTorch's sum has, which decides
+    the order in which a dense ``add_`` of the result later adds duplicates up. Returns each entry's slot."""
+    slots_a, slots_b = [], []
+    i = j = r = 0
+    na, nb = len(a), len(b)
+    while i < na or j < nb:
+        if i >= na:
+            take_a, take_b = False, True
+        elif j >= nb:
+            take_a, take_b = True, False
+        else:
+            take_a, take_b = a[i] <= b[j], b[j] <= a[i]
+        if take_a:
+            slots_a.append(r)
+            i += 1
+        if take_b:
+            slots_b.append(r)
+            j += 1
+        r += 1
+    return slots_a, slots_b, r
+
+
+def _merged(self, other, dtype, alpha):
+    """``self + alpha * other`` of two sparse tensors as PyTorch's CPU kernel orders it (``_merge_slots``); the
+    result is coalesced when both operands are."""
+    import openreg
+    size = self._size
+    if self._coo_indices._size[0] == 0:    # no sparse dims: entries all at the one index
+        values = openreg.cat([self._coo_values.to(dtype), _scaled(other._coo_values.to(dtype), alpha)])
+        return _coo().make_coo(openreg.cat([self._coo_indices, other._coo_indices], 1), values, size, False)
+    a_lin, b_lin = _linear_index(self._coo_indices, size), _linear_index(other._coo_indices, size)
+    slots_a, slots_b, count = _merge_slots(a_lin.tolist(), b_lin.tolist())
+    dev = self.device
+    slots_a = openreg.tensor(slots_a, dtype=_dt.int64, device=dev)
+    slots_b = openreg.tensor(slots_b, dtype=_dt.int64, device=dev)
+    indices = _zeros((self._coo_indices._size[0], count), _dt.int64, dev)
+    indices[:, slots_a] = self._coo_indices
+    indices[:, slots_b] = other._coo_indices
+    values = _zeros((count,) + _dense_sizes(self._coo_values), dtype, dev)
+    values.index_put_((slots_a,), self._coo_values.to(dtype), accumulate=True)
+    values.index_put_((slots_b,), _scaled(other._coo_values.to(dtype), alpha), accumulate=True)
+    return _coo().make_coo(indices, values, size, self._coo_coalesced and other._coo_coalesced)
 
 
 def _scaled(values, alpha):
@@ -384,6 +439,41 @@ def _scale_values(sparse, factor):
 
 def mul_scalar_sparse(self, other):
     return _scale_values(self, other)
+
+
+def _scale_values_(sparse, factor):
+    sparse._coo_values = (sparse._coo_values * factor).to(sparse._dtype)
+    return sparse
+
+
+def mul_sparse_(self, other):
+    """``mul_.Tensor`` of a sparse tensor by a 0-dim dense tensor: the values scaled in place."""
+    if self.is_sparse and _scalar_tensor(other):
+        return _scale_values_(self, other)
+    if self.is_sparse and other.is_sparse:
+        result = mul_sparse(self, other)
+        self._coo_indices, self._coo_values = result._coo_indices, result._coo_values.to(self._dtype)
+        self._coo_coalesced = True
+        return self
+    raise NotImplementedError("openreg: in-place mul of a sparse and a dense tensor of more than 0 dims is not "
+                              "implemented")
+
+
+def mul_scalar_sparse_(self, other):
+    return _scale_values_(self, other)
+
+
+def zero_sparse_(self):
+    """``zero_``: no entries left (``sparse_dim x 0`` indices), coalesced; the size is kept."""
+    self._coo_indices = _zeros((self._coo_indices._size[0], 0), _dt.int64, self.device)
+    self._coo_values = _zeros((0,) + _dense_sizes(self._coo_values), self._dtype, self.device)
+    self._coo_coalesced = True
+    return self
+
+
+def neg_sparse(self):
+    """``-self``: the values negated, the indices shared."""
+    return _coo().make_coo(self._coo_indices.clone(), -self._coo_values, self._size, self._coo_coalesced)
 
 
 def _check_mm(self, mat2):
@@ -566,4 +656,4 @@ register(sparse_coo_op, indices_op, values_op, checked_indices_op, checked_value
          sparse_mask_op)
 
 __all__ = ["add_sparse", "add_sparse_", "addmm_sparse", "clone_sparse", "detach_sparse", "mm_sparse", "mul_scalar_sparse",
-           "mul_sparse", "sparse_coo_tensor", "spmm", "t_sparse", "to_copy_sparse", "transpose_sparse"]
+           "mul_scalar_sparse_", "mul_sparse", "mul_sparse_", "neg_sparse", "zero_sparse_", "sparse_coo_tensor", "spmm", "t_sparse", "to_copy_sparse", "transpose_sparse"]

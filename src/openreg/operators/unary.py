@@ -20,7 +20,7 @@ from ._compute import as_compute, f32_via_f64, pair, quiet, select, upcast, with
 from ._formulas import holomorphic, sign
 from ._host_path import plain_cpu_arrays
 from ._pointwise import binary_spec, float_spec, is_integral
-from ._record import Deriv, Op, register
+from ._record import Deriv, Op, register, sparse_kernels
 
 # The device runs bfloat16 abs/neg/relu and the float functions but reciprocal as a raw kernel widening per element
 # (bf16.cu)
@@ -87,6 +87,7 @@ abs = Op("abs", _schemas("abs", inplace_tags=""), meta=_abs_meta, compute=_abs, 
          derivatives={"abs": Deriv(save="self", self=_abs_grad, jvp={"self": _abs_jvp})},
          extra_methods={"__abs__": "abs"}, doc=_doc("abs", "[-1.5, 2.0]", "[1.5, 2.0]"))
 neg = Op("neg", _schemas("neg"), meta=_neg_meta, compute=_neg, elementwise=True, ufunc="negative",
+         kernels={"neg": sparse_kernels("neg_sparse")},
          overrides={"privateuseone": f"{_DEVICE}:neg_compute"},
          derivatives={"neg": Deriv(pointwise=True, self=lambda g, a: -g)},
          extra_methods={"negative": "neg", "__neg__": "neg", "__pos__": _pos}, extra_functions={"negative": "neg"},

@@ -45,6 +45,8 @@ class Adadelta(Optimizer):
                 grad = p.grad
                 if grad is None:
                     continue
+                if grad.is_sparse:
+                    raise RuntimeError("Adadelta does not support sparse gradients")
                 state = self.state[p]
                 if not state:
                     state["square_avg"] = p.detach().new_zeros(p.shape)

@@ -63,9 +63,27 @@ class Adagrad(Optimizer):
                 if maximize:
                     grad = -grad
                 if wd != 0:
+                    if grad.is_sparse:
+                        raise RuntimeError("weight_decay option is not compatible with sparse gradients")
                     grad = grad.add(p, alpha=wd)
                 clr = lr / (1 + (step - 1) * lr_decay)
+                if grad.is_sparse:
+                    _sparse_update(p, self.state[p]["sum"], grad, clr, eps)
+                    continue
                 state_sum = addcmul_(self.state[p]["sum"], grad, grad, 1)
                 std = state_sum.sqrt().add_(eps)
                 addcdiv_(p, grad, std, -clr)
         return loss
+
+
+def _sparse_update(p, state_sum, grad, clr, eps) -> None:
+    """PyTorch's Adagrad step for a sparse gradient: the sum and the parameter change only at its (coalesced)
+    indices."""
+    grad = grad.coalesce()       # the update is not linear: each index once
+    values = grad._values()
+    if values.numel() == 0:
+        return
+    where = tuple(grad._indices())
+    state_sum.index_put_(where, values.pow(2), accumulate=True)
+    std = state_sum[where].sqrt_().add_(eps)
+    p.index_put_(where, (values / std) * -clr, accumulate=True)

@@ -63,6 +63,8 @@ class Adam(Optimizer):
         multi-tensor ``_foreach`` ops (the same arithmetic, fewer calls)."""
         lr, (beta1, beta2), eps = group["lr"], group["betas"], group["eps"]
         weight_decay, amsgrad, decoupled = group["weight_decay"], group["amsgrad"], group["decoupled_weight_decay"]
+        if any(p._grad.is_sparse for p in params):
+            raise RuntimeError("Adam does not support sparse gradients, please consider SparseAdam instead")
         if _adam_arrays.update(params, [self.state[p] for p in params], lr=lr, beta1=beta1, beta2=beta2, eps=eps,
                                weight_decay=weight_decay, amsgrad=amsgrad, decoupled=decoupled,
                                maximize=group["maximize"]):

@@ -49,6 +49,8 @@ class RMSprop(Optimizer):
                 grad = p.grad
                 if grad is None:
                     continue
+                if grad.is_sparse:
+                    raise RuntimeError("RMSprop does not support sparse gradients")
                 state = self.state[p]
                 if not state:
                     state["square_avg"] = p.detach().new_zeros(p.shape)

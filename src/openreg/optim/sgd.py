@@ -52,6 +52,10 @@ class SGD(Optimizer):
     def _update(self, group: dict, params: list) -> None:
         lr, mom, damp = group["lr"], group["momentum"], group["dampening"]
         wd, nesterov, maximize = group["weight_decay"], group["nesterov"], group["maximize"]
+        if any(p.grad.is_sparse for p in params):
+            for p in params:
+                self._update_one(p, lr, mom, damp, wd, nesterov, maximize)
+            return
         # without momentum SGD keeps no state (none is made for the parameters, as in PyTorch)
         states = [self.state[p] for p in params] if mom != 0 else [{}] * len(params)
         if _sgd_arrays.update(params, states, lr=lr, momentum=mom, dampening=damp, weight_decay=wd,
@@ -78,3 +82,18 @@ class SGD(Optimizer):
                 A._foreach_add___List(old_bufs, old_grads, alpha=1 - damp)
             grads = A._foreach_add__List(grads, bufs, alpha=mom) if nesterov else bufs
         A._foreach_add___List(params, grads, alpha=-lr)
+
+    def _update_one(self, p, lr, mom, damp, wd, nesterov, maximize) -> None:
+        """PyTorch's single-tensor update, which sparse gradients take (a sparse momentum buffer included)."""
+        grad = -p.grad if maximize else p.grad
+        if wd != 0:
+            grad = grad.add(p, alpha=wd)
+        if mom != 0:
+            state = self.state[p]
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = state["momentum_buffer"] = grad.clone().detach()
+            else:
+                buf.mul_(mom).add_(grad, alpha=1 - damp)
+            grad = grad.add(buf, alpha=mom) if nesterov else buf
+        p.add_(grad, alpha=-lr)

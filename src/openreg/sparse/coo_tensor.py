@@ -88,10 +88,12 @@ class SparseCooTensor(Tensor):
 
 
 def make_coo(indices: Tensor, values: Tensor, size, coalesced: bool = False) -> SparseCooTensor:
-    """A sparse tensor over ``indices``/``values`` (kept, not copied); the caller has checked them."""
+    """A sparse tensor over ``indices``/``values`` (kept, not copied); the caller has checked them. Fewer than
+    two entries make it coalesced whatever ``coalesced`` says (PyTorch's ``set_indices_and_values_unsafe``)."""
     t = object.__new__(SparseCooTensor)
     device = values.device
-    t._coo_indices, t._coo_values, t._coo_coalesced = indices, values, bool(coalesced)
+    t._coo_indices, t._coo_values = indices, values
+    t._coo_coalesced = bool(coalesced) or values._size[0] < 2
     t._size = Size(size)
     t._stride = (0,) * len(t._size)     # PyTorch reports zero strides for a sparse tensor
     t._offset = 0
