@@ -334,12 +334,13 @@ class _Plan:
 
 def _direct_ufunc(ufunc_name, defaults, spec: Spec, args, kwargs):
     """The array-module ufunc that computes this call exactly as ``compute`` would, or None: every positional
-    argument a row-major tensor on the result's device already in the result dtype (which is the compute
-    dtype, not a narrow float), every keyword argument at its schema default."""
+    argument a row-major tensor on the result's device already in the compute dtype (not a narrow float), which
+    is the result dtype, or the result is bool (a comparison's ufunc gives bool of any operands), every
+    keyword argument at its schema default."""
     if ufunc_name is None:
         return None
-    dtype = spec.dtype
-    if dtype.is_narrow_float or (spec.compute_dtype is not None and spec.compute_dtype is not dtype):
+    dtype = spec.compute_dtype or spec.dtype
+    if dtype.is_narrow_float or (dtype is not spec.dtype and spec.dtype is not _dt.bool):
         return None
     for a in args:
         if not isinstance(a, Tensor) or a._dtype is not dtype or a._storage.device is not spec.device \
@@ -521,7 +522,8 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                     return wrap_known_cpu(arr, spec.dtype, spec.device, *layout)
                 t = wrap_array(arr, spec.dtype, spec.device)
                 if spec.device._type == "cpu" and arr.__class__ is np.ndarray and arr.flags.c_contiguous \
-                        and t._storage._data is arr and t._stride == _contiguous_strides(tuple(t._size)):
+                        and arr.dtype is spec.dtype.numpy and t._storage._data is arr \
+                        and t._stride == _contiguous_strides(tuple(t._size)):
                     # the ufunc gives every later call of this signature the same layout
                     plan.layout = layout = (t._size, t._stride, arr.nbytes)
                     if plan.unless is None and len(args) <= 2:
