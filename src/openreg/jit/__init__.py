@@ -77,6 +77,55 @@ def _passthrough_decorator(fn: Any = None, **_: Any) -> Any:
 ignore = unused = export = script_method = interface = _passthrough_decorator
 
 
+# TorchScript overload declarations (torchvision's DenseNet declares its layers' ``forward`` this way): recorded by
+# qualified name, as PyTorch records them for its compiler, and returned unchanged; the real definition that
+# follows them in the source is the one Python calls.
+_overloaded_fns: dict[str, list[Callable]] = {}
+_overloaded_methods: dict[str, list[Callable]] = {}
+
+
+def _check_overload_body(func: Callable) -> None:
+    import ast
+    import inspect
+    import textwrap
+    try:
+        source = textwrap.dedent(inspect.getsource(func))
+    except (OSError, TypeError):
+        return   # no source (exec'd code): nothing to check, as for PyTorch's parse of a builtin
+    body = ast.parse(source).body[0].body
+    doc = body[1:] if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and isinstance(body[0].value.value, str) and len(body) > 1 else body
+    ok = len(doc) == 1 and (isinstance(doc[0], ast.Pass) or (
+        isinstance(doc[0], ast.Expr) and isinstance(doc[0].value, ast.Constant) and doc[0].value.value is Ellipsis))
+    if not ok:
+        raise RuntimeError("Only `pass` statement or `...` can be the body of overload declaration:\n" + source)
+
+
+def _overload(func: Callable) -> Callable:
+    """``torch.jit._overload``: declare one typed signature of a function; returns ``func``."""
+    _check_overload_body(func)
+    _overloaded_fns.setdefault(f"{func.__module__}.{func.__qualname__}", []).append(func)
+    return func
+
+
+def _overload_method(func: Callable) -> Callable:
+    """``torch.jit._overload_method``: declare one typed signature of a method; returns ``func``.
+
+    >>> import openreg
+    >>> class Layer(openreg.nn.Module):
+    ...     @openreg.jit._overload_method
+    ...     def forward(self, x: list) -> int:
+    ...         pass
+    ...     def forward(self, x):
+    ...         return len(x)
+    >>> Layer()([1, 2])
+    2
+    """
+    _check_overload_body(func)
+    _overloaded_methods.setdefault(f"{func.__module__}.{func.__qualname__}", []).append(func)
+    return func
+
+
 def is_scripting() -> bool:
     """False: openreg never compiles TorchScript, so code always runs in Python."""
     return False
