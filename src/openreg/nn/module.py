@@ -653,6 +653,10 @@ class Module:
                 keep_vars = args[2]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()   # each module's ``_version`` by prefix, as PyTorch records it
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -660,7 +664,7 @@ class Module:
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {})
+            result = hook(self, destination, prefix, local_metadata)
             if result is not None:
                 destination = result
         return destination
@@ -740,8 +744,14 @@ class Module:
         unexpected_keys: list = []
         error_msgs: list = []
 
+        metadata = getattr(state_dict, "_metadata", None)
+
         def load(module: Module, local_state_dict: dict, prefix: str = "") -> None:
-            local_metadata = {"assign_to_params_buffers": True} if assign else {}
+            # the module's entry of the checkpoint's ``_metadata`` (its ``_version`` when saved): modules whose
+            # layout changed across versions (BatchNorm's num_batches_tracked) read it in _load_from_state_dict
+            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
             module._load_from_state_dict(local_state_dict, prefix, local_metadata, True, missing_keys,
                                          unexpected_keys, error_msgs)
             for name, child in module._modules.items():

@@ -21,6 +21,8 @@ __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "LazyBatchNorm1d", "Lazy
 
 
 class _BatchNorm(Module):
+    _version = 2   # version 2 added the num_batches_tracked buffer
+
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
         super().__init__()
@@ -64,6 +66,20 @@ class _BatchNorm(Module):
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        # a checkpoint from before version 2 (or a plain dict without ``_metadata``) may lack num_batches_tracked:
+        # PyTorch keeps the module's own count (0 for a fresh one) instead of reporting a missing key
+        version = local_metadata.get("version", None)
+        if (version is None or version < 2) and self.track_running_stats:
+            key = prefix + "num_batches_tracked"
+            if key not in state_dict:
+                from ...tensor_from_data import tensor
+                nbt = self.num_batches_tracked
+                state_dict[key] = nbt if nbt is not None and not nbt.is_meta else tensor(0, dtype=_dt.int64)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
 
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)

@@ -30,6 +30,26 @@ class _InstanceNorm(_BatchNorm):
         if input.dim() not in (nd, nd + 1):
             raise ValueError(f"expected {nd}D or {nd + 1}D input (got {input.dim()}D input)")
 
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                              error_msgs) -> None:
+        # checkpoints saved before PyTorch 0.4 (no version) carry running stats that InstanceNorm no longer tracks
+        # by default: reported with PyTorch's explanation, and dropped so they are not reported again as unexpected
+        if local_metadata.get("version", None) is None and not self.track_running_stats:
+            keys = [prefix + n for n in ("running_mean", "running_var") if prefix + n in state_dict]
+            if keys:
+                klass = type(self).__name__
+                error_msgs.append(
+                    f"Unexpected running stats buffer(s) {' and '.join(repr(k).replace(chr(39), chr(34)) for k in keys)}"
+                    f" for {klass} with track_running_stats=False. If state_dict is a checkpoint saved before 0.4.0, "
+                    f"this may be expected because {klass} does not track running stats by default since 0.4.0. "
+                    f"Please remove these keys from state_dict. If the running stats are actually needed, instead "
+                    f"set track_running_stats=True in {klass} to enable them. See the documentation of {klass} for "
+                    f"details.")
+                for key in keys:
+                    state_dict.pop(key)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                                      error_msgs)
+
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         feature_dim = input.dim() - self._no_batch_dim
