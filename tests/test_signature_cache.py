@@ -116,8 +116,14 @@ def test_cache_is_bounded():
 
 
 def test_scalars_do_not_fill_the_cache():
-    """A Python number that changes on every call (a learning rate) is not part of a cached signature."""
+    """A Python number that changes on every call (a learning rate) is not part of a cached signature: only its
+    type is (``add.Scalar``'s meta rule reads nothing else), so a first call of each type caches one signature
+    and no value after it adds any."""
     x = openreg.ones(5)
+    before = sum(len(c) for c in structured._signature_caches)
+    x * 0.25
+    x + 7
+    assert sum(len(c) for c in structured._signature_caches) - before <= 2
     sizes = [len(c) for c in structured._signature_caches]
     for i in range(50):
         x * (0.5 + i)
@@ -302,3 +308,27 @@ def test_normalized_dims_are_remembered_but_errors_repeat():
     x = openreg.arange(6.0).reshape(2, 3)
     for _ in range(2):
         assert x.sum([-1]).tolist() == [3.0, 12.0] and x.sum(0).tolist() == [3.0, 5.0, 7.0]
+
+
+def test_scalar_calls_cached_by_type_compute_with_every_value():
+    """``x + 1`` and ``x + 1.0`` promote differently and ``1 == True == 1.0``: the cached signature of a tensor
+    and a Python number holds the number's type, and each call computes with its own value."""
+    b = openreg.tensor([True, False])
+    i = openreg.tensor([1, 2], dtype=openreg.int32)
+    f = openreg.tensor([1.5, -2.0])
+    for _ in range(3):
+        assert (b + True).dtype is openreg.bool and (b + 1).dtype is openreg.int64
+        assert (b + 1.0).dtype is openreg.float32 and (i + 1).dtype is openreg.int32
+        assert (i * 2.5).tolist() == [2.5, 5.0] and (i * 2.5).dtype is openreg.float32
+        assert (i > 1.5).tolist() == [False, True] and (f < 0).tolist() == [False, True]
+    for k in range(5):
+        assert (f + k).tolist() == [1.5 + k, -2.0 + k]
+        assert (f * (k + 0.5)).tolist() == [1.5 * (k + 0.5), -2.0 * (k + 0.5)]
+        assert openreg.add(f, k, alpha=2).tolist() == [1.5 + 2 * k, -2.0 + 2 * k]
+        assert (i - k).tolist() == [1 - k, 2 - k] and (f >= k - 1).tolist() == [k - 1 <= 1.5, k - 1 <= -2.0]
+    g = openreg.tensor([1.0, 2.0])
+    for k in range(3):
+        g.mul_(2).add_(k)
+    assert g.tolist() == [1 * 8 + 0 * 4 + 1 * 2 + 2, 2 * 8 + 0 * 4 + 1 * 2 + 2]
+    with pytest.raises(RuntimeError, match="Boolean alpha"):
+        openreg.add(f, 1, alpha=True)

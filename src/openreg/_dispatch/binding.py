@@ -29,6 +29,7 @@ _TENSOR_KINDS = {"Tensor"}
 # schemas with an argument starting with it use the generic binder: no argument can shadow an internal.
 _PREFIX = "_op"
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+_NUMBERS = frozenset((int, float, bool, complex))
 
 
 def _ok_identifier(name: str) -> bool:
@@ -211,7 +212,7 @@ _FAST_CHECKS = {
 _FAST_CHECKS["SymInt"] = _FAST_CHECKS["int"]
 
 
-def build_call(entry, resolve, qualname_for_errors: str, non_tensor=None):
+def build_call(entry, resolve, qualname_for_errors: str, non_tensor=None, number=None):
     """Build ``call(*args, **kwargs)`` and ``redispatch(ks, *args, **kwargs)`` for an OperatorEntry.
 
     The generated code checks every argument against its schema type before anything runs: tensors by
@@ -221,6 +222,8 @@ def build_call(entry, resolve, qualname_for_errors: str, non_tensor=None):
 
     ``non_tensor(*args)``, if given, is what ``call`` returns when a tensor argument is not a tensor, instead
     of raising: a Python operator's other overload or ``NotImplemented`` (``_scalars.binary_operator``).
+    ``number(*args)``, if given (with ``non_tensor``), is what it returns at once when the second tensor argument
+    is a Python number (int, float, bool, complex): ``x + 1`` without the AttributeError of ``1._ks``.
     """
     from ..devices import device as Device
     from ..dtypes import dtype as DType
@@ -235,7 +238,7 @@ def build_call(entry, resolve, qualname_for_errors: str, non_tensor=None):
                 "_op_Generator": Generator, "_op_type": type, "_op_isinstance": isinstance, "_op_int": int,
                 "_op_float": float, "_op_bool": bool, "_op_str": str, "_op_list": list,
                 "_op_AttributeError": AttributeError, "_op_tensor_error": _tensor_error, "_op_schema": schema,
-                "_op_non_tensor": non_tensor}
+                "_op_non_tensor": non_tensor, "_op_number": number, "_op_numbers": _NUMBERS}
     body, ks_terms, tensor_names = [], [], []
     call_pos, call_kw = [], []
     for i, arg in enumerate(schema.arguments):
@@ -288,7 +291,10 @@ def build_call(entry, resolve, qualname_for_errors: str, non_tensor=None):
         at_defaults = " and ".join(f"{schema.arguments[i].name} is _op_d{i}" for i in omissible)
         call.append(f"    if _op_wk is None and {at_defaults}: return _op_fn({kept})")
     call.append(f"    return _op_fn({args_text})")
-    lines = [f"def _op_call({sig}):", "    try:",
+    lines = [f"def _op_call({sig}):"]
+    if number is not None and non_tensor is not None and len(tensor_names) == 2:
+        lines.append(f"    if {tensor_names[1]}.__class__ in _op_numbers: return _op_number({', '.join(call_pos)})")
+    lines += ["    try:",
              f"        _op_ks = {' | '.join(ks_terms) if ks_terms else '0'}",
              "    except _op_AttributeError:",
              f"        _op_tensor_error(_op_schema, ({tnames}{',' if tensor_names else ''}))"

@@ -56,10 +56,11 @@ class OpOverload:
     def name(self) -> str:
         return self._entry.qualname
 
-    def _operator(self, non_tensor):
+    def _operator(self, non_tensor, number=None):
         """This overload's call as a Python operator: ``non_tensor(self, other)`` answers for an ``other`` that
-        is not a tensor (the Scalar overload, or ``NotImplemented``), without a wrapper frame around the call."""
-        return build_call(self._entry, dispatcher.resolve, self._entry.qualname, non_tensor)[0]
+        is not a tensor (the Scalar overload, or ``NotImplemented``), without a wrapper frame around the call;
+        ``number(self, other)``, if given, for a Python number ``other`` (tested first)."""
+        return build_call(self._entry, dispatcher.resolve, self._entry.qualname, non_tensor, number)[0]
 
     def redispatch(self, keyset: int, *args, **kwargs):
         """Call the kernel for ``keyset`` directly (no thread-local keys), as a with_keyset kernel does."""

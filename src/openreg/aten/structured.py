@@ -210,6 +210,7 @@ _signature_caches: list = []
 _NEVER_RAISES = frozenset(("absolute", "negative", "positive"))
 _POSITIONAL_TYPES = frozenset((int, bool, str, type(None)))
 _KWARG_TYPES = frozenset((int, str, type(None)))   # values that never compare equal to another type's
+_NUMBER_TYPES = frozenset((int, float, bool, complex))   # a Scalar argument's key (by type) where the meta allows
 
 
 def clear_signature_caches() -> None:
@@ -355,7 +356,7 @@ def _direct_ufunc(ufunc_name, defaults, spec: Spec, args, kwargs):
 
 def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False,
                ufunc: str | None = None, defaults: dict | None = None, ufunc_unless=None,
-               positional_options: bool = False):
+               positional_options: bool = False, scalar_types: bool = False):
     """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
 
     ``device_type`` "meta" builds kernels that compute no data. ``elementwise`` results take TensorIterator's
@@ -366,7 +367,9 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     ``for_driver``, if it has one, gives (when a signature is first cached) the check to ask instead for the
     backend's driver in use, or True when the ufunc never applies there. ``positional_options``: every
     positional argument but the tensors is an option (a dim, a flag), never a number to compute with, so calls
-    are cached with their values (``_positional_key``).
+    are cached with their values (``_positional_key``). ``scalar_types``: the second positional argument is a
+    Scalar whose type alone the meta rule reads (``add.Scalar``: ``x + 1``), so a call of a tensor and a Python
+    number is cached by the number's type.
 
     The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
     call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
@@ -388,6 +391,12 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 key = None
             elif n == 1:
                 key = (a._dtype, a._size, a._stride, a._storage.device)
+            elif scalar_types and n >= 2:       # tested first: a number's missing _size would raise
+                c = args[1].__class__
+                key = (a._dtype, a._size, a._stride, a._storage.device, c) if c in _NUMBER_TYPES else None
+                if n > 2 and key is not None:   # add.Scalar's alpha: ints by value, or not cached
+                    rest = _positional_key(args[2:])
+                    key = None if rest is None else (*key, *rest)
             elif n == 2 and (b := args[1])._size:
                 key = (a._dtype, a._size, a._stride, a._storage.device, b._dtype, b._size, b._stride,
                        b._storage.device)
@@ -603,6 +612,13 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                         break
                 else:
                     key = (*key, *kwargs.items())
+        elif scalar_types and args and args[0].__class__ in _NUMBER_TYPES and self._size:
+            key = (self._dtype, self._size, self._stride, self._storage.device, args[0].__class__)
+            if len(args) > 1:
+                rest = _positional_key(args[1:])
+                key = None if rest is None else (*key, *rest)
+            if kwargs and key is not None:
+                key = _with_kwargs(key, kwargs)
         else:
             key = _signature((self, *args), kwargs)
         plan = None if key is None else inplace_signatures.get(key)

@@ -137,11 +137,15 @@ def _structured_kernels(record: Op, group: Group, device_type: str, compute):
         defaults = {a.name: _default_value(a) for a in record.schema(group.functional).arguments
                     if a.kwarg_only and a.has_default}
     kinds = _OPTION_KINDS | {"Scalar"} if record.scalar_options else _OPTION_KINDS
-    options = all(a.type.kind in kinds for a in record.schema(group.functional).arguments
-                  if not a.kwarg_only and a.type.kind != "Tensor")
+    arguments = record.schema(group.functional).arguments
+    options = all(a.type.kind in kinds for a in arguments if not a.kwarg_only and a.type.kind != "Tensor")
+    # a (Tensor self, Scalar other, ...) group whose meta reads only other's type
+    scalar_types = record.scalar_types and len(arguments) > 1 and arguments[0].type.kind == "Tensor" \
+        and not arguments[0].type.is_list and arguments[1].type.kind == "Scalar" and not arguments[1].kwarg_only
     return structured(group.functional, record.meta_for(group), compute, device_type=device_type,
                       elementwise=record.elementwise, ufunc=ufunc, defaults=defaults,
-                      ufunc_unless=unless if ufunc is not None else None, positional_options=options)
+                      ufunc_unless=unless if ufunc is not None else None, positional_options=options,
+                      scalar_types=scalar_types)
 
 
 # Positional argument kinds that are options of an operator (dims, flags), not numbers it computes with: a

@@ -17,6 +17,9 @@ composites, Autograd), ``openreg.<fn>``, the Tensor methods and the structured `
 * ``scalar_options``: the group's Scalar arguments are options of the operator (``threshold_backward``'s
   threshold: one value per call site), not numbers that change on every call, so a structured kernel caches
   calls with their int values (``aten/structured.py``); its meta rule must not read them.
+* ``scalar_types``: the meta rule reads only the type of a ``(Tensor self, Scalar other)`` group's ``other``
+  (``add.Scalar``: the result dtype of ``x + 1`` and ``x + 1.0`` differ, not of ``x + 1`` and ``x + 2``), so a
+  structured kernel caches ``x + 1`` by the number's type and computes with every value.
 * ``device``: whether ``compute`` (and ``kernels``) run on every array module; decided here, never guessed.
 * ``overrides``: ``{device_type: "module:function"}``, a compute function replacing ``compute`` on one
   backend (e.g. a raw CUDA kernel); imported when that backend registers.
@@ -107,7 +110,8 @@ class Op:
     """One operator record (see the module docstring for its fields)."""
 
     def __init__(self, name: str, schemas: str, *, meta=None, compute=None, elementwise: bool = False,
-                 ufunc: str | dict | None = None, scalar_options: bool = False, device: bool = True, overrides: dict | None = None, kernels: dict | None = None,
+                 ufunc: str | dict | None = None, scalar_options: bool = False, scalar_types: bool = False,
+                 device: bool = True, overrides: dict | None = None, kernels: dict | None = None,
                  derivatives: dict | None = None, function=True, method=True, extra_methods: dict | None = None,
                  extra_functions: dict | None = None, doc: str = "") -> None:
         self.name = name
@@ -117,6 +121,7 @@ class Op:
         self.meta, self.compute, self.elementwise = meta, compute, elementwise
         self.ufunc = ufunc
         self.scalar_options = scalar_options
+        self.scalar_types = scalar_types
         self.device = device
         self.overrides = dict(overrides or {})
         self.kernels = dict(kernels or {})

@@ -74,7 +74,7 @@ def binary_operator(tensor_overload: str, scalar_overload: str):
 
         def non_tensor(self, other):
             return scalar(self, other) if is_number(other) else NotImplemented
-        return getattr(A, tensor_overload)._operator(non_tensor)
+        return getattr(A, tensor_overload)._operator(non_tensor, scalar)
 
     def op(self, other):
         nonlocal call

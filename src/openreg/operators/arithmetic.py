@@ -189,7 +189,7 @@ _ADD_SUB_SCHEMAS = """
 """
 
 add_op = Op(
-    "add", _ADD_SUB_SCHEMAS.format("add"), meta=_add_meta, compute=_add, elementwise=True,
+    "add", _ADD_SUB_SCHEMAS.format("add"), meta=_add_meta, compute=_add, elementwise=True, scalar_types=True,
     ufunc={"add.Tensor": "add"},      # bool: add is logical_or, as _add computes it
     overrides={"privateuseone": f"{_DEVICE}:add_compute"},
     kernels={"add.Tensor": sparse_kernels("add_sparse"), "add_.Tensor": sparse_kernels("add_sparse_")},
@@ -200,7 +200,7 @@ add_op = Op(
     extra_methods=python_operators("add", ("add__Tensor", "add__Scalar"), ("add___Tensor", "add___Scalar"),
                                    reflected_operator("add__Scalar")))
 sub_op = Op(
-    "sub", _ADD_SUB_SCHEMAS.format("sub"), meta=_sub_meta, compute=_sub, elementwise=True,
+    "sub", _ADD_SUB_SCHEMAS.format("sub"), meta=_sub_meta, compute=_sub, elementwise=True, scalar_types=True,
     ufunc={"sub.Tensor": "subtract"},
     overrides={"privateuseone": f"{_DEVICE}:sub_compute"},
     derivatives={"sub.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
@@ -216,7 +216,7 @@ rsub_op = Op(
     rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor  [pointwise]
     """,
-    meta=_sub_meta, compute=_rsub, elementwise=True, overrides={"privateuseone": f"{_DEVICE}:rsub_compute"},
+    meta=_sub_meta, compute=_rsub, elementwise=True, scalar_types=True, overrides={"privateuseone": f"{_DEVICE}:rsub_compute"},
     derivatives={"rsub.Tensor": Deriv(pointwise=True, self=lambda g, a: -(g * a.alpha), other=lambda g, a: g),
                  "rsub.Scalar": Deriv(pointwise=True, name="RsubBackward1", self=lambda g, a: -(g * a.alpha))},
     function=rsub, method=rsub)
@@ -362,7 +362,7 @@ mul_op = Op(
     mul.Scalar(Tensor self, Scalar other) -> Tensor  [core, pointwise]
     mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  [pointwise]
     """,
-    meta=lambda self, other: binary_spec("mul", self, other), compute=_mul, elementwise=True,
+    meta=lambda self, other: binary_spec("mul", self, other), compute=_mul, elementwise=True, scalar_types=True,
     ufunc={"mul.Tensor": "multiply"},  # bool: multiply is logical_and, as _mul computes it
     overrides={"privateuseone": f"{_DEVICE}:mul_compute"},
     kernels={"mul.Tensor": sparse_kernels("mul_sparse"), "mul.Scalar": sparse_kernels("mul_scalar_sparse"),
@@ -391,7 +391,7 @@ div_op = Op(
     """,
     meta={"div.Tensor": _div_meta, "div.Scalar": _div_meta, "div.Tensor_mode": _div_mode_meta,
           "div.Scalar_mode": _div_mode_meta},
-    compute=_div, elementwise=True, overrides={"privateuseone": f"{_DEVICE}:div_compute"},
+    compute=_div, elementwise=True, scalar_types=True, overrides={"privateuseone": f"{_DEVICE}:div_compute"},
     derivatives={
         "div.Tensor": Deriv(save="self other", self=lambda g, a: g / _cj(a.other),
                             other=lambda g, a: -(g * _cj(a.self)) / _cj(a.other * a.other),

@@ -60,7 +60,7 @@ def _compare(name: str, ufunc: str, operator: str, alias: str | None, result: st
     # on a float tensor gives self a zero gradient.
     return Op(
         name, _tensor_scalar_schemas(name, ""), meta=_compare_meta(name), compute=_ufunc(ufunc), ufunc=ufunc,
-        elementwise=True,
+        elementwise=True, scalar_types=True,
         overrides={"privateuseone": f"{_DEVICE}:{name}_compute"},   # bfloat16: bf16.cu, no float32 copies
         derivatives={f"{name}.Scalar": NONDIFF, f"{name}.Tensor": NONDIFF,
                      f"{name}_.Scalar": Deriv(name=f"{name.capitalize()}Backward0", self=lambda g, a: None, jvp={}),
