@@ -60,6 +60,9 @@ class GraphRoot(Node):
         return list(self.grads)
 
 
+_GRAPH_ROOT = GraphRoot([], [])     # what names the root in the errors of its gradients' routing
+
+
 def _fmt(size) -> str:
     return str(list(size))
 
@@ -180,6 +183,9 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
         fn = t._grad_fn
         root_edges.append((fn, t._output_nr) if fn is not None and t._base is None else gradient_edge(t))
     formula_node = _FormulaNode or _formula_node_class()
+    if inputs is None and not anomaly[0]:
+        _run_all(root_edges, root_grads, keep_graph, create_graph, formula_node)
+        return None
     root = _new(GraphRoot)      # GraphRoot(root_edges, root_grads) written out
     root.next_edges = root_edges
     root._sequence_nr = UINT64_MAX
@@ -360,6 +366,170 @@ def _run_backward(roots: list, root_grads: list, keep_graph: bool, create_graph:
             if t._grad_fn is not None and captured[k] is not None:
                 _retain(t, captured[k])
     return None
+
+
+def _hooked(node, grads: list, retains: list) -> list:
+    """``_run_all``'s step for a node with hooks (or a leaf whose tensor has hooks): its tensor pre-hooks and
+    retain_grad captures, its pre-hooks, then for a function node its gradients and post-hooks (for an
+    AccumulateGrad the hooked ``grads``, which the caller keeps for the update)."""
+    is_acc = isinstance(node, AccumulateGrad)
+    if is_acc:
+        m = node.variable._ameta
+        if m is not None and m.hooks and grads[0] is not None:
+            grads[0] = _run_tensor_hooks(m.hooks, grads[0])
+    else:
+        for nr, hooks in node._tensor_pre_hooks.items():
+            if nr < len(grads) and grads[nr] is not None:
+                grads[nr] = _run_tensor_hooks(hooks, grads[nr])
+        for nr, ref in node._retains.items():
+            t = ref()
+            if t is not None and nr < len(grads) and grads[nr] is not None:
+                retains.append((t, grads[nr]))
+    for _hid, hook in list(node._pre_hooks):
+        r = hook(tuple(grads))
+        if r is not None:
+            grads = list(r)
+    if is_acc:
+        return grads
+    edges = node.next_edges
+    if not node._post_hooks and all(map(_is_none, grads)):
+        return [None] * len(edges)
+    outputs = _apply(node, grads, edges)
+    if node._post_hooks:
+        outputs = _run_post_hooks(node, outputs, grads, edges)
+    return outputs
+
+
+def _run_all(root_edges: list, root_grads: list, keep_graph: bool, create_graph: bool, formula_node) -> None:
+    """``_run_backward`` for a backward of the whole graph (no ``inputs``) without anomaly detection: the same
+    steps in the same order, without the bookkeeping of captured inputs, needed nodes and per-node anomaly
+    checks. The root's gradients are routed first (GraphRoot runs first and returns them); a node with hooks
+    goes through ``_hooked``; a node with one input gets its gradient list made when routed to (no sum)."""
+    deps: dict = {}
+    stack = []
+    for e in root_edges:    # discover the graph and count the dependencies (deps doubles as the visited set)
+        if e is not None:
+            nxt = e[0]
+            d = deps.get(nxt)
+            if d is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = d + 1
+    while stack:
+        for e in stack.pop().next_edges:
+            if e is not None:
+                nxt = e[0]
+                d = deps.get(nxt)
+                if d is None:
+                    deps[nxt] = 1
+                    stack.append(nxt)
+                else:
+                    deps[nxt] = d + 1
+    buffers: dict = {}
+    counter = itertools.count()
+    heap = []
+    ready = None
+    acc_updates = []
+    retains = []
+    node = _GRAPH_ROOT      # the routing of GraphRoot's outputs names it in errors
+    edges = root_edges
+    outputs = root_grads
+    prev_mode = grad_mode.state.enabled
+    grad_mode.state.enabled = create_graph
+    try:
+        while True:
+            i = -1
+            for e in edges:
+                i += 1
+                if e is None:
+                    continue
+                nxt, nr = e
+                g = outputs[i]
+                im = nxt.input_meta
+                # the common case (the input's shape, dtype and device) needs no call; a None meta makes it None
+                if g is not None and nr < len(im) and (g._size, g._dtype, g._storage.device) != im[nr]:
+                    g = validate(node, i, g, im[nr])
+                buf = buffers.get(nxt)
+                if buf is None:
+                    if nr == 0 and len(im) <= 1:     # a single input: its buffer is complete (no sum)
+                        buffers[nxt] = [g]
+                    else:
+                        buf = buffers[nxt] = [None] * len(im)
+                        buf[nr] = g
+                elif g is not None:
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                left = deps[nxt] - 1
+                deps[nxt] = left
+                if left == 0:
+                    if ready is None and not heap:
+                        ready = nxt
+                    else:
+                        if ready is not None:
+                            heappush(heap, (-ready._sequence_nr, next(counter), ready))
+                            ready = None
+                        heappush(heap, (-nxt._sequence_nr, next(counter), nxt))
+            outputs = g = buf = None
+            if ready is not None:
+                node = ready
+                ready = None
+            elif heap:
+                node = heappop(heap)[2]
+            else:
+                break
+            grads = buffers.pop(node, None)
+            if grads is None:
+                grads = [None] * (len(node.input_meta) or 1)
+            cls = node.__class__
+            if cls is AccumulateGrad or (cls is not formula_node and isinstance(node, AccumulateGrad)):
+                m = node.variable._ameta
+                if node._pre_hooks or (m is not None and m.hooks):
+                    grads = _hooked(node, grads, retains)
+                acc_updates.append((node, grads))
+                edges = ()
+                continue
+            edges = node.next_edges
+            if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks or node._retains:
+                outputs = _hooked(node, grads, retains)
+            elif cls is formula_node and (plan := node.info.bwd_by_slot) is not None and \
+                    not node.info.multi_output:
+                # FormulaNode.apply's planned path written out
+                outputs = [None] * len(edges)
+                g = grads[0]
+                if g is not None:
+                    sargs = node.args
+                    for i, fn in plan:
+                        if edges[i] is not None:
+                            outputs[i] = fn(g, sargs)
+                    sargs = None
+            elif grads[0] is None if len(grads) == 1 else all(map(_is_none, grads)):
+                outputs = [None] * len(edges)
+            else:
+                outputs = _apply(node, grads, edges)
+            del grads
+            if not keep_graph:
+                if cls is formula_node:     # FormulaNode.release written out
+                    sargs = node.args
+                    if sargs is not None:
+                        for v in sargs._values.values():
+                            if v.__class__ is SavedTensor:
+                                v.freed = True
+                                v.data = None
+                            elif v.__class__ is list:
+                                for st in v:
+                                    if st.__class__ is SavedTensor:
+                                        st.release()
+                    sargs = None
+                else:
+                    node.release()
+        for t, g in retains:
+            _retain(t, g)
+        for node, grads in acc_updates:
+            node.apply(grads)
+            if not keep_graph and node.__class__ is not AccumulateGrad:    # its release is Node's no-op
+                node.release()
+    finally:
+        grad_mode.state.enabled = prev_mode
 
 
 def _needed_nodes(root, root_edges: list, input_edges: list, targets: dict, accumulate: bool, deps: dict) -> set:
