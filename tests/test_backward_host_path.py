@@ -87,3 +87,30 @@ def test_backward_calls_a_registered_cpu_kernel(op, kernel_args):
         lib._destroy()
     assert op in calls
     assert lin.bias.grad.shape == (3,) and lin.weight.grad.shape == (3, 4)
+
+
+@pytest.mark.parametrize("dtype", [openreg.float32, openreg.float64])
+@pytest.mark.parametrize("fn", ["sigmoid", "tanh"])
+def test_sigmoid_tanh_backward_on_arrays_has_the_operators_bits(dtype, fn):
+    """sigmoid/tanh backward on the arrays (a scalar loss's broadcast gradient, a row-major one) against the
+    fused operator create_graph calls; a transposed result takes the operator in both."""
+    def build():
+        x = openreg.randn(6, 9, dtype=dtype, requires_grad=True)
+        w = openreg.randn(6, 9, dtype=dtype)
+        f = getattr(openreg, fn)
+        loss = f(x).sum() + (f(x * 3) * w).sum() + (f(x.t()) * w.t()).sum()
+        return [x], loss
+    taken = []
+    real = unary.plain_cpu_arrays
+
+    def spy(overload, *tensors):
+        out = real(overload, *tensors)
+        taken.append(out is not None and out[1].flags.c_contiguous)
+        return out
+    unary.plain_cpu_arrays = spy
+    try:
+        fast, slow = _grads(build, False), _grads(build, True)
+    finally:
+        unary.plain_cpu_arrays = real
+    assert taken.count(True) == 2 and not all(taken)
+    assert fast[0].tobytes() == slow[0].tobytes()

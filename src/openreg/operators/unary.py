@@ -15,6 +15,7 @@ import numpy as np
 from .. import dtypes as _dt
 from .._array_bridge import to_compute, wrap_array
 from .._dispatch.ops import A
+from .._quiet import enter_quiet, leave_quiet
 from ..aten.meta_rules import Spec, scalar_type_name
 from ._compute import as_compute, f32_via_f64, pair, quiet, select, upcast, with_constant, xp_of
 from ._formulas import holomorphic, sign
@@ -107,29 +108,46 @@ def _tanh_grad_ops(g, y):
     return g * (1 - y * y)
 
 
-def _fused_grad(fused, g, y, ops):
+def _fused_grad(fused, g, y, ops, arrays_fn):
     """The gradient of sigmoid/tanh from their result ``y``: the fused op (one kernel instead of three) where it
     rounds exactly as the separate ops do (float32/float64, one dtype), the ops otherwise (half precision rounds
-    after each op; autocast mixes dtypes)."""
+    after each op; autocast mixes dtypes). In a backward pass on the CPU (``plain_cpu_arrays``) the fused op's
+    computation ``arrays_fn`` runs on the arrays of a row-major ``y`` and a row-major or fully broadcast ``g``
+    (a scalar loss's gradient), whose result the kernel also lays out row-major."""
     if g._dtype is y._dtype and y._dtype in _SAME_ROUNDING and g._size == y._size:
+        arrays = plain_cpu_arrays(fused, g, y)
+        if arrays is not None and arrays[1].flags.c_contiguous and \
+                (arrays[0].flags.c_contiguous or not any(g._stride)):
+            token = enter_quiet()
+            try:
+                return wrap_array(np.asarray(arrays_fn(np, arrays[0], arrays[1])), g._dtype)
+            finally:
+                leave_quiet(token)
         return fused(g, y)
     return ops(g, y)
 
 
+def _sigmoid_grad_arrays(xp, g, y):
+    """``g * y * (1 - y)``, the product written into its first factor (an array: NumPy makes 0-d results
+    scalars)."""
+    out = xp.asarray(g * y)
+    return xp.multiply(out, 1 - y, out=out)
+
+
+def _tanh_grad_arrays(xp, g, y):
+    return g * (1 - y * y)
+
+
 def _sigmoid_backward_compute(spec, grad_output, output):
     xp, g, y = pair(spec, grad_output, output)
-    y = upcast(y, xp)
     with quiet():
-        # (g * y) * (1 - y), the product written into its first factor (an array: NumPy makes 0-d results scalars)
-        out = xp.asarray(upcast(g, xp) * y)
-        return xp.multiply(out, 1 - y, out=out)
+        return _sigmoid_grad_arrays(xp, upcast(g, xp), upcast(y, xp))
 
 
 def _tanh_backward_compute(spec, grad_output, output):
     xp, g, y = pair(spec, grad_output, output)
-    y = upcast(y, xp)
     with quiet():
-        return upcast(g, xp) * (1 - y * y)
+        return _tanh_grad_arrays(xp, upcast(g, xp), upcast(y, xp))
 
 
 def _backward_op(name: str, compute, grads: dict, example: str) -> Op:
@@ -239,7 +257,8 @@ sin = _float_op("sin", lambda xp, x: xp.sin(x), "self", lambda g, a: g * a.self.
 cos = _float_op("cos", lambda xp, x: xp.cos(x), "self", lambda g, a: -(g * a.self.sin()), ("[0.0]", "[1.0]"),
                 True)
 tanh = _float_op("tanh", lambda xp, x: xp.tanh(x), "result",
-                 lambda g, a: _fused_grad(A.tanh_backward, g, a.result, _tanh_grad_ops), ("[0.0]", "[0.0]"), True)
+                 lambda g, a: _fused_grad(A.tanh_backward, g, a.result, _tanh_grad_ops, _tanh_grad_arrays),
+                 ("[0.0]", "[0.0]"), True)
 def _sigmoid_values(xp, x):
     """``1 / (1 + exp(-x))``, each step written into the first one's result (the same operations, one array)."""
     out = xp.asarray(xp.negative(x))    # an array to write into (NumPy makes a 0-d result a scalar)
@@ -249,7 +268,8 @@ def _sigmoid_values(xp, x):
 
 
 sigmoid = _float_op("sigmoid", _sigmoid_values, "result",
-                    lambda g, a: _fused_grad(A.sigmoid_backward, g, a.result, _sigmoid_grad_ops),
+                    lambda g, a: _fused_grad(A.sigmoid_backward, g, a.result, _sigmoid_grad_ops,
+                                             _sigmoid_grad_arrays),
                     ("[0.0]", "[0.5]"), True)
 reciprocal = _float_op("reciprocal", lambda xp, x: 1 / x, "result", lambda g, a: -(g * a.result * a.result),
                        ("[4.0]", "[0.25]"))
