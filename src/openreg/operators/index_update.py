@@ -17,6 +17,8 @@ checks; the functional overloads clone and call them.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes as _dt
 from .._array_bridge import from_compute, from_float32, to_float32
 from .._dispatch.ops import A, lookup
@@ -127,8 +129,11 @@ def _index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=
     if alpha != 1:
         src = src * alpha
     work = _work(xp, dst, self._dtype)
-    accumulate_at(xp, work, _along(xp, idx, d, src.shape), src, _dt.float32 if self._dtype.is_narrow_float
-                  else self._dtype)
+    dtype = _dt.float32 if self._dtype.is_narrow_float else self._dtype
+    if xp is np:    # whole slices along ``dim``: the row path of accumulate_at (~10x add.at with a full index)
+        accumulate_at(xp, np.moveaxis(work, d, 0), idx, np.moveaxis(src, d, 0), dtype)
+    else:
+        accumulate_at(xp, work, _along(xp, idx, d, src.shape), src, dtype)
     if work is not dst:
         _store(dst, work, self._dtype)
     return self
