@@ -110,6 +110,7 @@ from .amp.legacy_state import *  # noqa: F401,F403,E402  (torch.set_autocast_cpu
 from ._compile import compile  # noqa: F401,E402  (eager: returns the model unchanged)
 from . import _dynamo, compiler, types, version  # noqa: F401,E402  (torch._dynamo, torch.compiler, ...)
 from . import _C, fx  # noqa: F401,E402  (torch._C's Python-called hooks; torch.fx.wrap)
+from ._checks import *  # noqa: F401,F403,E402  (torch._assert, torch._check, ...)
 from . import hub, mps, mtia, xpu  # noqa: F401,E402  (torch.hub; the device modules of absent devices)
 from ._matmul_precision import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: F401,E402
 from ._threads import get_num_threads, set_num_threads  # noqa: F401,E402  (intra-op threads: pool and BLAS)
