@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from openreg._array_bridge import from_compute, to_compute
+from openreg._array_bridge import from_compute, to_compute, wrap_array
 from openreg.aten.structured import empty_tensor
+from openreg.devices import CPU
 from openreg.operators.copy import check_copy, keep_backend_meta, layout_for
+from openreg.operators.shape import cat_meta
 from openreg.scalar_conversion import check_scalar_fits
 
 
@@ -38,9 +40,6 @@ def copy_(self, src, non_blocking: bool = False):
 
 def cat(tensors, dim: int = 0):
     """One NumPy concatenate (converting to the promoted dtype on the fly) instead of a copy_ per input."""
-    from openreg._array_bridge import wrap_array
-    from openreg.devices import CPU
-    from openreg.operators.shape import cat_meta
     size, dtype, dev, parts, d = cat_meta(tensors, dim)
     if dev._type != "cpu":
         raise RuntimeError(f"cat: the CPU kernel got tensors on {dev}")

@@ -88,35 +88,43 @@ def cat_meta(tensors, dim: int):
     """(result size, dtype, device, the tensors that take part) with PyTorch's checks and messages."""
     if len(tensors) == 0:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    dtype = tensors[0]._dtype
-    dev = tensors[0].device
+    first = tensors[0]
+    dtype = first._dtype
+    dev = first._storage.device
     for t in tensors[1:]:
-        dtype = _dt.promote_types(dtype, t._dtype)
-        if t.device != dev:
+        if t._dtype is not dtype:
+            dtype = _dt.promote_types(dtype, t._dtype)
+        tdev = t._storage.device
+        if tdev is not dev and tdev != dev:
             raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
-                               f"{dev} and {t.device}!")
+                               f"{dev} and {tdev}!")
     # Legacy rule: 1-D tensors of size 0 are skipped whatever the other shapes are.
-    parts = [(i, t) for i, t in enumerate(tensors) if not (len(t._size) == 1 and t._size[0] == 0)]
+    parts = [(i, t) for i, t in enumerate(tensors) if t._size != _EMPTY_1D]
     for i, t in enumerate(tensors):
-        if len(t._size) == 0:
+        if not t._size:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     if not parts:
         return (0,), dtype, dev, parts, 0
-    _, ref = parts[0]
-    d = wrap_dim(dim, len(ref._size))
+    ref = parts[0][1]._size
+    d = wrap_dim(dim, len(ref))
     total = 0
     for i, t in parts:
-        if len(t._size) != len(ref._size):
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref._size)} and "
-                               f"{len(t._size)}")
-        for k, (a, b) in enumerate(zip(ref._size, t._size)):
-            if k != d and a != b:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
-                                   f"got size {b} for tensor number {i} in the list.")
-        total += t._size[d]
-    size = list(ref._size)
+        size = t._size
+        if size != ref:     # (tuple comparisons and indexing: Size's own __getitem__ is a Python frame)
+            if len(size) != len(ref):
+                raise RuntimeError(f"Tensors must have same number of dimensions: got {len(ref)} and {len(size)}")
+            for k, (a, b) in enumerate(zip(ref, size)):
+                if k != d and a != b:
+                    raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size {a} "
+                                       f"but got size {b} for tensor number {i} in the list.")
+        total += _tuple_item(size, d)
+    size = list(ref)
     size[d] = total
     return tuple(size), dtype, dev, parts, d
+
+
+_EMPTY_1D = (0,)
+_tuple_item = tuple.__getitem__
 
 
 def _cat_into(out: Tensor, parts, d: int) -> Tensor:
