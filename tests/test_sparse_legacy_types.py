@@ -87,3 +87,21 @@ def test_device_sparse_types_make_device_tensors():
     name = privateuse1_name()
     assert s.is_sparse and s.device.type == name
     assert repr(openreg.privateuseone.sparse.FloatTensor) == f"<class 'openreg.{name}.sparse.FloatTensor'>"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_new_of_a_sparse_tensor_makes_sparse_tensors(device):
+    """``g.new(indices, values, size)`` (DLRM's row-wise sparse Adagrad) and ``g.new(*sizes)``: sparse tensors of
+    ``g``'s device, without the legacy types' deprecation warnings."""
+    import warnings
+    made = []
+    for lib, dev in ((torch, "cpu"), (openreg, device)):
+        g = lib.sparse_coo_tensor(lib.tensor([[0, 2]], device=dev), lib.ones(2, 3, device=dev), (4, 3)).coalesce()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", UserWarning)
+            row = g.new(g._indices(), lib.tensor([1.0, 2.0], device=dev), [4])
+            empty = g.new(2, 3)
+        assert row.is_sparse and empty.is_sparse and row.device.type == lib.device(dev).type
+        made.append((tuple(row.shape), row.to_dense().cpu().tolist(), tuple(empty.shape), empty._nnz(),
+                     tuple(empty._indices().shape)))
+    assert made[0] == made[1]

@@ -194,6 +194,9 @@ def new(self, *args, **kwargs):
     """
     if "device" not in kwargs:
         kwargs = dict(kwargs, device=self.device)
+    if self.is_sparse:      # new(indices, values[, size]) or new(*sizes): a sparse tensor
+        from .sparse.legacy_types import sparse_legacy_new
+        return sparse_legacy_new(self._dtype, self.device.type, args, kwargs, warn=False)
     return legacy_new(self._dtype, self.device.type, args, kwargs)
 
 

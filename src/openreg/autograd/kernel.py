@@ -127,7 +127,7 @@ class Args:
                 if t._vc.value == v.version:
                     return t
             return v.unpack(None if self._node_ref is None else self._node_ref())
-        if type(v) is list and v and type(v[0]) is SavedTensor:
+        if type(v) is list and any(type(s) is SavedTensor for s in v):     # Tensor?[] may start with None
             node = None if self._node_ref is None else self._node_ref()
             return [s.unpack(node) if type(s) is SavedTensor else s for s in v]
         return v

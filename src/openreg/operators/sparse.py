@@ -655,5 +655,6 @@ register(sparse_coo_op, indices_op, values_op, checked_indices_op, checked_value
          sparse_dim_op, dense_dim_op, coalesce_op, coalesce_impl_op, to_dense_op, to_dense_impl_op, to_sparse_op,
          sparse_mask_op)
 
-__all__ = ["add_sparse", "add_sparse_", "addmm_sparse", "clone_sparse", "detach_sparse", "mm_sparse", "mul_scalar_sparse",
-           "mul_scalar_sparse_", "mul_sparse", "mul_sparse_", "neg_sparse", "zero_sparse_", "sparse_coo_tensor", "spmm", "t_sparse", "to_copy_sparse", "transpose_sparse"]
+__all__ = ["add_sparse", "add_sparse_", "addmm_sparse", "clone_sparse", "detach_sparse", "mm_sparse",
+           "mul_scalar_sparse", "mul_scalar_sparse_", "mul_sparse", "mul_sparse_", "neg_sparse", "sparse_coo_tensor",
+           "spmm", "t_sparse", "to_copy_sparse", "transpose_sparse", "zero_sparse_"]

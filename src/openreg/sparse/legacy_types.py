@@ -35,8 +35,9 @@ def _size_args(args) -> tuple | None:
     return None
 
 
-def sparse_legacy_new(dtype, device_type: str, args: tuple, kwargs: dict):
-    """The tensor ``openreg[.<device>].sparse.<Type>(*args, device=None)`` makes."""
+def sparse_legacy_new(dtype, device_type: str, args: tuple, kwargs: dict, *, warn: bool = True):
+    """The tensor ``openreg[.<device>].sparse.<Type>(*args, device=None)`` makes (``warn``: its deprecation
+    warnings; a sparse tensor's ``new(...)`` gives none, as PyTorch's)."""
     import openreg
 
     unknown = [k for k in kwargs if k != "device"]
@@ -49,8 +50,10 @@ def sparse_legacy_new(dtype, device_type: str, args: tuple, kwargs: dict):
                            f"{device.type} was passed")
     if len(args) in (2, 3) and all(isinstance(a, TensorBase) for a in args[:2]):
         indices, values = args[0], args[1]
-        warnings.warn("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  Please use "
-                      "torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).", UserWarning, stacklevel=3)
+        if warn:
+            warnings.warn("torch.sparse.SparseTensor(indices, values, shape, *, device=) is deprecated.  Please use "
+                          "torch.sparse_coo_tensor(indices, values, shape, dtype=, device=).", UserWarning,
+                          stacklevel=3)
         if indices.dtype != _dt.int64:
             raise RuntimeError("indices must be an int64 tensor")
         size = None if len(args) == 2 else args[2]
@@ -64,7 +67,7 @@ def sparse_legacy_new(dtype, device_type: str, args: tuple, kwargs: dict):
         got = ", ".join(type(a).__name__ if not isinstance(a, TensorBase) else "Tensor" for a in args)
         raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:"
                         f"\n{_FORMS}")
-    if args:
+    if args and warn:
         warnings.warn("torch.sparse.SparseTensor(shape, *, device=) is deprecated.  Please use "
                       "torch.sparse_coo_tensor(shape, dtype=, device=).", UserWarning, stacklevel=3)
     indices = openreg.zeros(len(size), 0, dtype=_dt.int64, device=device)
