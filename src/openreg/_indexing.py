@@ -23,6 +23,8 @@ from ._dispatch.ops import A
 from .scalar_conversion import as_tensor_scalar
 from .tensor import TensorBase as Tensor  # importable while the Tensor class is built
 
+_tuple_item = tuple.__getitem__
+
 _BASIC_TYPES = (int, slice, type(None), type(Ellipsis))
 
 
@@ -67,7 +69,7 @@ def _bound(value):
 
 
 def _select(result: Tensor, dim: int, real_dim: int, i: int) -> Tensor:
-    size = result._size[dim]
+    size = _tuple_item(result._size, dim)     # not Size.__getitem__, a Python frame
     if not -size <= i < size:
         raise IndexError(f"index {i} is out of bounds for dimension {real_dim} with size {size}")
     return A.select__int(result, dim, i)

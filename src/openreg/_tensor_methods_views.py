@@ -105,10 +105,6 @@ def _finish(t, requires_grad):
     return t.requires_grad_(True) if requires_grad else t
 
 
-def __getitem__(self, index):
-    return _indexing.getitem(self, index)
-
-
 def __setitem__(self, index, value):
     _indexing.setitem(self, index, value)
 
@@ -116,7 +112,7 @@ def __setitem__(self, index, value):
 ViewMethods = mixin("ViewMethods", {
     "is_contiguous": is_contiguous, "new_empty": new_empty, "new_empty_strided": new_empty_strided,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full, "new_tensor": new_tensor,
-    "__getitem__": __getitem__, "__setitem__": __setitem__,
+    "__getitem__": _indexing.getitem, "__setitem__": __setitem__,   # getitem itself: no wrapper frame per x[i]
 })
 
 __all__ = ["Size", "ViewMethods", "numbers"]

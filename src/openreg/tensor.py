@@ -50,6 +50,7 @@ class Size(tuple):
 
 
 _tuple_item = tuple.__getitem__     # an element of a Size without Size.__getitem__'s Python frame
+_new = object.__new__
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
@@ -141,7 +142,20 @@ class TensorBase:
     # -- construction helpers used by kernels -------------------------------------------------------
     @classmethod
     def _make(cls, storage, size, stride, offset, dtype, vc=None, base=None) -> Tensor:
-        return object.__new__(Tensor if cls is TensorBase else cls)._init_view(storage, size, stride, offset, dtype, vc, base)
+        # _init_view written out: every view and kernel result is made here (one frame less per view)
+        self = _new(Tensor if cls is TensorBase else cls)
+        self._storage = storage
+        self._size = size
+        self._stride = stride
+        self._offset = offset
+        self._dtype = dtype
+        self._ks = (_KEYSETS if base is None else _VIEW_KEYSETS)[storage.device._type]
+        self._vc = new_version() if vc is None else vc
+        self._base = base
+        self._arr = self._arr_src = None
+        self._rg = False
+        self._grad_fn = None
+        return self
 
     @staticmethod
     def _from_array(arr, dtype=None, device: Device = CPU) -> Tensor:

@@ -232,7 +232,7 @@ def select(self: Tensor, dim: int, index: int) -> Tensor:
     n = len(self._size)
     if n == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = wrap_dim(dim, n)
+    d = dim if dim.__class__ is int and 0 <= dim < n else wrap_dim(dim, n)
     full = tuple(self._size)    # indexed as a tuple: Size's Python __getitem__ is not called
     size = full[d]
     if not -size <= index < size:
