@@ -91,6 +91,7 @@ SAMPLES = {
     "clamp": Sample(lambda m: (m(2, 3), -1.0, 1.0), np.clip),
     "clamp_min": Sample(lambda m: (m(2, 3), 0.5), np.maximum),
     "clamp_max": Sample(lambda m: (m(2, 3), 0.5), np.minimum),
+    "hardtanh": Sample(lambda m: (m(2, 3), -0.5, 0.5), np.clip, variants=("overload", "out", "inplace")),
     # differences.py
     "diff": Sample(lambda m: (m(2, 5),), lambda x: np.diff(x), variants=("overload", "function", "method")),
     "count_nonzero": Sample(lambda m: (m(2, 3),), lambda x: np.asarray(np.count_nonzero(x), np.int64),

@@ -179,8 +179,9 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
     >>> openreg.nn.functional.hardsigmoid(openreg.tensor([-4.0, 0.0, 4.0])).tolist()
     [0.0, 0.5, 1.0]
     """
-    out = _in_opmath(input, lambda t: hardtanh(t + 3.0, 0.0, 6.0) / 6.0)   # zero gradient at +-3, as PyTorch's
-    return input.copy_(out) if inplace else out
+    if not inplace:
+        return A.hardsigmoid(input)   # PyTorch's operator and HardsigmoidBackward0 (aten.hardsigmoid_backward)
+    return input.copy_(A.hardsigmoid(input.clone() if input.requires_grad else input))
 
 
 def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
@@ -190,7 +191,9 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     >>> openreg.nn.functional.hardswish(openreg.tensor([1.0, 4.0])).tolist()
     [0.6666666865348816, 4.0]
     """
-    return _maybe_inplace(input, inplace, lambda t: t * hardtanh(t + 3.0, 0.0, 6.0) / 6.0)   # grad 0 at -3, 1 at 3
+    if not inplace:
+        return A.hardswish(input)     # PyTorch's operator and HardswishBackward0 (aten.hardswish_backward)
+    return input.copy_(A.hardswish(input.clone() if input.requires_grad else input))
 
 
 def mish(input: Tensor, inplace: bool = False) -> Tensor:
