@@ -163,6 +163,8 @@ def normalize_dims(dims, ndim: int) -> tuple:
     >>> normalize_dims([-1, 0], 3), normalize_dims(None, 2)
     ((2, 0), (0, 1))
     """
+    if dims is None:        # every dim (a full reduction)
+        return _ALL_DIMS[ndim] if ndim < len(_ALL_DIMS) else tuple(range(ndim))
     # a reduction resolves its dims on every call, the same few each time: plain ints are remembered
     c = dims.__class__
     key = (dims, ndim) if c is int else (tuple(dims), ndim) if c is list or c is tuple else None
@@ -189,6 +191,7 @@ def normalize_dims(dims, ndim: int) -> tuple:
 
 
 _normalized: dict = {}
+_ALL_DIMS = tuple(tuple(range(n)) for n in range(9))
 
 
 def check_nonnegative_size(op: str, size) -> None:

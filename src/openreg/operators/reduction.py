@@ -97,8 +97,9 @@ def host_sum(arr, axes: tuple, acc, keepdim: bool = False):
     [2.0, 2.0, 2.0]
     """
     if arr.size < _SPLIT:
-        if arr.dtype == acc and tuple(sorted(axes)) == tuple(range(len(axes))):
-            out = leading_sums(arr, len(axes), keepdim)
+        k = len(axes)
+        if k < arr.ndim and arr.dtype == acc and tuple(sorted(axes)) == tuple(range(k)):
+            out = leading_sums(arr, k, keepdim)     # (never for every axis: leading_sums declines that)
             if out is not None:
                 return out
         return np.asarray(_add_reduce(arr, axes, acc, None, keepdim))   # ndarray.sum without its wrapper
@@ -213,6 +214,13 @@ mean = _dim_reduction("mean", "mean", "mean__dim", "mean__out", """Mean over ``d
     """)
 
 
+def _sum_method(self, dim=None, keepdim: bool = False, *, dtype=None):
+    """``Tensor.sum``: ``x.sum()`` calls the all-elements overload directly (one frame, no keywords)."""
+    if dim is None and not keepdim:
+        return A.sum(self) if dtype is None else A.sum(self, dtype=dtype)
+    return sum(self, dim, keepdim, dtype=dtype)
+
+
 def prod(input, dim=None, keepdim: bool = False, *, dtype=None, out=None):
     """Product of all elements, or over one ``dim``.
 
@@ -246,7 +254,7 @@ sum_op = Op(
     derivatives={"sum": Deriv(linear=True, self=lambda g, a: A.expand(g, a.size_of("self"))),
                  "sum.dim_IntList": Deriv(linear=True, name="SumBackward1",
                                           self=lambda g, a: unreduce(g, a.size_of("self"), a.dim, a.keepdim))},
-    function=sum, method=lambda self, dim=None, keepdim=False, *, dtype=None: sum(self, dim, keepdim, dtype=dtype))
+    function=sum, method=_sum_method)
 mean_op = Op(
     "mean",
     """
