@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._host_arrays import addcdiv_, addcmul_, applies, grad_of, next_step, steps_apply
+from ._host_arrays import addcdiv_, addcmul_, applies, grad_of, next_step, steps_apply, temp
 
 
 def update(p, state: dict, *, lr: float, lr_decay: float, eps: float, weight_decay: float, maximize: bool) -> bool:
@@ -34,7 +34,7 @@ def update(p, state: dict, *, lr: float, lr_decay: float, eps: float, weight_dec
     clr = lr / (1 + (step - 1) * lr_decay)
     sum_t = state["sum"]
     s = addcmul_(kind, sum_t._array(), g, g, 1)             # state_sum.addcmul_(g, g, 1)
-    std = np.sqrt(s)                                        # .sqrt().add_(eps)
+    std = temp(np.sqrt(s))                                  # .sqrt().add_(eps)
     np.add(std, kind(eps), out=std)
     x = p._array()
     addcdiv_(kind, x, g, std, -clr)                         # p.addcdiv_(g, std, -clr)

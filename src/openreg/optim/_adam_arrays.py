@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._host_arrays import addcmul_, applies, grad_of, lerp_, next_step, steps_apply
+from ._host_arrays import addcmul_, applies, grad_of, lerp_, next_step, steps_apply, temp
 
 
 def update(params: list, states: list, *, lr: float, beta1: float, beta2: float, eps: float, weight_decay: float,
@@ -55,9 +55,9 @@ def update(params: list, states: list, *, lr: float, beta1: float, beta2: float,
             np.maximum(mx, v, out=mx)
             mx_t._vc.value += 1
             v = mx
-        denom = np.true_divide(np.sqrt(v), scalar(bias_correction2_sqrt))
+        denom = temp(np.true_divide(np.sqrt(v), scalar(bias_correction2_sqrt)))
         np.add(denom, scalar(eps), out=denom)
-        upd = np.multiply(m, scalar(-(lr / bias_correction1)))
+        upd = temp(np.multiply(m, scalar(-(lr / bias_correction1))))
         np.true_divide(upd, denom, out=upd)
         np.add(x, upd, out=x)
         for t in (p, m_t, v_t):

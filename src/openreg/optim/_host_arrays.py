@@ -74,6 +74,12 @@ def next_step(state: dict) -> float:
     return float(arr)
 
 
+def temp(x):
+    """``x`` as an array: a NumPy ufunc of 0-d arrays (a scalar parameter's) returns a scalar, which a later
+    ``out=`` cannot take and ``.copy()`` does not make an array."""
+    return x if x.__class__ is np.ndarray else np.asarray(x)
+
+
 def factor(kind, alpha):
     """What the ``add`` kernels scale their second operand by for ``alpha``, for arrays of the scalar type
     ``kind`` (``np.float32``/``np.float64``): None for 1 (no scaling), else ``alpha`` as a ``kind`` scalar."""
@@ -89,13 +95,13 @@ def grad_of(p, maximize: bool, weight_decay, kind):
     if weight_decay != 0:
         x, f = p._array(), factor(kind, weight_decay)
         g = np.add(g, x if f is None else x * f)
-    return g
+    return temp(g)
 
 
 def lerp_(kind, start, end, weight):
     """``_pointwise.lerp_(start, end, weight)`` on arrays: ``start += (end - start) * weight`` for weights below
     0.5, else ``start = end - (end - start) * (1 - weight)``."""
-    d = np.subtract(end, start)
+    d = temp(np.subtract(end, start))
     if weight < 0.5:
         np.multiply(d, kind(weight), out=d)
         np.add(start, d, out=start)
@@ -111,7 +117,7 @@ def _addc_(op, kind, t, a, b, value):
     if value == 1:
         r = op(a, b)
     else:
-        r = np.multiply(a, kind(value))
+        r = temp(np.multiply(a, kind(value)))
         op(r, b, out=r)
     np.add(t, r, out=t)
     return t

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._host_arrays import addcdiv_, addcmul_, applies, factor, grad_of, lerp_, next_step, steps_apply
+from ._host_arrays import addcdiv_, addcmul_, applies, factor, grad_of, lerp_, next_step, steps_apply, temp
 
 
 def update(p, state: dict, *, lr: float, alpha: float, eps: float, weight_decay: float, momentum: float,
@@ -45,7 +45,7 @@ def update(p, state: dict, *, lr: float, alpha: float, eps: float, weight_decay:
         avg = addcmul_(kind, sq.copy(), ga, ga, -1)         # square_avg.clone().addcmul_(ga, ga, -1).sqrt_()
         np.sqrt(avg, out=avg)
     else:
-        avg = np.sqrt(sq)
+        avg = temp(np.sqrt(sq))
     np.add(avg, kind(eps), out=avg)                         # .add_(eps)
     x = p._array()
     if momentum > 0:
