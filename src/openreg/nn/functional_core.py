@@ -12,6 +12,7 @@ from __future__ import annotations
 from .._dispatch.ops import A
 from ..amp.composite import autocast_composite
 from ..tensor import Tensor
+from ._linear_arrays import linear_2d
 from .loss_functional import (
     broadcast_pair,
     fused_loss_applies,
@@ -31,14 +32,18 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     ndim = input.dim()
     if ndim == 2 and bias is not None:
-        return A.addmm(bias, input, weight.t())
+        out = linear_2d(input, weight, bias)     # the same op and graph without the dispatcher, when it applies
+        return out if out is not None else A.addmm(bias, input, weight.t())
     if bias is not None and ndim > 2 and input.is_contiguous() and (ndim == 3 or bias.dim() == 1):
         # as PyTorch: a contiguous n-d input is one addmm over its rows, viewed back (no separate bias add)
         size = input.shape
         rows = 1
         for s in size[:-1]:
             rows *= s
-        out = A.addmm(bias, input.reshape(rows, size[-1]), weight.t())
+        flat = input.reshape(rows, size[-1])
+        out = linear_2d(flat, weight, bias)
+        if out is None:
+            out = A.addmm(bias, flat, weight.t())
         return out.view(*size[:-1], out.shape[1])
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
