@@ -121,8 +121,7 @@ def sparse_repr(t: SparseCooTensor) -> str:
 
     def body(x: Tensor, prefix: str) -> str:
         arr = np.asarray(host_array(x.detach()))
-        text = _format_values(arr) if arr.size else "[]"
-        text = text.replace("\n", "\n" + " " * (indent + len(prefix)))
+        text = _format_values(arr, indent + len(prefix)) if arr.size else "[]"
         if arr.size == 0:
             text += f", size={tuple(x.shape)}"
         return f"{prefix}{text})"
