@@ -72,7 +72,63 @@ def _rounding_op(name: str, fn, example: str, grad=_zero_grad) -> Op:
 floor = _rounding_op("floor", lambda xp, x: xp.floor(x), "[-2.0, 2.0]")
 ceil = _rounding_op("ceil", lambda xp, x: xp.ceil(x), "[-1.0, 3.0]")
 trunc = _rounding_op("trunc", lambda xp, x: xp.trunc(x), "[-1.0, 2.0]")
-round = _rounding_op("round", lambda xp, x: xp.rint(x), "[-2.0, 2.0]")   # half to even, as PyTorch
+def _round_decimals_compute(spec, self, *, decimals):
+    """PyTorch's ``round(x, decimals=d)``: ``rint(x * 10**d) / 10**d``, or ``rint(x / 10**-d) * 10**-d`` for a
+    negative ``d``, in the compute dtype (float32 for float32, half and bfloat16, as PyTorch's opmath)."""
+    xp = xp_of(self)
+    x = upcast(to_compute(self), xp)
+    try:
+        power = 10.0 ** abs(decimals)
+    except OverflowError:       # as PyTorch's pow(10, d): infinite, and the results NaN
+        power = float("inf")
+    with quiet():
+        scale = x.dtype.type(power)
+        return xp.rint(x / scale) * scale if decimals < 0 else xp.rint(x * scale) / scale
+
+
+def _round_decimals_meta(self, *, decimals) -> Spec:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
+        raise NotImplementedError(f"\"round_cpu\" not implemented for '{scalar_type_name(self._dtype)}'")
+    return _same_dtype("round")(self)
+
+
+def _round_function(input, *, decimals: int = 0, out=None):
+    """Round half to even; with ``decimals``, to that many decimal places (negative: to tens, hundreds, ...).
+
+    >>> import openreg
+    >>> openreg.round(openreg.tensor([-1.5, 2.5, 0.5])).tolist()
+    [-2.0, 2.0, 0.0]
+    >>> openreg.round(openreg.tensor([1234.5678]), decimals=-2).tolist(), openreg.tensor([0.125]).round(decimals=2).tolist()
+    ([1200.0], [0.11999999731779099])
+    """
+    if decimals == 0:
+        return A.round(input) if out is None else A.round__out(input, out=out)
+    return A.round__decimals(input, decimals=decimals) if out is None else A.round__decimals_out(
+        input, decimals=decimals, out=out)
+
+
+def _round_method(self, *, decimals: int = 0):
+    return A.round(self) if decimals == 0 else A.round__decimals(self, decimals=decimals)
+
+
+def _round_method_(self, *, decimals: int = 0):
+    return A.round_(self) if decimals == 0 else A.round___decimals(self, decimals=decimals)
+
+
+round = Op(
+    "round",
+    _schemas("round") + """
+    round.decimals(Tensor self, *, int decimals) -> Tensor  [pointwise]
+    round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)  [pointwise]
+    round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)  [pointwise]
+    """,
+    meta={"round": _same_dtype("round"), "round.decimals": _round_decimals_meta},
+    compute={"round": _rounding(lambda xp, x: xp.rint(x)), "round.decimals": _round_decimals_compute},  # half to even
+    elementwise=True,
+    derivatives={"round": Deriv(pointwise=True, self=_zero_grad),
+                 "round.decimals": Deriv(pointwise=True, name="RoundBackward1", self=_zero_grad)},
+    function=_round_function, method=_round_method, extra_methods={"round_": _round_method_},
+)
 frac = _rounding_op("frac", lambda xp, x: x - xp.trunc(x), "[-0.5, 0.25]", grad=lambda g, a: g)
 sign = _rounding_op("sign", _sign, "[-1.0, 1.0]")
 
