@@ -12,6 +12,7 @@ from . import dtypes as _dtypes
 from ._dispatch.ops import A
 from ._linalg_error import LinAlgError
 from ._linalg_lu import lstsq, lu, lu_factor, lu_factor_ex, lu_solve, raise_for_info, solve_ex
+from .aten.meta_rules import scalar_type_name
 from .tensor import Tensor
 
 __all__ = [
@@ -81,34 +82,70 @@ def vector_norm(x: Tensor, ord: float = 2, dim=None, keepdim: bool = False, *, d
     return result if out is None else out.copy_(result)
 
 
-def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
-    """The Frobenius norm of the matrices in the last two dims (other orders raise NotImplementedError).
+def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None,
+                out: Tensor | None = None) -> Tensor:
+    """The ``ord`` norm of the matrices in ``dim``: ``"fro"``, ``"nuc"`` (sum of singular values), 2/-2 (the
+    largest/smallest singular value), 1/-1 (max/min column sum of ``|A|``), inf/-inf (max/min row sum).
 
     >>> import openreg
-    >>> openreg.linalg.matrix_norm(openreg.ones(2, 2)).item()
-    2.0
+    >>> A = openreg.tensor([[1.0, 2.0], [3.0, 4.0]])
+    >>> [openreg.linalg.matrix_norm(A, o).item() for o in (1, float("inf"), -1)]
+    [6.0, 7.0, 4.0]
+    >>> round(openreg.linalg.matrix_norm(A, "nuc").item(), 4), openreg.linalg.matrix_norm(openreg.ones(2, 2)).item()
+    (5.831, 2.0)
     """
-    if ord != "fro":
-        raise NotImplementedError(f"openreg: linalg.matrix_norm(ord={ord!r}) is not implemented (only 'fro')")
-    return vector_norm(A, 2, list(dim), keepdim, dtype=dtype)
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
+    dims = [d % A.dim() for d in dim]
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}")
+    if dims[0] == dims[1]:
+        raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({dim[0]}, {dim[1]})")
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"linalg.matrix_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{scalar_type_name(A.dtype)}")
+    if ord not in ("fro", "nuc", 1, -1, 2, -2, float("inf"), -float("inf")):
+        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
+    if dtype is not None:
+        A = A.to(dtype)
+    if ord == "fro":
+        result = vector_norm(A, 2, dims, keepdim)
+    elif ord in ("nuc", 2, -2):
+        s = svdvals(A.movedim(dims, (-2, -1)))
+        result = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
+        if keepdim:
+            for d in sorted(dims):
+                result = result.unsqueeze(d)
+    else:
+        summed, over = (dims[0], dims[1]) if abs(ord) == 1 else (dims[1], dims[0])
+        sums = A.abs().sum(summed, keepdim=True)
+        result = sums.amax(over, keepdim=True) if ord > 0 else sums.amin(over, keepdim=True)
+        if not keepdim:
+            result = result.squeeze(tuple(dims))
+    return result if out is None else out.copy_(result)
 
 
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None, out: Tensor | None = None) -> Tensor:
-    """``vector_norm`` for vectors (or with an int ``dim``), the Frobenius norm for ``ord="fro"``.
+    """A vector norm (``ord`` a number and ``dim`` an int, or a 1-D input) or a matrix norm (``ord`` a string, or
+    a 2-tuple ``dim``, or a 2-D input); without ``ord``, the 2-norm of all elements.
 
     >>> import openreg
-    >>> openreg.linalg.norm(openreg.tensor([[3.0, 4.0]])).item()
-    5.0
+    >>> openreg.linalg.norm(openreg.tensor([[3.0, 4.0]])).item(), openreg.linalg.norm(openreg.eye(2), 2).item()
+    (5.0, 1.0)
     """
-    if isinstance(ord, str):
-        result = matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
-    elif ord is None:
+    if dim is not None and not isinstance(dim, int):
+        dim = tuple(dim)
+    if ord is None:
         result = vector_norm(A, 2, dim, keepdim, dtype=dtype)
-    elif dim is not None and not isinstance(dim, int) and len(dim) == 2 or dim is None and A.dim() == 2:
-        raise NotImplementedError(f"openreg: linalg.norm with a numeric ord={ord} over two dims (a matrix norm) is "
-                                  f"not implemented")
     else:
-        result = vector_norm(A, ord, dim, keepdim, dtype=dtype)
+        if dim is None and A.dim() not in (1, 2):
+            raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. Got "
+                               f"{A.dim()}D.")
+        matrix = isinstance(ord, str) or (len(dim) == 2 if isinstance(dim, tuple) else dim is None and A.dim() == 2)
+        if matrix:
+            result = matrix_norm(A, ord, (-2, -1) if dim is None else dim, keepdim, dtype=dtype)
+        else:
+            result = vector_norm(A, ord, dim, keepdim, dtype=dtype)
     return result if out is None else out.copy_(result)
 
 
@@ -491,7 +528,7 @@ def vander(x: Tensor, *, N: int | None = None) -> Tensor:
 
 def cond(A: Tensor, p=None, *, out: Tensor | None = None) -> Tensor:
     """The condition number of ``A`` in the norm ``p``: ``None``/2 the ratio of the extreme singular values,
-    -2 its inverse, ``"fro"`` ``||A|| ||A^-1||`` (other norms raise NotImplementedError).
+    -2 its inverse, the other matrix norms ``||A|| ||A^-1||``.
 
     >>> import openreg
     >>> openreg.linalg.cond(openreg.tensor([[2.0, 0.0], [0.0, 0.5]])).item()
@@ -502,10 +539,8 @@ def cond(A: Tensor, p=None, *, out: Tensor | None = None) -> Tensor:
     if p is None or p == 2 or p == -2:
         s = svdvals(A)
         result = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
-    elif p == "fro":
-        result = matrix_norm(A) * matrix_norm(inv(A))
     else:
-        raise NotImplementedError(f"openreg: linalg.cond(p={p!r}) is not implemented (only None, 2, -2, 'fro')")
+        result = matrix_norm(A, p) * matrix_norm(inv(A), p)
     return result if out is None else out.copy_(result)
 
 
