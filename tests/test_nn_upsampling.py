@@ -71,3 +71,21 @@ def test_upsampling_bilinear2d_module_matches_torch(device):
     x = np.random.default_rng(3).standard_normal((1, 2, 3, 4)).astype("float32")
     tc.compare(lambda t: openreg.nn.UpsamplingBilinear2d(scale_factor=2)(t),
                lambda t: tc.torch.nn.UpsamplingBilinear2d(scale_factor=2)(t), [x], device, grad=(0,))
+
+
+@pytest.mark.parametrize("mode,align_corners", [("nearest", None), ("nearest-exact", None), ("area", None),
+                                                ("trilinear", False), ("trilinear", True)])
+@pytest.mark.parametrize("kw", [dict(scale_factor=2), dict(size=(3, 5, 4)), dict(scale_factor=(0.5, 1.5, 2.0))])
+def test_interpolate_volumes_match_torch(mode, align_corners, kw):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4, 5, 6)).astype(np.float32)
+    results = []
+    for lib in (openreg, torch):
+        t = lib.tensor(x).requires_grad_()
+        y = lib.nn.functional.interpolate(t, mode=mode, align_corners=align_corners, **kw)
+        g = np.random.default_rng(1).standard_normal(tuple(y.shape)).astype(np.float32)
+        y.backward(lib.tensor(g))
+        results.append((np.array(y.detach().tolist()), np.array(t.grad.tolist())))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=0, atol=3e-6)

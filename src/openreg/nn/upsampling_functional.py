@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import math
 
-from .._dispatch.ops import A, lookup
+from .._dispatch.ops import lookup
 from ..tensor import Tensor
 
 __all__ = ["interpolate", "upsample", "upsample_bilinear", "upsample_nearest"]
 
 _MODES = "nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact"
 _NEEDS = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+_NEAREST = {("nearest", 3): "aten::upsample_nearest1d", ("nearest", 4): "aten::upsample_nearest2d",
+            ("nearest", 5): "aten::upsample_nearest3d", ("nearest-exact", 3): "aten::_upsample_nearest_exact1d",
+            ("nearest-exact", 4): "aten::_upsample_nearest_exact2d",
+            ("nearest-exact", 5): "aten::_upsample_nearest_exact3d"}
 
 
 def _output_size_and_scales(input: Tensor, size, scale_factor, recompute_scale_factor, mode: str):
@@ -61,8 +65,8 @@ def _output_size_and_scales(input: Tensor, size, scale_factor, recompute_scale_f
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
-    """Resize ``(N, C, *spatial)`` to ``size`` or by ``scale_factor`` with ``mode`` nearest, nearest-exact,
-    linear (3-D), bilinear/bicubic (4-D) or area (3-D/4-D).
+    """Resize ``(N, C, *spatial)`` to ``size`` or by ``scale_factor`` with ``mode`` nearest, nearest-exact or
+    area (3-D to 5-D), linear (3-D), bilinear/bicubic (4-D) or trilinear (5-D).
 
     >>> import openreg
     >>> x = openreg.tensor([[[0.0, 1.0]]])
@@ -82,28 +86,18 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if antialias:
         raise NotImplementedError("openreg: interpolate(antialias=True) is not implemented yet")
     nd = input.dim()
-    if mode in ("nearest", "nearest-exact"):
-        exact = "_exact" if mode == "nearest-exact" else ""
-        if nd == 3:
-            return lookup("aten::_upsample_nearest_exact1d" if exact else "aten::upsample_nearest1d")(
-                input, output_size, *scales)
-        if nd == 4:
-            return lookup("aten::_upsample_nearest_exact2d" if exact else "aten::upsample_nearest2d")(
-                input, output_size, *scales)
-    elif mode == "area" and nd in (3, 4):
+    if (mode, nd) in _NEAREST:
+        return lookup(_NEAREST[mode, nd])(input, output_size, *scales)
+    if mode == "area" and nd in (3, 4, 5):
+        from .pooling3d_functional import adaptive_avg_pool3d
         from .pooling_functional import adaptive_avg_pool1d, adaptive_avg_pool2d
-        return (adaptive_avg_pool1d if nd == 3 else adaptive_avg_pool2d)(input, output_size)
-    elif mode in _NEEDS and nd in (3, 4, 5):
+        return {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}[nd](input, output_size)
+    if mode in _NEEDS and nd in (3, 4, 5):
         if nd != _NEEDS[mode]:
             raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {_NEEDS[mode]}D input")
-        if mode == "linear":
-            return A.upsample_linear1d(input, output_size, align_corners, *scales)
-        if mode == "bilinear":
-            return A.upsample_bilinear2d(input, output_size, align_corners, *scales)
-        if mode == "bicubic":
-            return A.upsample_bicubic2d(input, output_size, align_corners, *scales)
-    if nd == 5 and mode in ("nearest", "nearest-exact", "area", "trilinear"):
-        raise NotImplementedError(f"openreg: interpolate of 5-D inputs (mode={mode!r}) is not implemented yet")
+        name = {"linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d", "bicubic": "upsample_bicubic2d",
+                "trilinear": "upsample_trilinear3d"}[mode]
+        return lookup("aten::" + name)(input, output_size, align_corners, *scales)
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "
                               f"{_MODES} (got {mode})")
 

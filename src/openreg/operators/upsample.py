@@ -1,10 +1,11 @@
-"""Upsampling: ``upsample_nearest1d/2d``, ``_upsample_nearest_exact1d/2d``, ``upsample_linear1d``,
-``upsample_bilinear2d`` and ``upsample_bicubic2d`` with their backward operators.
+"""Upsampling: ``upsample_nearest1d/2d/3d``, ``_upsample_nearest_exact1d/2d/3d``, ``upsample_linear1d``,
+``upsample_bilinear2d``, ``upsample_trilinear3d`` and ``upsample_bicubic2d`` with their backward operators.
 
 Every mode is separable: along each spatial dim the output is a fixed ``(out, in)`` interpolation matrix times
 the input (one-hot rows for nearest, two taps for linear, four clamped taps for bicubic), built with PyTorch's
-source-index rules (``align_corners``, explicit ``scales``). The forward pass is ``A_h @ x @ A_w^T`` and the
-backward pass ``A_h^T @ g @ A_w``: two GEMMs on the device, no loop over pixels.
+source-index rules (``align_corners``, explicit ``scales``). The forward pass is ``A_h @ x @ A_w^T`` (and
+``A_d`` over the depth of a volume) and the backward pass ``A_h^T @ g @ A_w``: one GEMM per spatial dim on the
+device, no loop over pixels.
 
 >>> import openreg
 >>> openreg.ops.aten.upsample_nearest2d(openreg.arange(4.0).reshape(1, 1, 2, 2), [3, 3]).flatten().tolist()
@@ -74,12 +75,16 @@ def _matrices(xp, kind, in_sizes, out_sizes, align_corners, scales, dtype):
 
 
 def _apply(xp, x, mats, transpose: bool):
-    """``A_h @ x @ A_w^T`` (or its adjoint ``A_h^T @ x @ A_w``) over the trailing 1 or 2 dims."""
+    """``A_h @ x @ A_w^T`` (or its adjoint ``A_h^T @ x @ A_w``) over the trailing 1, 2 or 3 dims (the depth
+    matrix ``A_d`` multiplies the volume seen as ``(D, H * W)``)."""
     if transpose:
         mats = [m.T for m in mats]
     y = xp.matmul(x, mats[-1].T)
-    if len(mats) == 2:
-        y = xp.matmul(mats[0], y)
+    if len(mats) >= 2:
+        y = xp.matmul(mats[-2], y)
+    if len(mats) == 3:
+        s = y.shape
+        y = xp.matmul(mats[0], y.reshape(s[:-2] + (s[-2] * s[-1],))).reshape(s[:-3] + (mats[0].shape[0],) + s[-2:])
     return y
 
 
@@ -133,8 +138,8 @@ def _backward(op: str, kind: str, nd: int, aligned: bool):
 def _records(name: str, kind: str, nd: int, aligned: bool, doc: str) -> tuple[Op, Op]:
     size = f"SymInt[{nd}] output_size"
     align = ", bool align_corners" if aligned else ""
-    scales = "float? scales=None" if nd == 1 else "float? scales_h=None, float? scales_w=None"
-    scale_names = "scales" if nd == 1 else "scales_h scales_w"
+    scale_names = "scales" if nd == 1 else " ".join(("scales_d", "scales_h", "scales_w")[-nd:])
+    scales = ", ".join(f"float? {n}=None" for n in scale_names.split())
     keep = "output_size" + (" align_corners" if aligned else "") + " " + scale_names
 
     def extra(a):
@@ -226,7 +231,33 @@ upsample_bicubic2d, upsample_bicubic2d_backward = _records("upsample_bicubic2d",
     [0.0, 0.5, 1.0, 1.0, 1.5, 2.0, 2.0, 2.5, 3.0]
     """)
 
+upsample_nearest3d, upsample_nearest3d_backward = _records("upsample_nearest3d", "nearest", 3, False, """
+    Nearest-neighbour upsampling of ``(N, C, D, H, W)`` to ``output_size``.
+
+    >>> import openreg
+    >>> openreg.ops.aten.upsample_nearest3d(openreg.ones(1, 1, 1, 2, 2), [2, 4, 4]).shape
+    openreg.Size([1, 1, 2, 4, 4])
+    """)
+_upsample_nearest_exact3d, _upsample_nearest_exact3d_backward = _records(
+    "_upsample_nearest_exact3d", "nearest_exact", 3, False, """
+    Nearest upsampling of ``(N, C, D, H, W)`` with voxel centres aligned.
+
+    >>> import openreg
+    >>> openreg.ops.aten._upsample_nearest_exact3d(openreg.arange(3.0).reshape(1, 1, 3, 1, 1), [2, 1, 1]).flatten().tolist()
+    [0.0, 2.0]
+    """)
+upsample_trilinear3d, upsample_trilinear3d_backward = _records("upsample_trilinear3d", "linear", 3, True, """
+    Trilinear interpolation of ``(N, C, D, H, W)`` to ``output_size``.
+
+    >>> import openreg
+    >>> x = openreg.arange(8.0).reshape(1, 1, 2, 2, 2)
+    >>> openreg.ops.aten.upsample_trilinear3d(x, [3, 1, 1], True).flatten().tolist()
+    [0.0, 2.0, 4.0]
+    """)
+
 register(upsample_nearest1d, upsample_nearest1d_backward, upsample_nearest2d, upsample_nearest2d_backward,
-         _upsample_nearest_exact1d, _upsample_nearest_exact1d_backward, _upsample_nearest_exact2d,
-         _upsample_nearest_exact2d_backward, upsample_linear1d, upsample_linear1d_backward, upsample_bilinear2d,
-         upsample_bilinear2d_backward, upsample_bicubic2d, upsample_bicubic2d_backward)
+         upsample_nearest3d, upsample_nearest3d_backward, _upsample_nearest_exact1d, _upsample_nearest_exact1d_backward,
+         _upsample_nearest_exact2d, _upsample_nearest_exact2d_backward, _upsample_nearest_exact3d,
+         _upsample_nearest_exact3d_backward, upsample_linear1d, upsample_linear1d_backward, upsample_bilinear2d,
+         upsample_bilinear2d_backward, upsample_trilinear3d, upsample_trilinear3d_backward, upsample_bicubic2d,
+         upsample_bicubic2d_backward)
