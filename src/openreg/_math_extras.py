@@ -392,6 +392,8 @@ def renorm(input, p, dim, maxnorm, *, out=None):
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
         raise RuntimeError(f'"renorm" not implemented for \'{input.dtype.scalar_name}\'')
     d = wrap_dim(dim, max(input.dim(), 1))

@@ -20,7 +20,8 @@ from typing import Any
 
 from ...tensor import Tensor
 
-__all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "Subset", "TensorDataset", "random_split"]
+__all__ = ["ChainDataset", "ConcatDataset", "Dataset", "IterableDataset", "StackDataset", "Subset", "TensorDataset",
+           "random_split"]
 
 
 class Dataset:
@@ -57,6 +58,54 @@ class TensorDataset(Dataset):
 
     def __len__(self) -> int:
         return self.tensors[0].size(0)
+
+
+class StackDataset(Dataset):
+    """Several datasets of one length side by side: item ``i`` is the tuple of their items ``i`` (datasets given
+    positionally) or a dict of them by name (given as keywords).
+
+    >>> import openreg
+    >>> from openreg.utils.data import StackDataset
+    >>> StackDataset([1, 2], ["a", "b"])[1], StackDataset(x=[1, 2], y=["a", "b"])[0]
+    ((2, 'b'), {'x': 1, 'y': 'a'})
+    """
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, "
+                             "but both types are given.")
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        self.datasets = args or kwargs
+        parts = list(args or kwargs.values())
+        self._length = len(parts[0])
+        if any(len(d) != self._length for d in parts):
+            raise ValueError("Size mismatch between datasets")
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        named = isinstance(self.datasets, dict)
+        columns = {}
+        for key, d in (self.datasets.items() if named else enumerate(self.datasets)):
+            if callable(getattr(d, "__getitems__", None)):
+                items = d.__getitems__(indices)
+                if len(items) != len(indices):
+                    raise ValueError(f"Nested dataset's output size mismatch. Expected {len(indices)}, got "
+                                     f"{len(items)}")
+            else:
+                items = [d[i] for i in indices]
+            columns[key] = items
+        rows = range(len(indices))
+        if named:
+            return [{k: items[r] for k, items in columns.items()} for r in rows]
+        return [tuple(items[r] for items in columns.values()) for r in rows]
+
+    def __len__(self) -> int:
+        return self._length
 
 
 class Subset(Dataset):
