@@ -16,7 +16,11 @@ from __future__ import annotations
 import sys
 import threading
 
+import numpy as np
+
 from .._dispatch.ops import A
+from .._quiet import quiet_call
+from ..operators._host_path import plain_cpu_arrays
 from . import grad_mode
 from ._ops import clone_like
 from .graph import _NO_HOOKS, _NO_MAP, UINT64_MAX, Node
@@ -58,7 +62,7 @@ class AccumulateGrad(Node):
             grad = var._grad
             if grad is not None and not _gm.enabled and grad._grad_fn is None and not grad._rg and \
                     not grad.is_sparse:
-                A.add___Tensor(grad, new_grad)      # accumulate's in-place update, written out
+                _add_into(grad, new_grad)           # accumulate's in-place update, written out
             else:
                 accumulate(var, new_grad, stealable=stealable)
             del new_grad, grad
@@ -67,6 +71,19 @@ class AccumulateGrad(Node):
                 for _hid, hook in list(m.post_acc_hooks):
                     hook(var)
         return []
+
+
+def _add_into(grad, new_grad) -> None:
+    """``grad.add_(new_grad)`` under no_grad. On the CPU with nothing else to do (``plain_cpu_arrays``: no
+    autocast, modes or kernel registered over ``add_``; float32/float64 ``Tensor``s) and operands of one size in
+    different storages, the kernel's ufunc on the arrays and the ADInplaceOrView layer's version bump."""
+    if grad._size == new_grad._size and grad._storage is not new_grad._storage:
+        arrays = plain_cpu_arrays(A.add___Tensor, grad, new_grad)
+        if arrays is not None and arrays[0].flags.writeable:
+            quiet_call(np.add, arrays[0], arrays[1], arrays[0])
+            grad._vc.value += 1
+            return
+    A.add___Tensor(grad, new_grad)
 
 
 def accumulate(var, new_grad, *, stealable: bool = False) -> None:
@@ -88,7 +105,7 @@ def accumulate(var, new_grad, *, stealable: bool = False) -> None:
         return
     if not grad_mode.state.enabled:
         if grad._grad_fn is None and not grad._rg:
-            A.add___Tensor(grad, new_grad)
+            _add_into(grad, new_grad)
         else:
             var._grad = A.add__Tensor(grad, new_grad)
         return

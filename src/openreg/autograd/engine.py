@@ -429,7 +429,7 @@ def _run_all(root_edges: list, root_grads: list, keep_graph: bool, create_graph:
     buffers: dict = {}
     counter = itertools.count()
     heap = []
-    ready = None
+    ready = ready_grads = None
     acc_updates = []
     retains = []
     node = _GRAPH_ROOT      # the routing of GraphRoot's outputs names it in errors
@@ -439,54 +439,57 @@ def _run_all(root_edges: list, root_grads: list, keep_graph: bool, create_graph:
     grad_mode.state.enabled = create_graph
     try:
         while True:
-            i = -1
-            for e in edges:
-                i += 1
+            for e, g in zip(edges, outputs):
                 if e is None:
                     continue
                 nxt, nr = e
-                g = outputs[i]
                 im = nxt.input_meta
                 # the common case (the input's shape, dtype and device) needs no call; a None meta makes it None
                 if g is not None and nr < len(im) and (g._size, g._dtype, g._storage.device) != im[nr]:
-                    g = validate(node, i, g, im[nr])
-                buf = buffers.get(nxt)
-                if buf is None:
-                    if nr == 0 and len(im) <= 1:     # a single input: its buffer is complete (no sum)
-                        buffers[nxt] = [g]
-                    else:
-                        buf = buffers[nxt] = [None] * len(im)
-                        buf[nr] = g
-                elif g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    g = validate(node, _index_of(edges, e), g, im[nr])
                 left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
+                if left == 0 and nr == 0 and len(im) <= 1 and nxt not in buffers:
+                    grads = [g]     # the one gradient of a node with one input: no buffer
                     if ready is None and not heap:
-                        ready = nxt
-                    else:
-                        if ready is not None:
-                            heappush(heap, (-ready._sequence_nr, next(counter), ready))
-                            ready = None
-                        heappush(heap, (-nxt._sequence_nr, next(counter), nxt))
+                        ready, ready_grads = nxt, grads
+                        continue
+                    buffers[nxt] = grads
+                else:
+                    deps[nxt] = left
+                    buf = buffers.get(nxt)
+                    if buf is None:
+                        buf = buffers[nxt] = [None] * (len(im) or 1)
+                        buf[nr] = g
+                    elif g is not None:
+                        buf[nr] = g if buf[nr] is None else _sum(buf[nr], g)
+                    if left:
+                        continue
+                    if ready is None and not heap:
+                        ready, ready_grads = nxt, buffers.pop(nxt)
+                        continue
+                if ready is not None:
+                    heappush(heap, (-ready._sequence_nr, next(counter), ready))
+                    buffers[ready] = ready_grads
+                    ready = ready_grads = None
+                heappush(heap, (-nxt._sequence_nr, next(counter), nxt))
             outputs = g = buf = None
             if ready is not None:
-                node = ready
-                ready = None
+                node, grads = ready, ready_grads
+                ready = ready_grads = None
             elif heap:
                 node = heappop(heap)[2]
+                grads = buffers.pop(node, None)
+                if grads is None:
+                    grads = [None] * (len(node.input_meta) or 1)
             else:
                 break
-            grads = buffers.pop(node, None)
-            if grads is None:
-                grads = [None] * (len(node.input_meta) or 1)
             cls = node.__class__
             if cls is AccumulateGrad or (cls is not formula_node and isinstance(node, AccumulateGrad)):
                 m = node.variable._ameta
                 if node._pre_hooks or (m is not None and m.hooks):
                     grads = _hooked(node, grads, retains)
                 acc_updates.append((node, grads))
-                edges = ()
+                edges = outputs = ()
                 continue
             edges = node.next_edges
             if node._pre_hooks or node._post_hooks or node._tensor_pre_hooks or node._retains:
@@ -506,7 +509,7 @@ def _run_all(root_edges: list, root_grads: list, keep_graph: bool, create_graph:
                 outputs = [None] * len(edges)
             else:
                 outputs = _apply(node, grads, edges)
-            del grads
+            grads = None
             if not keep_graph:
                 if cls is formula_node:     # FormulaNode.release written out
                     sargs = node.args
@@ -530,6 +533,14 @@ def _run_all(root_edges: list, root_grads: list, keep_graph: bool, create_graph:
                 node.release()
     finally:
         grad_mode.state.enabled = prev_mode
+
+
+def _index_of(edges: list, e) -> int:
+    """The position of the edge object ``e`` in ``edges`` (for an error message)."""
+    for i, x in enumerate(edges):
+        if x is e:
+            return i
+    return edges.index(e)
 
 
 def _needed_nodes(root, root_edges: list, input_edges: list, targets: dict, accumulate: bool, deps: dict) -> set:

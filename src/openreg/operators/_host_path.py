@@ -32,13 +32,17 @@ def plain_cpu_arrays(overload, *tensors):
     """The arrays of ``tensors`` when a call of ``overload`` on them needs nothing but its CPU kernel's
     computation (see the module docstring), else None."""
     global _PLAIN
-    if _grad_mode.state.enabled or _tls.state.include != _DEFAULT_INCLUDE or _tls.state.exclude != _AUTOCAST_MASK:
+    if _grad_mode.state.enabled:
+        return None
+    state = _tls.state
+    if state.include != _DEFAULT_INCLUDE or state.exclude != _AUTOCAST_MASK:
         return None
     if _PLAIN is None:
         _PLAIN = _plain_classes()
     d = tensors[0]._dtype
     if d not in _HOST_DTYPES:
         return None
+    arrays = []
     for t in tensors:
         if t._dtype is not d or t.__class__ not in _PLAIN or t._storage.device._type != "cpu" \
                 or t._qparams is not None:
@@ -46,9 +50,11 @@ def plain_cpu_arrays(overload, *tensors):
         m = t._ameta
         if m is not None and m.fw_grads:
             return None
+        x = t._arr      # TensorBase._array's cached view, read in place
+        arrays.append(x if x is not None and t._arr_src is t._storage._data else t._array())
     if len(overload._entry.kernels[_CPU_KEY]) != 1:
         return None
-    return tuple(t._array() for t in tensors)
+    return tuple(arrays)
 
 
 def _plain_classes() -> frozenset:
