@@ -39,19 +39,27 @@ NO_STORAGE = "Cannot access data pointer of Tensor that doesn't have storage"
 _BIT = 1 << DispatchKey.FuncTorchBatched
 
 
-class BatchedLevel:
-    """One running ``vmap`` (a context manager; nested ``vmap`` calls each have one)."""
+_depth = [0]      # running vmap levels (PyTorch numbers them from 1)
 
-    def __init__(self) -> None:
+
+class BatchedLevel:
+    """One running ``vmap`` (a context manager; nested ``vmap`` calls each have one) over ``size`` elements."""
+
+    def __init__(self, size: int = 0) -> None:
         self.active = False
+        self.size = size
+        self.number = 0
         self.alone = (self,)     # the levels of what only this level batched (one tuple, shared: compared by `is`)
 
     def __enter__(self) -> BatchedLevel:  # noqa: PYI034
         self.active = True
+        _depth[0] += 1
+        self.number = _depth[0]
         return self
 
     def __exit__(self, *exc) -> None:
         self.active = False
+        _depth[0] -= 1
 
     def mark(self, value):
         """Marks ``value`` (a tensor) batched at this level; returns it."""
@@ -96,10 +104,16 @@ def _levels(values, found: tuple) -> tuple:
 
 
 def _batched_fallback(op, ks, args, kwargs):
-    out = op.redispatch_fn(ks & ~_BIT, *args, **kwargs)
     levels = _levels(args, ())
     if kwargs:
         levels = _levels(kwargs.values(), levels)
+    if levels and op._schema.is_mutable and not _inside[0]:
+        _check_write(op, args, kwargs, levels)
+    _inside[0] += 1     # the calls the operator's kernel makes are its own business
+    try:
+        out = op.redispatch_fn(ks & ~_BIT, *args, **kwargs)
+    finally:
+        _inside[0] -= 1
     if not levels:
         return out
     for lv in levels:
@@ -109,6 +123,83 @@ def _batched_fallback(op, ks, args, kwargs):
     if levels:
         _mark(out, levels)
     return out
+
+
+# PyTorch's batching rules that name the in-place family or the bare operator, and those whose error is
+# TensorIterator's (add_ broadcasts the batched operand into self); the fallback names "aten::<op>" "at level n".
+_ARITHMETIC = frozenset(("sub_", "mul_", "div_", "copy_", "masked_fill_.Scalar"))
+_BARE = frozenset(("index_add_", "index_put_", "fill_"))
+_BROADCAST = frozenset(("add_", "atan2_"))
+
+
+def _check_write(op, args, kwargs, levels) -> None:
+    """PyTorch's refusal to write batched values into a tensor that is not batched at the same levels (a tensor
+    ``func`` captured, or made without batched inputs), where one run of ``func`` would have to hold every element
+    in it. openreg's own composites, which write into fresh tensors, are left alone."""
+    active = [lv for lv in levels if lv.active]
+    if not active:
+        return
+    schema = op._schema
+    for i, arg in enumerate(schema.arguments):
+        if not arg.is_write:
+            continue
+        t = kwargs.get(arg.name) if arg.kwarg_only or i >= len(args) else args[i]
+        if not isinstance(t, TensorBase):
+            continue
+        missing = [lv for lv in active if lv not in t._vmap_levels]
+        if not missing or not _called_by_program():
+            continue
+        name = schema.name if not schema.overload_name else f"{schema.name}.{schema.overload_name}"
+        short = schema.name.split("::")[-1]
+        if arg.kwarg_only:
+            raise RuntimeError(f"Batching rule not implemented for {name}; the fallback path doesn't work on out= "
+                               f"or view ops.")
+        if short in _BROADCAST:
+            from .tensor import Size
+            others = [a.shape for a in args[1:] if isinstance(a, TensorBase)]
+            shape = _broadcast(t.shape, *others)
+            raise RuntimeError(f"output with shape {list(t.shape)} doesn't match the broadcast shape "
+                               f"{[lv.size for lv in missing] + list(Size(shape))}")
+        if short in _ARITHMETIC or f"{short}.{schema.overload_name}" in _ARITHMETIC:
+            what, where = "inplace arithmetic", "in a vmap"
+        elif short in _BARE:
+            what, where = short, "in a vmap"
+        else:
+            what, where = schema.name, f"at level {max(lv.number for lv in missing)}"
+        raise RuntimeError(f"vmap: {what}(self, *extra_args) is not possible because there exists a Tensor `other` "
+                           f"in extra_args that has more elements than `self`. This happened due to `other` being "
+                           f"vmapped over but `self` not being vmapped over {where}. Please try to use out-of-place "
+                           f"operators instead of {what}. If said operator is being called inside the PyTorch "
+                           f"framework, please file a bug report instead.")
+
+
+_inside = [0]      # batched operator calls running (their kernels' own calls are not checked)
+# openreg's dispatch plumbing between a program's call and the fallback: Tensor methods, operator wrappers
+_PLUMBING = ("_dispatch", "operators", "tensor.py", "_tensor_methods", "_indexing.py", "_vmap_batched.py",
+             "_inplace_functions.py", "_functional_aliases.py")
+
+
+def _called_by_program() -> bool:
+    """Whether the program itself (not an openreg function written with operators) made this operator call."""
+    import openreg
+    root = os.path.join(os.path.dirname(openreg.__file__), "")
+    f = sys._getframe(2)
+    while f is not None:
+        name = f.f_code.co_filename
+        if name.startswith("<openreg"):
+            f = f.f_back
+            continue
+        if not name.startswith(root):
+            return True
+        if not name[len(root):].startswith(_PLUMBING):
+            return False
+        f = f.f_back
+    return True
+
+
+def _broadcast(*shapes) -> tuple:
+    import numpy as np
+    return np.broadcast_shapes(*(tuple(s) for s in shapes))
 
 
 _handle = register_fallback(DispatchKey.FuncTorchBatched, _batched_fallback, site="openreg vmap")

@@ -562,7 +562,7 @@ def _vmap_call(func, in_dims, out_dims, randomness: str, args: tuple, kwargs: di
             results = [func(*_tree_unflatten(probe, spec), **kwargs)]
     else:
         results = []
-        with VmapRandomness(randomness) as level, BatchedLevel() as batched:
+        with VmapRandomness(randomness) as level, BatchedLevel(size) as batched:
             for i in range(size):
                 level.next_element()
                 # select (one view per call, not unbind's multi-output views): func may modify its slice in place;
