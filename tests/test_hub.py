@@ -160,3 +160,14 @@ def test_hub_errors(repo, tmp_path):
         hub.load("pytorch/vision", "resnet18")
     with pytest.raises(FileNotFoundError, match="hubconf.py"):
         hub.load(str(tmp_path / "empty"), "tiny", source="local")
+
+
+def test_module_level_names_programs_import_match_torch():
+    # timm: from torch.hub import HASH_REGEX, download_url_to_file, urlparse
+    torch = pytest.importorskip("torch")
+    for name in ("ENV_GITHUB_TOKEN", "ENV_TORCH_HOME", "ENV_XDG_CACHE_HOME", "DEFAULT_CACHE_DIR"):
+        assert getattr(openreg.hub, name) == getattr(torch.hub, name)
+    assert openreg.hub.HASH_REGEX.pattern == torch.hub.HASH_REGEX.pattern
+    for name in ("urlparse", "urlopen", "Request", "HTTPError", "URLError"):
+        assert getattr(openreg.hub, name) is getattr(torch.hub, name)
+    assert openreg.hub.HASH_REGEX.search("resnet18-f37072fd.pth").group(1) == "f37072fd"

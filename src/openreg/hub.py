@@ -39,6 +39,15 @@ from typing import Any
 
 __all__ = ["download_url_to_file", "get_dir", "help", "list", "load", "load_state_dict_from_url", "set_dir"]
 
+# names programs import from torch.hub (timm: ``from torch.hub import HASH_REGEX, download_url_to_file, urlparse``)
+from urllib.error import HTTPError, URLError  # noqa: E402,F401
+from urllib.parse import urlparse  # noqa: E402,F401
+from urllib.request import Request, urlopen  # noqa: E402,F401
+
+ENV_GITHUB_TOKEN = "GITHUB_TOKEN"
+ENV_TORCH_HOME = "TORCH_HOME"
+ENV_XDG_CACHE_HOME = "XDG_CACHE_HOME"
+DEFAULT_CACHE_DIR = "~/.cache"
 HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
 MODULE_HUBCONF = "hubconf.py"
 VAR_DEPENDENCY = "dependencies"
@@ -47,8 +56,8 @@ _hub_dir: str | None = None
 
 
 def _get_torch_home() -> str:
-    xdg = os.getenv("XDG_CACHE_HOME", os.path.join("~", ".cache"))
-    return os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(xdg, "torch")))
+    xdg = os.getenv(ENV_XDG_CACHE_HOME, DEFAULT_CACHE_DIR)
+    return os.path.expanduser(os.getenv(ENV_TORCH_HOME, os.path.join(xdg, "torch")))
 
 
 def get_dir() -> str:
