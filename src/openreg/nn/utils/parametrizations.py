@@ -226,7 +226,7 @@ def orthogonal(module: Module, name: str = "weight", orthogonal_map: str | None 
     >>> m = orthogonal(openreg.nn.Linear(4, 3))
     >>> w = m.weight
     >>> bool(openreg.allclose(w @ w.T, openreg.eye(3), atol=1e-5)), sorted(m.state_dict())
-    (True, ['bias', 'parametrizations.weight.base', 'parametrizations.weight.original'])
+    (True, ['bias', 'parametrizations.weight.0.base', 'parametrizations.weight.original'])
     """
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
