@@ -19,9 +19,11 @@ from ._quiet import leave_quiet as _leave_quiet
 from ._tensor_methods import mixin
 from .autograd import _implicit_grad
 from .autograd import backward as _autograd_backward
-from .autograd.engine import _run_backward
+from .autograd import engine as _engine
+from .autograd.anomaly_mode import state as _anomaly
+from .autograd.engine import _run_all, _run_backward
 from .autograd.grad_mode import state as _gm_state
-from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, hook_map, requires_grad_of
+from .autograd.graph import RemovableHandle, _add_hook, grad_fn_of, gradient_edge, hook_map, requires_grad_of
 from .autograd.inference import REQUIRES_GRAD_MSG, InferenceVersion
 from .autograd.meta import get_meta
 from .tensor import TensorBase
@@ -39,10 +41,15 @@ def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=
             (dt := self._dtype).is_floating_point or dt.is_complex):
         # a scalar loss's backward: autograd.backward's checks, all passed, and its implicit ones gradient
         grads = [_implicit_grad(self)]
+        keep = create_graph if retain_graph is None else retain_graph
         token = _enter_quiet()      # run_backward written out
         try:
-            _run_backward([self], grads, create_graph if retain_graph is None else retain_graph, create_graph, None,
-                          True)
+            if _anomaly[0]:
+                _run_backward([self], grads, keep, create_graph, None, True)
+            else:   # _run_backward's root edge and its call of _run_all, written out
+                fn = self._grad_fn
+                _run_all([(fn, self._output_nr) if fn is not None and self._base is None else gradient_edge(self)],
+                         grads, keep, create_graph, _engine._FormulaNode or _engine._formula_node_class())
         finally:
             _leave_quiet(token)
         return

@@ -174,6 +174,8 @@ def expand_geometry(self: Tensor, size) -> tuple[list, list]:
         raise RuntimeError(f"expand({self.type()}{{{fmt_shape(self._size)}}}, size={fmt_shape(size)}): the "
                            f"number of sizes provided ({n_new}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({n_old})")
+    if not n_old and (not n_new or min(size) >= 0):    # a 0-d tensor (a full reduction's gradient): all new
+        return list(size), [0] * n_new
     out_size, out_stride = [0] * n_new, [0] * n_new
     old_size = tuple(self._size)    # indexed as a tuple: Size's Python __getitem__ is not called per element
     for i in range(n_new - 1, -1, -1):
