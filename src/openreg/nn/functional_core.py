@@ -13,6 +13,8 @@ from .._dispatch.ops import A
 from ..amp.composite import autocast_composite
 from ..tensor import Tensor
 from ._linear_arrays import linear_2d
+from ._nll_arrays import nll_loss_host
+from ._relu_arrays import relu_host
 from .loss_functional import (
     broadcast_pair,
     fused_loss_applies,
@@ -56,7 +58,10 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> openreg.nn.functional.relu(openreg.tensor([-1.0, 2.0])).tolist()
     [0.0, 2.0]
     """
-    return input.relu_() if inplace else input.relu()
+    if inplace:
+        return input.relu_()
+    out = relu_host(input)     # the same op and graph without the dispatcher, when it applies
+    return out if out is not None else input.relu()
 
 
 def _dim(dim, ndim: int, name: str = "softmax", stacklevel: int = 3) -> int:
@@ -128,7 +133,8 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if input.dim() == 2 and target.dim() == 1 and not target.dtype.is_floating_point and \
             input.shape[0] == target.shape[0] and (weight is None or not weight.requires_grad):
         # PyTorch's fused op: one node instead of a gather/mul/sum decomposition
-        return A.nll_loss_forward(input, target, weight, enum, ignore_index)[0]
+        out = nll_loss_host(input, target, enum, ignore_index) if weight is None else None
+        return out if out is not None else A.nll_loss_forward(input, target, weight, enum, ignore_index)[0]
     unbatched = input.dim() == 1
     if unbatched:
         input, target = input.unsqueeze(0), target.unsqueeze(0)
