@@ -75,7 +75,7 @@ def test_upsampling_bilinear2d_module_matches_torch(device):
 
 @pytest.mark.parametrize("mode,align_corners", [("nearest", None), ("nearest-exact", None), ("area", None),
                                                 ("trilinear", False), ("trilinear", True)])
-@pytest.mark.parametrize("kw", [dict(scale_factor=2), dict(size=(3, 5, 4)), dict(scale_factor=(0.5, 1.5, 2.0))])
+@pytest.mark.parametrize("kw", [{"scale_factor": 2}, {"size": (3, 5, 4)}, {"scale_factor": (0.5, 1.5, 2.0)}])
 def test_interpolate_volumes_match_torch(mode, align_corners, kw):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(0)
@@ -88,4 +88,21 @@ def test_interpolate_volumes_match_torch(mode, align_corners, kw):
         y.backward(lib.tensor(g))
         results.append((np.array(y.detach().tolist()), np.array(t.grad.tolist())))
     np.testing.assert_allclose(results[0][0], results[1][0], rtol=0, atol=1e-6)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=0, atol=3e-6)
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("kw", [{"size": (3, 5)}, {"scale_factor": 0.3}, {"size": (17, 9)},
+                                {"scale_factor": (2.5, 0.5)}])
+def test_interpolate_antialias_matches_torch(mode, align_corners, kw):
+    torch = pytest.importorskip("torch")
+    x = np.random.default_rng(0).standard_normal((2, 3, 8, 11)).astype(np.float32)
+    results = []
+    for lib in (openreg, torch):
+        t = lib.tensor(x).requires_grad_()
+        y = lib.nn.functional.interpolate(t, mode=mode, align_corners=align_corners, antialias=True, **kw)
+        y.backward(lib.tensor(np.random.default_rng(1).standard_normal(tuple(y.shape)).astype(np.float32)))
+        results.append((np.array(y.detach().tolist()), np.array(t.grad.tolist())))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=0, atol=3e-6)
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=0, atol=3e-6)

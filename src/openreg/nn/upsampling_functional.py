@@ -83,8 +83,6 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor "
                          "as input")
-    if antialias:
-        raise NotImplementedError("openreg: interpolate(antialias=True) is not implemented yet")
     nd = input.dim()
     if (mode, nd) in _NEAREST:
         return lookup(_NEAREST[mode, nd])(input, output_size, *scales)
@@ -97,6 +95,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             raise NotImplementedError(f"Got {nd}D input, but {mode} mode needs {_NEEDS[mode]}D input")
         name = {"linear": "upsample_linear1d", "bilinear": "upsample_bilinear2d", "bicubic": "upsample_bicubic2d",
                 "trilinear": "upsample_trilinear3d"}[mode]
+        if antialias:
+            name = "_" + name + "_aa"
         return lookup("aten::" + name)(input, output_size, align_corners, *scales)
     raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {nd}D) for the modes: "
                               f"{_MODES} (got {mode})")

@@ -1,5 +1,6 @@
 """Upsampling: ``upsample_nearest1d/2d/3d``, ``_upsample_nearest_exact1d/2d/3d``, ``upsample_linear1d``,
-``upsample_bilinear2d``, ``upsample_trilinear3d`` and ``upsample_bicubic2d`` with their backward operators.
+``upsample_bilinear2d``, ``upsample_trilinear3d``, ``upsample_bicubic2d`` and the antialiased
+``_upsample_bilinear2d_aa``/``_upsample_bicubic2d_aa`` with their backward operators.
 
 Every mode is separable: along each spatial dim the output is a fixed ``(out, in)`` interpolation matrix times
 the input (one-hot rows for nearest, two taps for linear, four clamped taps for bicubic), built with PyTorch's
@@ -35,9 +36,43 @@ def _one_hot(xp, index, n_in, dtype):
     return (xp.arange(n_in)[None, :] == index[:, None]).astype(dtype)
 
 
+def _aa_filter(kind: str, x, dtype):
+    """PyTorch's antialiasing kernels: the triangle (linear) or Keys' cubic with ``a = -0.5`` (as PIL)."""
+    x = abs(x)
+    if kind == "linear_aa":
+        return np.where(x < 1, 1 - x, dtype.type(0))
+    a = dtype.type(-0.5)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x < 1, near, np.where(x < 2, far, dtype.type(0)))
+
+
+def _aa_matrix(kind: str, n_in: int, n_out: int, align_corners: bool, scale, dtype):
+    """PyTorch's antialiased resampling weights (``_compute_weights_aa``): each output reads the inputs within
+    ``support`` of its centre, the filter widened by the downscaling factor, the weights normalised to sum 1."""
+    s = _scale(n_in, n_out, align_corners, scale, dtype)
+    half = dtype.type(2 if kind == "linear_aa" else 4) * dtype.type(0.5)
+    support = half * s if s >= 1 else half
+    width = int(np.ceil(support)) * 2 + 1
+    invscale = dtype.type(1) / s if s >= 1 else dtype.type(1)
+    center = s * (np.arange(n_out, dtype=dtype) + dtype.type(0.5))
+    first = np.maximum((center - support + dtype.type(0.5)).astype(np.int64), 0)   # truncation, as C's cast
+    count = np.clip(np.minimum((center + support + dtype.type(0.5)).astype(np.int64), n_in) - first, 0, width)
+    taps = first[:, None] + np.arange(width)[None, :]
+    w = _aa_filter(kind, (taps - center[:, None] + dtype.type(0.5)) * invscale, dtype).astype(dtype)
+    w[np.arange(width)[None, :] >= count[:, None]] = 0
+    total = w.sum(axis=1, keepdims=True)
+    w = np.where(total != 0, w / np.where(total != 0, total, 1), w)
+    out = np.zeros((n_out, n_in + width), dtype)
+    np.add.at(out, (np.repeat(np.arange(n_out), width), taps.ravel()), w.ravel())
+    return out[:, :n_in]
+
+
 def _matrix(xp, kind: str, n_in: int, n_out: int, align_corners: bool, scale, dtype):
     """The ``(n_out, n_in)`` interpolation matrix of one spatial dim."""
     dtype = np.dtype(dtype)
+    if kind in ("linear_aa", "cubic_aa"):
+        return xp.asarray(_aa_matrix(kind, n_in, n_out, align_corners, scale, dtype))
     if kind in ("nearest", "nearest_exact"):     # PyTorch computes nearest indices in float32
         s = _scale(n_in, n_out, False, scale, np.dtype("float32"))
         dst = xp.arange(n_out, dtype="float32") + (np.float32(0.5) if kind == "nearest_exact" else np.float32(0))
@@ -255,9 +290,28 @@ upsample_trilinear3d, upsample_trilinear3d_backward = _records("upsample_triline
     [0.0, 2.0, 4.0]
     """)
 
+_upsample_bilinear2d_aa, _upsample_bilinear2d_aa_backward = _records("_upsample_bilinear2d_aa", "linear_aa", 2, True, """
+    Antialiased bilinear resampling of ``(N, C, H, W)`` (``interpolate(..., antialias=True)``): when shrinking,
+    the triangle filter widens with the scale factor so every input pixel contributes.
+
+    >>> import openreg
+    >>> x = openreg.arange(16.0).reshape(1, 1, 4, 4)
+    >>> [round(v, 4) for v in openreg.ops.aten._upsample_bilinear2d_aa(x, [2, 2], False).flatten().tolist()]
+    [3.5714, 5.1429, 9.8571, 11.4286]
+    """)
+_upsample_bicubic2d_aa, _upsample_bicubic2d_aa_backward = _records("_upsample_bicubic2d_aa", "cubic_aa", 2, True, """
+    Antialiased bicubic resampling of ``(N, C, H, W)`` (Keys' cubic with ``a = -0.5``, as PIL's).
+
+    >>> import openreg
+    >>> y = openreg.ops.aten._upsample_bicubic2d_aa(openreg.ones(1, 1, 8, 8), [3, 3], False)
+    >>> [round(v, 5) for v in y.flatten().tolist()]       # normalised weights: a constant stays constant
+    [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+    """)
+
 register(upsample_nearest1d, upsample_nearest1d_backward, upsample_nearest2d, upsample_nearest2d_backward,
          upsample_nearest3d, upsample_nearest3d_backward, _upsample_nearest_exact1d, _upsample_nearest_exact1d_backward,
          _upsample_nearest_exact2d, _upsample_nearest_exact2d_backward, _upsample_nearest_exact3d,
          _upsample_nearest_exact3d_backward, upsample_linear1d, upsample_linear1d_backward, upsample_bilinear2d,
          upsample_bilinear2d_backward, upsample_trilinear3d, upsample_trilinear3d_backward, upsample_bicubic2d,
-         upsample_bicubic2d_backward)
+         upsample_bicubic2d_backward, _upsample_bilinear2d_aa, _upsample_bilinear2d_aa_backward,
+         _upsample_bicubic2d_aa, _upsample_bicubic2d_aa_backward)
