@@ -19,7 +19,7 @@ from . import _indexing
 from ._dispatch.ops import A
 from ._tensor_methods import mixin
 from .memory_format import normalize, preserve_format, strides_for
-from .operators._method_args import size_args
+from .operators._method_args import size_args, sizes_or_keyword
 from .tensor import Size, TensorBase
 
 # -- views ------------------------------------------------------------------------------------------------
@@ -68,8 +68,8 @@ def is_contiguous(self, memory_format=None) -> bool:
 
 
 # -- new_* ----------------------------------------------------------------------------------------------------
-def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(A.new_empty(self, size_args(size), dtype=dtype, device=device), requires_grad)
+def new_empty(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kwargs):
+    return _finish(A.new_empty(self, sizes_or_keyword("new_empty", size, kwargs, "size"), dtype=dtype, device=device), requires_grad)
 
 
 def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False, layout=None,
@@ -77,12 +77,12 @@ def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_g
     return _finish(A.new_empty_strided(self, size, stride, dtype=dtype, device=device), requires_grad)
 
 
-def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(A.new_zeros(self, size_args(size), dtype=dtype, device=device), requires_grad)
+def new_zeros(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kwargs):
+    return _finish(A.new_zeros(self, sizes_or_keyword("new_zeros", size, kwargs, "size"), dtype=dtype, device=device), requires_grad)
 
 
-def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
-    return _finish(A.new_ones(self, size_args(size), dtype=dtype, device=device), requires_grad)
+def new_ones(self, *size, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False, **kwargs):
+    return _finish(A.new_ones(self, sizes_or_keyword("new_ones", size, kwargs, "size"), dtype=dtype, device=device), requires_grad)
 
 
 def new_full(self, size, fill_value, *, dtype=None, device=None, requires_grad=False, layout=None,

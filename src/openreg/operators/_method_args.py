@@ -1,8 +1,8 @@
 """Argument forms of hand-written Tensor methods that PyTorch's Python binding accepts and the schemas do not,
 and the ``openreg.<fn>`` form of such a method.
 
->>> size_args((2, 3)), size_args(([2, 3],))
-((2, 3), (2, 3))
+>>> size_args((2, 3)), size_args(([2, 3],)), sizes_or_keyword("reshape", (), {"shape": [2, 3]}, "shape")
+((2, 3), (2, 3), (2, 3))
 """
 from __future__ import annotations
 
@@ -14,6 +14,22 @@ def size_args(size: tuple) -> tuple:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         return tuple(size[0])
     return size
+
+
+def sizes_or_keyword(method: str, args: tuple, kwargs: dict, keyword: str) -> tuple:
+    """The sizes of a varargs method given positionally (``t.reshape(2, 3)``, ``t.reshape((2, 3))``) or by the
+    keyword PyTorch's binding names them (``t.reshape(shape=(2, 3))``, ``t.view(size=...)``, ``t.permute(dims=...)``)."""
+    if not kwargs:
+        return size_args(args)
+    unexpected = [k for k in kwargs if k != keyword]
+    if unexpected:
+        raise TypeError(f"{method}() got an unexpected keyword argument '{unexpected[0]}'")
+    if args:
+        raise TypeError(f"{method}() got multiple values for argument '{keyword}'")
+    value = kwargs[keyword]
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{method}(): argument '{keyword}' must be tuple of ints, not {type(value).__name__}")
+    return tuple(value)
 
 
 def method_as_function(name: str, example: str, shape: list):

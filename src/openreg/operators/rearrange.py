@@ -12,6 +12,7 @@ from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import wrap_dim
+from ._method_args import sizes_or_keyword
 from ._record import Op, register
 
 
@@ -32,10 +33,8 @@ def _repeat(self, repeats):
     return inter.reshape([r * s for r, s in zip(repeats, x.shape)])
 
 
-def _repeat_method(self, *sizes):
-    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
-        sizes = tuple(sizes[0])
-    return A.repeat(self, list(sizes))
+def _repeat_method(self, *sizes, **kwargs):
+    return A.repeat(self, list(sizes_or_keyword("repeat", sizes, kwargs, "repeats")))
 
 
 repeat = Op(
@@ -59,10 +58,8 @@ def _tile(self, dims):
     return _repeat(self, [1] * (self.dim() - len(dims)) + dims)
 
 
-def _tile_method(self, *dims):
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
-        dims = tuple(dims[0])
-    return A.tile(self, list(dims))
+def _tile_method(self, *dims, **kwargs):
+    return A.tile(self, list(sizes_or_keyword("tile", dims, kwargs, "dims")))
 
 
 tile = Op(

@@ -22,7 +22,7 @@ from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.views import NOT_VIEWABLE, check_in_bounds, compute_view_stride, infer_size, make_view
 from ..tensor import Size
 from ..tensor import TensorBase as Tensor  # importable while the Tensor class is built
-from ._method_args import method_as_function, size_args
+from ._method_args import method_as_function, size_args, sizes_or_keyword
 from ._record import NONDIFF, Deriv, Op, register, sparse_kernels
 from ._view_grads import as_strided_grad, inverse_perm, scatter_into_zeros, sum_to
 
@@ -455,8 +455,10 @@ def _view_op(name: str, schemas: str, kernels: dict, derivatives: dict, key: str
 
 
 # -- Tensor methods whose Python signature differs from the schemas (varargs sizes, optional dim) ------------
-def _view_method(self, *size, dtype=None):
+def _view_method(self, *size, dtype=None, **kwargs):
     """A view with a new shape (one ``-1`` is inferred), or ``view(dtype)`` reinterpreting the bytes."""
+    if kwargs:
+        size = sizes_or_keyword("view", size, kwargs, "size")
     if dtype is not None:
         if size:
             raise TypeError("view() received an invalid combination of arguments - got both a size and a dtype")
@@ -475,8 +477,8 @@ def _view_method(self, *size, dtype=None):
 _VIEW_CALL: list = []
 
 
-def _reshape_method(self, *shape):
-    return A.reshape(self, size_args(shape))
+def _reshape_method(self, *shape, **kwargs):
+    return A.reshape(self, sizes_or_keyword("reshape", shape, kwargs, "shape"))
 
 
 def _reshape_as_method(self, other):
@@ -495,12 +497,12 @@ def _mT_property(self):
     return A.transpose__int(self, -2, -1)
 
 
-def _permute_method(self, *dims):
-    return A.permute(self, size_args(dims))
+def _permute_method(self, *dims, **kwargs):
+    return A.permute(self, sizes_or_keyword("permute", dims, kwargs, "dims"))
 
 
-def _expand_method(self, *size):
-    return A.expand(self, size_args(size))
+def _expand_method(self, *size, implicit: bool = False, **kwargs):
+    return A.expand(self, sizes_or_keyword("expand", size, kwargs, "size"), implicit=implicit)
 
 
 def _squeeze_method(name: str):
