@@ -332,3 +332,31 @@ def test_scalar_calls_cached_by_type_compute_with_every_value():
     assert g.tolist() == [1 * 8 + 0 * 4 + 1 * 2 + 2, 2 * 8 + 0 * 4 + 1 * 2 + 2]
     with pytest.raises(RuntimeError, match="Boolean alpha"):
         openreg.add(f, 1, alpha=True)
+
+
+@pytest.mark.parametrize("dtype", [openreg.float32, openreg.float64])
+def test_repeated_scalar_calls_give_the_first_calls_bits(dtype):
+    """A repeated (tensor, number) call runs the ufunc on the number itself (_scalar_ufunc): the same values,
+    dtype and layout as the first call, which converted the number through ``as_compute``."""
+    rng = np.random.default_rng(3)
+    data = (rng.standard_normal((4, 6)) * 1e3).astype(dtype.numpy)
+    data[0, :3] = [np.nan, np.inf, 3.4028235e38]
+    values = [0, 1, -3, 0.1, 1 / 3, 1e300, -1e300, float("nan"), float("inf"), 2 ** 60 + 2 ** 36 + 1, 16777217]
+    ops = [lambda t, v: t + v, lambda t, v: t - v, lambda t, v: t * v, lambda t, v: t.mul(v),
+           lambda t, v: openreg.add(t, v), lambda t, v: t < v, lambda t, v: t >= v, lambda t, v: t == v]
+    for layout in (lambda t: t, lambda t: t.t()):
+        t = layout(openreg.from_numpy(data.copy()))
+        for op in ops:
+            first = [op(t, v) for v in values]
+            for _ in range(3):
+                again = [op(t, v) for v in values]
+                for a, b in zip(first, again):
+                    assert a.dtype is b.dtype and a.shape == b.shape and a.stride() == b.stride()
+                    assert a.numpy().tobytes() == b.numpy().tobytes()
+        arr = t.numpy()
+        for v in values:
+            with np.errstate(all="ignore"):
+                number = np.asarray(v, dtype.numpy)
+                assert np.array_equal((t + v).numpy(), arr + number, equal_nan=True)
+                assert np.array_equal((t * v).numpy(), arr * number, equal_nan=True)
+                assert np.array_equal((t < v).numpy(), arr < number)

@@ -303,8 +303,8 @@ class _Plan:
     memory ``buffer()`` gives, on a backend that has it: ``StorageBackend.buffer_maker`` of the result; once
     the result's layout is known, into the array of the tensor ``result()`` gives, ``result_maker``'s)."""
 
-    __slots__ = ("buffer", "cpu", "known", "layout", "loud", "result", "small", "spec", "strided", "ufunc",
-                 "unless")
+    __slots__ = ("buffer", "cpu", "known", "layout", "loud", "result", "scalar", "small", "spec", "strided",
+                 "ufunc", "unless")
 
     def __init__(self, spec, small, strided, ufunc, unless=None):
         self.spec, self.small, self.strided, self.ufunc = spec, small, strided, ufunc
@@ -329,6 +329,8 @@ class _Plan:
         # a CPU ufunc call's whole recipe once its layout is known and no ``unless`` applies: (ufunc, loud,
         # dtype, device, size, strides, nbytes), read by the functional kernel's first test
         self.cpu = None
+        # ``_scalar_ufunc``'s answer for a (tensor, Python number) signature: the recipe ``cpu`` once ``known`` is
+        self.scalar = None
         if ufunc is not None and spec.device._type != "cpu":
             self.buffer = storage_backend(spec.device._type).buffer_maker(spec.size, spec.dtype.numpy, spec.device)
 
@@ -354,9 +356,35 @@ def _direct_ufunc(ufunc_name, defaults, spec: Spec, args, kwargs):
     return getattr(xp, ufunc_name)
 
 
+_SCALAR_UFUNC_DTYPES = frozenset((_dt.float32, _dt.float64))
+
+
+def _scalar_ufunc(ufunc_name, defaults, positional_defaults: tuple, spec: Spec, args, kwargs):
+    """The NumPy ufunc that computes a CPU call ``(tensor, number, *positional_defaults)`` exactly as ``compute``
+    would, or None: the tensor row-major, in the compute dtype float32 or float64 (the result dtype, or the
+    result is bool), the number an int or float, the other arguments at their defaults. NumPy converts a
+    Python number to the array's dtype (NEP 50) as ``as_compute`` does: through a double, rounded once more to
+    float32."""
+    dtype = spec.compute_dtype or spec.dtype
+    if spec.device._type != "cpu" or dtype not in _SCALAR_UFUNC_DTYPES or \
+            (dtype is not spec.dtype and spec.dtype is not _dt.bool) or len(args) != 2 + len(positional_defaults):
+        return None
+    a, number = args[0], args[1]
+    if not isinstance(a, Tensor) or a._dtype is not dtype or a._storage.device is not spec.device \
+            or a._stride != _contiguous_strides(tuple(a._size)) or number.__class__ not in (int, float):
+        return None
+    for v, d in zip(args[2:], positional_defaults):
+        if v.__class__ is not d.__class__ or v != d:
+            return None
+    for k, v in kwargs.items():
+        if k not in defaults or v.__class__ is not defaults[k].__class__ or v != defaults[k]:
+            return None
+    return getattr(np, ufunc_name)
+
+
 def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False,
                ufunc: str | None = None, defaults: dict | None = None, ufunc_unless=None,
-               positional_options: bool = False, scalar_types: bool = False):
+               positional_options: bool = False, scalar_types: bool = False, positional_defaults=None):
     """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
 
     ``device_type`` "meta" builds kernels that compute no data. ``elementwise`` results take TensorIterator's
@@ -369,7 +397,10 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     positional argument but the tensors is an option (a dim, a flag), never a number to compute with, so calls
     are cached with their values (``_positional_key``). ``scalar_types``: the second positional argument is a
     Scalar whose type alone the meta rule reads (``add.Scalar``: ``x + 1``), so a call of a tensor and a Python
-    number is cached by the number's type.
+    number is cached by the number's type; with ``ufunc`` and ``positional_defaults`` (the defaults of the
+    positional arguments after the number: ``add.Scalar``'s ``alpha``), a CPU call of a row-major float32/float64
+    tensor and an int or float at those defaults is that ufunc of the tensor's array and the number
+    (``_scalar_ufunc``).
 
     The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
     call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
@@ -425,10 +456,12 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 if n == 1:
                     arr = quiet_run(direct, x) if loud else direct(x)
                 else:
-                    b = args[1]
-                    y = b._arr
-                    if y is None or b._arr_src is not b._storage._data:
-                        y = b._array()
+                    y = args[1]
+                    if not scalar_types:    # a tensor (else a Python number: _scalar_ufunc)
+                        b = y
+                        y = b._arr
+                        if y is None or b._arr_src is not b._storage._data:
+                            y = b._array()
                     arr = quiet_run(direct, x, y) if loud else direct(x, y)
             except RuntimeError:    # another thread is in the quiet context (or the ufunc raised, and raises again)
                 arr = quiet_call(direct, x) if n == 1 else quiet_call(direct, x, y)
@@ -450,9 +483,11 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 small = _numel(spec.size) < _SMALL
                 if strided and len(spec.size) > 1:   # the result's layout depends on the signature alone
                     strided = iterator_strides(spec.size, tensor_operands(args, kwargs))
-                signatures[key] = _Plan(spec, small, strided,
-                                        _direct_ufunc(ufunc, defaults, spec, args, kwargs) if small else None,
-                                        ufunc_unless)
+                signatures[key] = plan = _Plan(spec, small, strided,
+                                               _direct_ufunc(ufunc, defaults, spec, args, kwargs) if small else None,
+                                               ufunc_unless)
+                if scalar_types and small and ufunc is not None and positional_defaults is not None:
+                    plan.scalar = _scalar_ufunc(ufunc, defaults, positional_defaults, spec, args, kwargs)
         else:
             spec = plan.spec
             direct = plan.ufunc
@@ -563,7 +598,9 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
             if spec.device._type == "cpu" and arr.__class__ is np.ndarray and arr.dtype is dtype.numpy \
                     and arr.flags.c_contiguous and t._storage._data is arr and t._offset == 0:
                 # a row-major result of this signature: its layout is what any later row-major one gets
-                plan.known = (t._size, t._stride, arr.nbytes)
+                plan.known = known = (t._size, t._stride, arr.nbytes)
+                if plan.scalar is not None:     # every later call of the signature: the ufunc, then this layout
+                    plan.cpu = (plan.scalar, True, dtype, spec.device, *known)
             return t
         dtype = spec.dtype
         if arr.dtype is not dtype.numpy:

@@ -142,10 +142,16 @@ def _structured_kernels(record: Op, group: Group, device_type: str, compute):
     # a (Tensor self, Scalar other, ...) group whose meta reads only other's type
     scalar_types = record.scalar_types and len(arguments) > 1 and arguments[0].type.kind == "Tensor" \
         and not arguments[0].type.is_list and arguments[1].type.kind == "Scalar" and not arguments[1].kwarg_only
+    positional_defaults = None      # of the arguments after (self, other), when every one has a default
+    if scalar_types and ufunc is not None:
+        rest = [a for a in arguments[2:] if not a.kwarg_only]
+        if all(a.has_default for a in rest):
+            from .._dispatch.binding import _default_value
+            positional_defaults = tuple(_default_value(a) for a in rest)
     return structured(group.functional, record.meta_for(group), compute, device_type=device_type,
                       elementwise=record.elementwise, ufunc=ufunc, defaults=defaults,
                       ufunc_unless=unless if ufunc is not None else None, positional_options=options,
-                      scalar_types=scalar_types)
+                      scalar_types=scalar_types, positional_defaults=positional_defaults)
 
 
 # Positional argument kinds that are options of an operator (dims, flags), not numbers it computes with: a

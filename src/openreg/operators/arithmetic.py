@@ -190,7 +190,7 @@ _ADD_SUB_SCHEMAS = """
 
 add_op = Op(
     "add", _ADD_SUB_SCHEMAS.format("add"), meta=_add_meta, compute=_add, elementwise=True, scalar_types=True,
-    ufunc={"add.Tensor": "add"},      # bool: add is logical_or, as _add computes it
+    ufunc={"add.Tensor": "add", "add.Scalar": "add"},      # bool: add is logical_or, as _add computes it
     overrides={"privateuseone": f"{_DEVICE}:add_compute"},
     kernels={"add.Tensor": sparse_kernels("add_sparse"), "add_.Tensor": sparse_kernels("add_sparse_")},
     derivatives={"add.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
@@ -201,7 +201,7 @@ add_op = Op(
                                    reflected_operator("add__Scalar")))
 sub_op = Op(
     "sub", _ADD_SUB_SCHEMAS.format("sub"), meta=_sub_meta, compute=_sub, elementwise=True, scalar_types=True,
-    ufunc={"sub.Tensor": "subtract"},
+    ufunc={"sub.Tensor": "subtract", "sub.Scalar": "subtract"},
     overrides={"privateuseone": f"{_DEVICE}:sub_compute"},
     derivatives={"sub.Tensor": Deriv(pointwise=True, self=lambda g, a: g,
                                      other=lambda g, a: -(g * a.alpha) if scalar(a.alpha) != 1 else -g),
@@ -363,7 +363,7 @@ mul_op = Op(
     mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)  [pointwise]
     """,
     meta=lambda self, other: binary_spec("mul", self, other), compute=_mul, elementwise=True, scalar_types=True,
-    ufunc={"mul.Tensor": "multiply"},  # bool: multiply is logical_and, as _mul computes it
+    ufunc={"mul.Tensor": "multiply", "mul.Scalar": "multiply"},  # bool: multiply is logical_and, as _mul computes it
     overrides={"privateuseone": f"{_DEVICE}:mul_compute"},
     kernels={"mul.Tensor": sparse_kernels("mul_sparse"), "mul.Scalar": sparse_kernels("mul_scalar_sparse"),
              "mul_.Tensor": sparse_kernels("mul_sparse_"), "mul_.Scalar": sparse_kernels("mul_scalar_sparse_")},
