@@ -384,7 +384,8 @@ def _scalar_ufunc(ufunc_name, defaults, positional_defaults: tuple, spec: Spec, 
 
 def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwise: bool = False,
                ufunc: str | None = None, defaults: dict | None = None, ufunc_unless=None,
-               positional_options: bool = False, scalar_types: bool = False, positional_defaults=None):
+               positional_options: bool = False, scalar_types: bool = False, positional_defaults=None,
+               binary: bool = False):
     """Kernels ``{name: functional, name.out: out-variant, name_: in-place}`` for one backend.
 
     ``device_type`` "meta" builds kernels that compute no data. ``elementwise`` results take TensorIterator's
@@ -400,7 +401,9 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     number is cached by the number's type; with ``ufunc`` and ``positional_defaults`` (the defaults of the
     positional arguments after the number: ``add.Scalar``'s ``alpha``), a CPU call of a row-major float32/float64
     tensor and an int or float at those defaults is that ufunc of the tensor's array and the number
-    (``_scalar_ufunc``).
+    (``_scalar_ufunc``). ``binary``: the functional overload's positional arguments are two tensors (``mul.Tensor``,
+    ``add.Tensor``), so the functional kernel is a two-argument function answering a repeated CPU ufunc call
+    itself (no argument tuple, keyword dict or arity tests) before handing anything else to the general one.
 
     The functional kernel caches, per call signature (``_signature``), the meta rule's result and whether the
     call is such a ufunc call: a repeated call skips the meta rule and the checks that depend only on the
@@ -426,8 +429,11 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                 c = args[1].__class__
                 key = (a._dtype, a._size, a._stride, a._storage.device, c) if c in _NUMBER_TYPES else None
                 if n > 2 and key is not None:   # add.Scalar's alpha: ints by value, or not cached
-                    rest = _positional_key(args[2:])
-                    key = None if rest is None else (*key, *rest)
+                    if n == 3 and args[2].__class__ is int:     # _positional_key's entry, written out
+                        key = (*key, (args[2], int))
+                    else:
+                        rest = _positional_key(args[2:])
+                        key = None if rest is None else (*key, *rest)
             elif n == 2 and (b := args[1])._size:
                 key = (a._dtype, a._size, a._stride, a._storage.device, b._dtype, b._size, b._stride,
                        b._storage.device)
@@ -610,6 +616,32 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
                            iterator_strides(arr.shape, tensor_operands(args, kwargs)))
         return wrap_array(arr, dtype, spec.device)
 
+    def binary_call(a, b, **kwargs):
+        # the functional kernel's first test (a known CPU ufunc call) for two tensors, written out
+        if kwargs:
+            return functional(a, b, **kwargs)
+        try:
+            key = (a._dtype, a._size, a._stride, a._storage.device, b._dtype, b._size, b._stride,
+                   b._storage.device) if a._size and b._size else None
+        except AttributeError:
+            key = None
+        if key is not None and (plan := signatures.get(key)) is not None and (cpu := plan.cpu) is not None:
+            direct, loud, dtype, device, size, stride, nbytes = cpu
+            x = a._arr
+            if x is None or a._arr_src is not a._storage._data:
+                x = a._array()
+            y = b._arr
+            if y is None or b._arr_src is not b._storage._data:
+                y = b._array()
+            try:
+                arr = quiet_run(direct, x, y) if loud else direct(x, y)
+            except RuntimeError:    # another thread is in the quiet context (or the ufunc raised, and raises again)
+                arr = quiet_call(direct, x, y)
+            except MemoryError:
+                _out_of_memory(name, plan.spec)
+            return wrap_known_cpu(arr, dtype, device, size, stride, nbytes)
+        return functional(a, b)
+
     def out_variant(*args, out, **kwargs):
         spec: Spec = meta(*args, **kwargs)
         if same_dtype_out and out._dtype is not spec.dtype:
@@ -701,6 +733,12 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     # the keyword arguments a call may omit at their defaults reach these (dispatcher: omits_defaults)
     functional._openreg_default_sources = (meta, compute)
     functional.__name__ = f"{name}_{device_type}"
+    if binary and not is_meta:
+        # the kernel registered for the functional overload; keywords (add's alpha=2; the dispatcher omits
+        # them at their defaults: binding.omits_defaults) go to the general one
+        binary_call._openreg_default_sources = (meta, compute)
+        binary_call.__name__ = functional.__name__
+        return {"functional": binary_call, "out": out_variant, "inplace": inplace}
     out_variant.__name__ = f"{name}_out_{device_type}"
     inplace.__name__ = f"{name}__{device_type}"
     return {"functional": functional, "out": out_variant, "inplace": inplace}

@@ -151,7 +151,9 @@ def _structured_kernels(record: Op, group: Group, device_type: str, compute):
     return structured(group.functional, record.meta_for(group), compute, device_type=device_type,
                       elementwise=record.elementwise, ufunc=ufunc, defaults=defaults,
                       ufunc_unless=unless if ufunc is not None else None, positional_options=options,
-                      scalar_types=scalar_types, positional_defaults=positional_defaults)
+                      scalar_types=scalar_types, positional_defaults=positional_defaults,
+                      binary=[a.type.kind == "Tensor" and not a.type.is_list and not a.type.optional
+                              for a in arguments if not a.kwarg_only] == [True, True])
 
 
 # Positional argument kinds that are options of an operator (dims, flags), not numbers it computes with: a

@@ -154,6 +154,8 @@ def add(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
     >>> openreg.add(openreg.tensor([1, 2]), 1.5).tolist()
     [2.5, 3.5]
     """
+    if out is None and isinstance(other, Tensor) and isinstance(input, Tensor):    # _binary_call's common case
+        return A.add__Tensor(input, other, alpha=alpha)
     return _binary_call("add", input, other, A.add__Tensor, A.add__Scalar, A.add__out, out, alpha=alpha)
 
 
@@ -164,6 +166,8 @@ def sub(input: Tensor, other, *, alpha=1, out: Tensor | None = None) -> Tensor:
     >>> openreg.sub(openreg.tensor([5, 7]), openreg.tensor([1, 2]), alpha=2).tolist()
     [3, 3]
     """
+    if out is None and isinstance(other, Tensor) and isinstance(input, Tensor):    # _binary_call's common case
+        return A.sub__Tensor(input, other, alpha=alpha)
     return _binary_call("sub", input, other, A.sub__Tensor, A.sub__Scalar, A.sub__out, out, alpha=alpha)
 
 
@@ -282,6 +286,8 @@ def mul(input: Tensor, other, *, out: Tensor | None = None) -> Tensor:
     >>> openreg.mul(openreg.tensor([1, 2]), openreg.tensor([[3], [4]])).tolist()
     [[3, 6], [4, 8]]
     """
+    if out is None and isinstance(other, Tensor) and isinstance(input, Tensor):    # _binary_call's common case
+        return A.mul__Tensor(input, other)
     return _binary_call("mul", input, other, A.mul__Tensor, A.mul__Scalar, A.mul__out, out)
 
 
@@ -295,6 +301,8 @@ def div(input: Tensor, other, *, rounding_mode: str | None = None, out: Tensor |
     [3, -4]
     """
     if rounding_mode is None:
+        if out is None and isinstance(other, Tensor) and isinstance(input, Tensor):    # the common case
+            return A.div__Tensor(input, other)
         return _binary_call("div", input, other, A.div__Tensor, A.div__Scalar, A.div__out, out)
     return _binary_call("div", input, other, A.div__Tensor_mode, A.div__Scalar_mode, A.div__out_mode, out,
                         rounding_mode=rounding_mode)
