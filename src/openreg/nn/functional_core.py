@@ -12,9 +12,6 @@ from __future__ import annotations
 from .._dispatch.ops import A
 from ..amp.composite import autocast_composite
 from ..tensor import Tensor
-from ._linear_arrays import linear_2d
-from ._nll_arrays import nll_loss_host
-from ._relu_arrays import relu_host
 from .loss_functional import (
     broadcast_pair,
     fused_loss_applies,
@@ -34,18 +31,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """
     ndim = input.dim()
     if ndim == 2 and bias is not None:
-        out = linear_2d(input, weight, bias)     # the same op and graph without the dispatcher, when it applies
-        return out if out is not None else A.addmm(bias, input, weight.t())
+        return A.addmm(bias, input, weight.t())
     if bias is not None and ndim > 2 and input.is_contiguous() and (ndim == 3 or bias.dim() == 1):
         # as PyTorch: a contiguous n-d input is one addmm over its rows, viewed back (no separate bias add)
         size = input.shape
         rows = 1
         for s in size[:-1]:
             rows *= s
-        flat = input.reshape(rows, size[-1])
-        out = linear_2d(flat, weight, bias)
-        if out is None:
-            out = A.addmm(bias, flat, weight.t())
+        out = A.addmm(bias, input.reshape(rows, size[-1]), weight.t())
         return out.view(*size[:-1], out.shape[1])
     out = input.matmul(weight.t())
     return out if bias is None else out + bias
@@ -58,10 +51,7 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
     >>> openreg.nn.functional.relu(openreg.tensor([-1.0, 2.0])).tolist()
     [0.0, 2.0]
     """
-    if inplace:
-        return input.relu_()
-    out = relu_host(input)     # the same op and graph without the dispatcher, when it applies
-    return out if out is not None else input.relu()
+    return input.relu_() if inplace else input.relu()
 
 
 def _dim(dim, ndim: int, name: str = "softmax", stacklevel: int = 3) -> int:
@@ -133,8 +123,7 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_a
     if input.dim() == 2 and target.dim() == 1 and not target.dtype.is_floating_point and \
             input.shape[0] == target.shape[0] and (weight is None or not weight.requires_grad):
         # PyTorch's fused op: one node instead of a gather/mul/sum decomposition
-        out = nll_loss_host(input, target, enum, ignore_index) if weight is None else None
-        return out if out is not None else A.nll_loss_forward(input, target, weight, enum, ignore_index)[0]
+        return A.nll_loss_forward(input, target, weight, enum, ignore_index)[0]
     unbatched = input.dim() == 1
     if unbatched:
         input, target = input.unsqueeze(0), target.unsqueeze(0)

@@ -22,7 +22,6 @@ from .._array_bridge import from_float32, host_array, to_float32, wrap_array
 from .._dispatch.ops import A
 from ..aten.meta_rules import fmt_shape, wrap_dim
 from ..aten.structured import empty_tensor
-from ..autograd import grad_mode as _grad_mode
 from ..tensor import TensorBase as Tensor
 from ._compute import axis_sums, quiet, row_dots
 from ._record import Deriv, Op, register
@@ -221,32 +220,7 @@ def meta_softmax_backward_data(grad_output: Tensor, output: Tensor, dim: int, in
 def _nll_loss_grad(g, a):
     if g[0] is None:
         return None
-    go, self, target, weight, total = g[0], a.self, a.target, a.weight, a.result1
-    if weight is None and _host_backward(A.nll_loss_backward, go, self, total) and _host_index(target, self):
-        # a backward pass on the CPU with nothing else to do: the operator's kernel, without the dispatcher
-        return nll_loss_backward(go, self, target, None, a.reduction, a.ignore_index, total)
-    return A.nll_loss_backward(go, self, target, weight, a.reduction, a.ignore_index, total)
-
-
-_gm = _grad_mode.state
-_direct = None      # nn/_direct_record (imported on first use: this family file loads while Tensor is built)
-
-
-def _host_backward(overload, *tensors) -> bool:
-    """Whether a call of ``overload`` on the float ``tensors`` in this backward pass (no ``create_graph``) would
-    do nothing but its kernel's computation (``nn/_direct_record.host_call``)."""
-    global _direct
-    if _gm.enabled:
-        return False
-    if _direct is None:
-        from ..nn import _direct_record as _direct
-    return _direct.host_call(overload, *tensors)
-
-
-def _host_index(target: Tensor, like: Tensor) -> bool:
-    """A plain int64 tensor of ``like``'s device (a class-index target the kernel reads as it is)."""
-    return target._dtype is _dt.int64 and target.__class__ in (_direct._PLAIN or _direct._plain()) and \
-        target._storage.device is like._storage.device and target._qparams is None
+    return A.nll_loss_backward(g[0], a.self, a.target, a.weight, a.reduction, a.ignore_index, a.result1)
 
 
 def _nll_loss_jvp(t, a):

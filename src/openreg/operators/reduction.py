@@ -533,17 +533,8 @@ def _softmax_grad(g, a):
 
 
 def _log_softmax_grad(g, a):
-    global _loss
     y = a.result
-    if _loss is None:
-        from . import loss as _loss    # the kernel's family file (loaded by the time a backward runs)
-    if _loss._host_backward(A._log_softmax_backward_data, g, y):
-        # a backward pass on the CPU with nothing else to do: the operator's kernel, without the dispatcher
-        return _loss.log_softmax_backward_data(g, y, a.dim, y.dtype)
     return A._log_softmax_backward_data(g, y, a.dim, y.dtype)
-
-
-_loss = None
 
 
 def _softmax_jvp(t, a):
