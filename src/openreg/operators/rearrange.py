@@ -12,6 +12,7 @@ from .. import dtypes as _dt
 from .._dispatch.ops import A
 from ..aten.float8_support import is_float8, refuse_float8
 from ..aten.meta_rules import wrap_dim
+from ..memory_format import contiguous_format
 from ._method_args import sizes_or_keyword
 from ._record import Op, register
 
@@ -30,7 +31,9 @@ def _repeat(self, repeats):
     for r, s in zip(repeats, x.shape):
         expanded += [r, s]
     inter = x.reshape([v for s in x.shape for v in (1, s)]).expand(expanded)
-    return inter.reshape([r * s for r, s in zip(repeats, x.shape)])
+    # a new tensor, as PyTorch's: reshaping the expanded view alone can return a view of self (repeats of 1, or
+    # repeats along size-1 dims), whose elements alias each other and self
+    return inter.clone(memory_format=contiguous_format).view([r * s for r, s in zip(repeats, x.shape)])
 
 
 def _repeat_method(self, *sizes, **kwargs):
