@@ -108,7 +108,7 @@ from ._runtime_flags import (  # noqa: F401,E402
 )
 from .amp.legacy_state import *  # noqa: F401,F403,E402  (torch.set_autocast_cpu_enabled, ... deprecated)
 from ._compile import compile  # noqa: F401,E402  (eager: returns the model unchanged)
-from . import _dynamo, compiler, types, version  # noqa: F401,E402  (torch._dynamo, torch.compiler, ...)
+from . import _dynamo, _functorch, compiler, types, version  # noqa: F401,E402  (torch._dynamo, torch.compiler, ...)
 from . import _C, fx  # noqa: F401,E402  (torch._C's Python-called hooks; torch.fx.wrap)
 from ._checks import *  # noqa: F401,F403,E402  (torch._assert, torch._check, ...)
 from . import hub, mps, mtia, xpu  # noqa: F401,E402  (torch.hub; the device modules of absent devices)

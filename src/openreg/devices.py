@@ -129,6 +129,17 @@ class device:
     # as before).
     __hash__ = object.__hash__
 
+    def __enter__(self) -> device:
+        """``with device(...)``: factories called without ``device=`` inside the block create their tensors on
+        this device (PyTorch's DeviceContext); the previous default comes back on exit."""
+        _context_stack.append(_default_device)
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        global _default_device
+        _default_device = _context_stack.pop()
+
     def __copy__(self):
         return self
 
@@ -153,6 +164,7 @@ CPU = device("cpu")
 META = device("meta")
 
 _default_device: device | None = None     # set_default_device: where factories put tensors without device=
+_context_stack: list = []                 # the defaults that `with device(...)` blocks replaced
 
 
 def set_default_device(dev) -> None:

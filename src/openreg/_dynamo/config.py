@@ -18,11 +18,10 @@ sets values for a ``with`` block or a decorated function.
 """
 from __future__ import annotations
 
-import contextlib
-import copy
 import sys
-import types
 from typing import Any
+
+from .._settings_module import install
 
 _DEFAULTS: dict[str, Any] = {
     "accumulated_recompile_limit": 256,
@@ -57,82 +56,5 @@ _DEFAULTS: dict[str, Any] = {
     "verify_correctness": False,
 }
 _ALIASES = {"cache_size_limit": "recompile_limit", "accumulated_cache_size_limit": "accumulated_recompile_limit"}
-_values: dict[str, Any] = copy.deepcopy(_DEFAULTS)
 
-
-def _key(name: str) -> str:
-    name = _ALIASES.get(name, name)
-    if name not in _values:
-        raise AttributeError(f"{__name__}.{name} does not exist")
-    return name
-
-
-def get_config_copy() -> dict[str, Any]:
-    """A copy of every setting (aliases excluded), by name.
-
-    >>> import openreg._dynamo
-    >>> openreg._dynamo.config.get_config_copy()["verbose"]
-    False
-    """
-    return copy.deepcopy(_values)
-
-
-def load_config(config: dict[str, Any]) -> None:
-    """Set the settings named in ``config`` (a dict as ``get_config_copy`` returns)."""
-    for name, value in config.items():
-        _values[_key(name)] = value
-
-
-class _Patch(contextlib.ContextDecorator):
-    def __init__(self, changes: dict[str, Any]) -> None:
-        self.changes = {_key(name): value for name, value in changes.items()}   # unknown names fail here
-        self.saved: list[dict[str, Any]] = []
-
-    def __enter__(self) -> None:
-        self.saved.append({name: _values[name] for name in self.changes})
-        _values.update(self.changes)
-
-    def __exit__(self, *exc) -> None:
-        _values.update(self.saved.pop())
-
-
-def patch(arg1: str | dict[str, Any] | None = None, arg2: Any = None, **kwargs: Any) -> _Patch:
-    """Set settings for a ``with`` block or a decorated function: ``patch("verbose", True)``,
-    ``patch({"verbose": True})`` or ``patch(verbose=True)``.
-
-    >>> import openreg._dynamo
-    >>> @openreg._dynamo.config.patch(verbose=True)
-    ... def f():
-    ...     return openreg._dynamo.config.verbose
-    >>> f(), openreg._dynamo.config.verbose
-    (True, False)
-    """
-    if isinstance(arg1, str):
-        changes = {arg1: arg2}
-    elif isinstance(arg1, dict):
-        changes = dict(arg1)
-    elif arg1 is None:
-        changes = {}
-    else:
-        raise AssertionError(f"patch expects a setting name or a dict, got {type(arg1).__name__}")
-    changes.update(kwargs)
-    return _Patch(changes)
-
-
-class _ConfigModule(types.ModuleType):
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _values[_key(name)]
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name.startswith("_") or name in ("get_config_copy", "load_config", "patch"):
-            super().__setattr__(name, value)
-            return
-        _values[_key(name)] = value
-
-    def __dir__(self) -> list[str]:
-        return sorted(set(super().__dir__()) | set(_values) | set(_ALIASES))
-
-
-sys.modules[__name__].__class__ = _ConfigModule
+install(sys.modules[__name__], _DEFAULTS, _ALIASES)
