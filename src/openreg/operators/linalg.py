@@ -19,6 +19,7 @@ from ..tensor import TensorBase
 from ._compute import operand, xp_of
 from ._formulas import conj as _cj
 from ._formulas import scalar
+from ..autograd._ops import sum_to as _sum_to
 from ._host_path import plain_cpu_arrays
 from ._record import Deriv, Op, register, sparse_kernels
 
@@ -123,9 +124,13 @@ def _by_rows_of_b(a, b) -> bool:
     linear layer) is faster as ``(b.T @ a.T).T``: OpenBLAS's kernel for this layout is up to 1.4x slower when
     ``a`` has fewer rows than ``b`` has columns (64x256 @ 256x256: 112 vs 92 us; 32x768 @ 768x768: 0.74x the
     time), and gives the same bits. Below ~1M multiply-adds the extra transposing pass costs more."""
+    if a.ndim != 2 or b.ndim != 2:
+        return False
+    rows, cols = a.shape[0], b.shape[1]
+    if rows >= cols or rows * cols * a.shape[1] < _MACS:     # the size tests first: most calls stop here
+        return False
     item = a.itemsize
-    return (a.ndim == 2 and b.ndim == 2 and a.__class__ is np.ndarray and b.__class__ is np.ndarray
-            and a.dtype.kind == "f" and a.shape[0] < b.shape[1] and a.shape[0] * b.shape[1] * a.shape[1] >= _MACS
+    return (a.__class__ is np.ndarray and b.__class__ is np.ndarray and a.dtype.kind == "f"
             and a.flags.c_contiguous and b.strides == (item, item * b.shape[0]) and a.dtype == b.dtype)
 
 
@@ -318,6 +323,16 @@ def _scaled(x, s):
     return x if s == 1 else x * s
 
 
+def _addmm_self_grad(g, a):
+    """``beta * g``, summed to the input's size here when the input was broadcast (a linear layer's bias) by
+    the engine's own ``sum_to``, which ``validate`` would call next: the same sums, without its checks."""
+    beta = a.beta
+    if beta.__class__ is int and beta == 1:
+        size = a._meta["self"][0]
+        return g if g._size == size or len(size) >= len(g._size) else _sum_to(g, size)
+    return _scaled(g, beta)
+
+
 def _matmul_self(g, a):
     x, y = a.self, _cj(a.other)
     if x.dim() == 1 and y.dim() == 1:
@@ -396,7 +411,7 @@ addmm = Op(
     meta=addmm_meta, compute=addmm_compute, overrides={"privateuseone": f"{_DEVICE}:addmm_compute"},
     kernels={"addmm": sparse_kernels("addmm_sparse")},
     derivatives={"addmm": Deriv(
-        save="mat1 mat2", name="AddmmBackward0", self=lambda g, a: _scaled(g, a.beta),
+        save="mat1 mat2", name="AddmmBackward0", self=_addmm_self_grad,
         mat1=lambda g, a: _scaled(_mm_grad(g, a.mat2), a.alpha),
         mat2=lambda g, a: _scaled(_mat2_grad(a.mat1, g, a.stride_of("mat2")), a.alpha),
         jvp={"self": lambda t, a: _scaled(t, a.beta), "mat1": lambda t, a: _scaled(t.mm(a.mat2), a.alpha),

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._array_bridge import wrap_array
-from ._host_arrays import applies, factor, grad_of
+from ._host_arrays import applies, factor, grad_of, temp
 
 
 def update(params: list, states: list, *, lr: float, momentum: float, dampening: float, weight_decay: float,
@@ -30,34 +30,26 @@ def update(params: list, states: list, *, lr: float, momentum: float, dampening:
     if not applies(params, states, ("momentum_buffer",), lr, momentum, dampening, weight_decay):
         return False
     kind = params[0]._dtype.numpy.type            # one dtype: applies checked it
-    grads = [grad_of(p, maximize, weight_decay, kind) for p in params]   # -grad, + param * weight_decay
-    if momentum != 0:
-        bufs, old_bufs, old_grads = [], [], []
-        for p, g, state in zip(params, grads, states):
+    # one pass per parameter: each parameter's arithmetic is in the operator calls' order, and no parameter's
+    # update reads another's arrays, so the bits are those of the op-by-op passes over all parameters
+    f_mom, keep, f_lr = kind(momentum), factor(kind, 1 - dampening), factor(kind, -lr)
+    f_nest = factor(kind, momentum) if nesterov else None
+    plain = not maximize and weight_decay == 0
+    for p, state in zip(params, states):
+        g = p._grad._array() if plain else grad_of(p, maximize, weight_decay, kind)   # -grad, + p * weight_decay
+        if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:                        # grad.clone().detach()
-                buf = state["momentum_buffer"] = wrap_array(g.copy(), p._dtype, p._storage.device)
+                b = g.copy()
+                state["momentum_buffer"] = wrap_array(b, p._dtype, p._storage.device)
             else:
-                old_bufs.append(buf)
-                old_grads.append(g)
-            bufs.append(buf)
-        f, keep = kind(momentum), factor(kind, 1 - dampening)
-        for buf in old_bufs:                       # _foreach_mul_(bufs, momentum)
-            b = buf._array()
-            np.multiply(b, f, out=b)
-        for buf, g in zip(old_bufs, old_grads):    # _foreach_add_(bufs, grads, alpha=1 - dampening)
-            b = buf._array()
-            np.add(b, g if keep is None else g * keep, out=b)
-            buf._vc.value += 2
-        bufs = [b._array() for b in bufs]
-        if nesterov:                               # _foreach_add(grads, bufs, alpha=momentum)
-            f = factor(kind, momentum)
-            grads = [np.add(g, b if f is None else b * f) for g, b in zip(grads, bufs)]
-        else:
-            grads = bufs
-    f = factor(kind, -lr)
-    for p, g in zip(params, grads):                # _foreach_add_(params, grads, alpha=-lr)
+                b = buf._array()
+                np.multiply(b, f_mom, out=b)       # _foreach_mul_(bufs, momentum)
+                np.add(b, g if keep is None else g * keep, out=b)   # _foreach_add_(bufs, grads, alpha=1 - damp.)
+                buf._vc.value += 2
+            # _foreach_add(grads, bufs, alpha=momentum) with nesterov, else the buffers
+            g = temp(np.add(g, b if f_nest is None else b * f_nest)) if nesterov else b
         x = p._array()
-        np.add(x, g if f is None else g * f, out=x)
+        np.add(x, g if f_lr is None else g * f_lr, out=x)   # _foreach_add_(params, grads, alpha=-lr)
         p._vc.value += 1
     return True
