@@ -302,6 +302,9 @@ SAMPLES = {
     "aten::igamma_": lambda d: _igamma_sample(d, "igamma_"),
     "aten::igammac": lambda d: _igamma_sample(d, "igammac"),
     "aten::igammac_": lambda d: _igamma_sample(d, "igammac_"),
+    # hardsigmoid_backward: differentiable in grad_output only (PyTorch: "not implemented" for self)
+    "aten::hardsigmoid_backward": lambda d: ((lambda g: A.hardsigmoid_backward.default(
+        g, openreg.tensor([[-3.5, -1.0, 0.5], [2.0, 3.5, -0.2]], dtype=openreg.float64, device=d))), [r(d, 2, 3)]),
     # zeta: differentiable in `other` only (PyTorch: "not implemented" for the input)
     "aten::special_zeta": lambda d: _zeta_sample(d),
     "aten::special_zeta.self_scalar": lambda d: ((lambda q: A.special_zeta.self_scalar(2.5, q)), [pos(d, 2, 3)]),

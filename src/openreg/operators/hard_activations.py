@@ -83,7 +83,7 @@ hardsigmoid = Op(
     "hardsigmoid",
     "hardsigmoid(Tensor self) -> Tensor  [pointwise]",
     kernels={"hardsigmoid": {"CompositeExplicitAutograd": _hardsigmoid, "Meta": _meta_unary}},
-    derivatives={"hardsigmoid": Deriv(save="self", self=lambda g, a: A.hardsigmoid_backward(g, a.self))},
+    derivatives={"hardsigmoid": Deriv(save="self", pointwise=True, self=lambda g, a: A.hardsigmoid_backward(g, a.self))},
     function=False, method=False,
     doc="""``relu6(self + 3) / 6``.
 
@@ -97,7 +97,7 @@ hardswish = Op(
     "hardswish",
     "hardswish(Tensor self) -> Tensor  [pointwise]",
     kernels={"hardswish": {"CompositeExplicitAutograd": _hardswish, "Meta": _meta_unary}},
-    derivatives={"hardswish": Deriv(save="self", self=lambda g, a: A.hardswish_backward(g, a.self))},
+    derivatives={"hardswish": Deriv(save="self", pointwise=True, self=lambda g, a: A.hardswish_backward(g, a.self))},
     function=False, method=False,
     doc="""``self * relu6(self + 3) / 6``.
 
@@ -112,7 +112,7 @@ hardsigmoid_backward = Op(
     "hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor  [pointwise]",
     kernels={"hardsigmoid_backward": {"CompositeExplicitAutograd": _hardsigmoid_backward, "Meta": _meta_binary}},
     derivatives={"hardsigmoid_backward": Deriv(
-        save="self", grad_output=lambda gg, a: A.hardsigmoid_backward(gg, a.self),
+        save="self", pointwise=True, grad_output=lambda gg, a: A.hardsigmoid_backward(gg, a.self),
         self=_not_implemented_self_grad)},
     function=False, method=False,
     doc="""The gradient of ``hardsigmoid``: ``grad_output`` times a float32 1/6 inside (-3, 3), else 0.
@@ -128,7 +128,7 @@ hardswish_backward = Op(
     "hardswish_backward(Tensor grad_output, Tensor self) -> Tensor  [pointwise]",
     kernels={"hardswish_backward": {"CompositeExplicitAutograd": _hardswish_backward, "Meta": _meta_binary}},
     derivatives={"hardswish_backward": Deriv(
-        save="grad_output self", grad_output=lambda gg, a: A.hardswish_backward(gg, a.self),
+        save="grad_output self", pointwise=True, grad_output=lambda gg, a: A.hardswish_backward(gg, a.self),
         self=_hardswish_backward_self_grad)},
     function=False, method=False,
     doc="""The gradient of ``hardswish``: 0 at and below -3, ``grad_output`` at and above 3, else
