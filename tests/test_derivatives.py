@@ -302,6 +302,9 @@ SAMPLES = {
     "aten::igamma_": lambda d: _igamma_sample(d, "igamma_"),
     "aten::igammac": lambda d: _igamma_sample(d, "igammac"),
     "aten::igammac_": lambda d: _igamma_sample(d, "igammac_"),
+    # round with decimals: a keyword-only option the record sample does not pass
+    "aten::round.decimals": lambda d: (lambda x: A.round.decimals(x, decimals=2), [r(d, 2, 3)]),
+    "aten::round_.decimals": lambda d: (lambda x: A.round_.decimals(x * 1, decimals=2), [r(d, 2, 3)]),
     # hardsigmoid_backward: differentiable in grad_output only (PyTorch: "not implemented" for self)
     "aten::hardsigmoid_backward": lambda d: ((lambda g: A.hardsigmoid_backward.default(
         g, openreg.tensor([[-3.5, -1.0, 0.5], [2.0, 3.5, -0.2]], dtype=openreg.float64, device=d))), [r(d, 2, 3)]),
