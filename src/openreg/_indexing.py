@@ -155,6 +155,9 @@ def getitem(self: Tensor, index):
         if not self._size:
             raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        size = _tuple_item(self._size, 0)
+        if -size <= index < size:           # _select(self, 0, 0, index), written out
+            return A.select__int(self, 0, index)
         return _select(self, 0, 0, index)
     view, advanced = apply_indices(self, index)
     if advanced is None:

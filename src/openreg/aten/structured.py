@@ -733,7 +733,7 @@ def structured(name: str, meta, compute, *, device_type: str = "cpu", elementwis
     # the keyword arguments a call may omit at their defaults reach these (dispatcher: omits_defaults)
     functional._openreg_default_sources = (meta, compute)
     functional.__name__ = f"{name}_{device_type}"
-    if binary and not is_meta:
+    if binary and device_type == "cpu" and ufunc is not None:     # (only a CPU ufunc plan has a recipe)
         # the kernel registered for the functional overload; keywords (add's alpha=2; the dispatcher omits
         # them at their defaults: binding.omits_defaults) go to the general one
         binary_call._openreg_default_sources = (meta, compute)

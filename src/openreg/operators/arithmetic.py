@@ -400,6 +400,8 @@ div_op = Op(
     meta={"div.Tensor": _div_meta, "div.Scalar": _div_meta, "div.Tensor_mode": _div_mode_meta,
           "div.Scalar_mode": _div_mode_meta},
     compute=_div, elementwise=True, scalar_types=True, overrides={"privateuseone": f"{_DEVICE}:div_compute"},
+    # float16: NumPy's half division rounds the float32 quotient, as _div's upcast does
+    ufunc={"div.Tensor": "true_divide", "div.Scalar": "true_divide"},
     derivatives={
         "div.Tensor": Deriv(save="self other", self=lambda g, a: g / _cj(a.other),
                             other=lambda g, a: -(g * _cj(a.self)) / _cj(a.other * a.other),
