@@ -114,3 +114,33 @@ def test_sigmoid_tanh_backward_on_arrays_has_the_operators_bits(dtype, fn):
         unary.plain_cpu_arrays = real
     assert taken.count(True) == 2 and not all(taken)
     assert fast[0].tobytes() == slow[0].tobytes()
+
+
+@pytest.mark.parametrize("dtype", [openreg.float32, openreg.float64])
+def test_accumulating_into_grad_on_arrays_has_add_s_bits_and_version(dtype):
+    """A second backward adds into the existing .grad in place (on the arrays without create_graph): the same
+    tensor, its version bumped once as add_ bumps it, the bits of create_graph's out-of-place add."""
+    from openreg.autograd import accumulate_grad
+    x = openreg.randn(5, 7, dtype=dtype, requires_grad=True)
+    w = openreg.randn(5, 7, dtype=dtype)
+    (x * w).sigmoid().sum().backward()
+    first = x.grad
+    version = first._version
+    taken = []
+    real = accumulate_grad.plain_cpu_arrays
+
+    def spy(overload, *tensors):
+        out = real(overload, *tensors)
+        taken.append(out is not None)
+        return out
+    accumulate_grad.plain_cpu_arrays = spy
+    try:
+        (x * w * 3).tanh().sum().backward()
+    finally:
+        accumulate_grad.plain_cpu_arrays = real
+    assert taken == [True]
+    assert x.grad is first and first._version == version + 1
+    y = openreg.tensor(x.detach().numpy(), requires_grad=True)
+    (y * w).sigmoid().sum().backward(create_graph=True)
+    (y * w * 3).tanh().sum().backward(create_graph=True)
+    assert N(x.grad).tobytes() == N(y.grad).tobytes()

@@ -67,7 +67,7 @@ class AccumulateGrad(Node):
                 accumulate(var, new_grad, stealable=stealable)
             del new_grad, grad
             m = var._ameta
-            if m is not None:
+            if m is not None and m.post_acc_hooks:
                 for _hid, hook in list(m.post_acc_hooks):
                     hook(var)
         return []

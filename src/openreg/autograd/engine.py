@@ -518,7 +518,7 @@ def _run_all(root_edges: list, root_grads: list, keep_graph: bool, create_graph:
                             if v.__class__ is SavedTensor:
                                 v.freed = True
                                 v.data = None
-                            elif v.__class__ is list:
+                            elif v.__class__ is list and v is not node.input_meta:    # not out_meta
                                 for st in v:
                                     if st.__class__ is SavedTensor:
                                         st.release()
