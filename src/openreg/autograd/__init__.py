@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._array_bridge import wrap_array
+from .._array_bridge import wrap_array, wrap_known_cpu
 from .._dispatch.keys import with_autograd
 from .._dispatch.ops import A
 from .._dispatch.tls import state as _tls
@@ -94,6 +94,8 @@ def _implicit_grad(o):
             if hit is not None and hit[0] is fn:
                 arr = np.empty(tuple(o._size), dt.numpy)   # np.ones, without its two Python frames
                 arr.fill(1)
+                if not o._size and device._type == "cpu":   # a scalar loss: its geometry is known
+                    return wrap_known_cpu(arr, dt, device, o._size, (), arr.nbytes)
                 return wrap_array(arr, dt, device)
     return A.ones_like(o, memory_format=contiguous_format)
 

@@ -115,9 +115,12 @@ def _fused_grad(fused, g, y, ops, arrays_fn):
     computation ``arrays_fn`` runs on the arrays of a row-major ``y`` and a row-major or fully broadcast ``g``
     (a scalar loss's gradient), whose result the kernel also lays out row-major."""
     if g._dtype is y._dtype and y._dtype in _SAME_ROUNDING and g._size == y._size:
-        arrays = plain_cpu_arrays(fused, g, y)
+        src = g._base
+        if src is None or src._size or g._offset != src._offset or any(g._stride):
+            src = g     # else a broadcast scalar (a full sum's gradient): its 0-d array gives the same products
+        arrays = plain_cpu_arrays(fused, src, y)
         if arrays is not None and arrays[1].flags.c_contiguous and \
-                (arrays[0].flags.c_contiguous or not any(g._stride)):
+                (arrays[0].flags.c_contiguous or not any(src._stride)):
             token = enter_quiet()
             try:
                 return wrap_array(np.asarray(arrays_fn(np, arrays[0], arrays[1])), g._dtype)
