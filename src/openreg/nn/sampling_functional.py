@@ -156,19 +156,14 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     # coordinate k of the grid indexes spatial dim d-1-k (x indexes the last dim)
     coords = [_source_index(grid[..., k], in_spatial[d - 1 - k], padding_mode, align_corners) for k in range(d)]
     coords = coords[::-1]  # now coords[j] indexes spatial dim j
-    # channels last: a sample point takes a whole row of c values (one index per point instead of one per
-    # element: the gather and its scatter-add gradient are row copies/adds, the same values in the same order)
-    from ..dtypes import int64
-    from ..operators.factories import arange
-    rows = input.reshape(n, c, -1).transpose(1, 2).reshape(-1, c)
-    first_row = arange(n, dtype=int64, device=input.device).mul_(rows.shape[0] // max(n, 1)).reshape(n, 1)
+    flat = input.reshape(n, c, -1)
 
     def gather(indices: list[Tensor]) -> Tensor:
         lin = indices[0]
         for j in range(1, d):
             lin = lin * in_spatial[j] + indices[j]
-        lin = (lin.reshape(n, -1) + first_row).reshape(-1)
-        return rows.index_select(0, lin).reshape(n, -1, c).transpose(1, 2)
+        lin = lin.reshape(n, 1, -1).expand(n, c, lin[0].numel())
+        return flat.gather(2, lin)
 
     def in_bounds(indices: list[Tensor]) -> Tensor:
         ok = None
@@ -177,6 +172,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
             ok = inside if ok is None else ok & inside
         return ok
 
+    from ..dtypes import int64
     if mode == "nearest":
         idx = [cj.round() for cj in coords]
         values = gather([ij.clamp(0, in_spatial[j] - 1).to(int64) for j, ij in enumerate(idx)])

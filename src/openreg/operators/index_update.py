@@ -29,7 +29,7 @@ from ..tensor import TensorBase as Tensor  # importable while the Tensor class i
 from ._formulas import zeros
 from ._record import Deriv, Op, register
 from ._scatter import accumulate_at
-from .gather import _check_bounds, _check_gather_args, _full_index, _on, _xp
+from .gather import _check_bounds, _check_gather_args, _flat_index, _full_index, _on, _xp
 
 CEA, CIA = "CompositeExplicitAutograd", "CompositeImplicitAutograd"
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -130,8 +130,13 @@ def _index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=
         src = src * alpha
     work = _work(xp, dst, self._dtype)
     dtype = _dt.float32 if self._dtype.is_narrow_float else self._dtype
-    if xp is np:    # whole slices along ``dim``: the row path of accumulate_at (~10x add.at with a full index)
-        accumulate_at(xp, np.moveaxis(work, d, 0), idx, np.moveaxis(src, d, 0), dtype)
+    if xp is np and d == 0:    # whole rows: accumulate_at's row path (~10x add.at with a full index)
+        accumulate_at(xp, work, idx, src, dtype)
+    elif xp is np and work.flags.c_contiguous:    # one 1-d add.at at the flat positions, as scatter_add's
+        view = [1] * src.ndim
+        view[d] = idx.size
+        flat = _flat_index(xp, np.broadcast_to(idx.reshape(view), src.shape), d, work.shape)
+        accumulate_at(xp, work.reshape(-1), flat.reshape(-1), src.reshape(-1), dtype)
     else:
         accumulate_at(xp, work, _along(xp, idx, d, src.shape), src, dtype)
     if work is not dst:
