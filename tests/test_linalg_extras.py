@@ -44,6 +44,8 @@ def test_numpy_values(devices):
     np.testing.assert_allclose(linalg.cond(t(M)).item(), np.linalg.cond(M), rtol=1e-10)
     np.testing.assert_allclose(linalg.cond(t(M), "fro").item(), np.linalg.cond(M, "fro"), rtol=1e-10)
     np.testing.assert_allclose(linalg.cond(t(M), -2).item(), np.linalg.cond(M, -2), rtol=1e-10)
+    for p in (1, -1, np.inf, -np.inf, "nuc"):       # the other matrix norms: ||A|| ||A^-1||
+        np.testing.assert_allclose(linalg.cond(t(M), p).item(), np.linalg.cond(M, p), rtol=1e-10)
 
 
 def test_errors():
@@ -57,8 +59,8 @@ def test_errors():
         linalg.solve_triangular(openreg.eye(2), openreg.eye(2))   # upper is required
     with pytest.raises(RuntimeError, match="must have at least 2 dimensions"):
         linalg.matrix_rank(openreg.ones(3))
-    with pytest.raises(NotImplementedError, match="cond"):
-        linalg.cond(openreg.eye(2), 1)
+    with pytest.raises(RuntimeError, match="linalg.cond got an invalid norm type: 3"):
+        linalg.cond(openreg.eye(2), 3)
 
 
 @needs_torch

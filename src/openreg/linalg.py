@@ -536,6 +536,8 @@ def cond(A: Tensor, p=None, *, out: Tensor | None = None) -> Tensor:
     """
     if A.dim() < 2:
         raise RuntimeError("linalg.cond: The input tensor A must have at least 2 dimensions.")
+    if p not in (None, "fro", "nuc", 1, -1, 2, -2, float("inf"), -float("inf")):
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {p}")
     if p is None or p == 2 or p == -2:
         s = svdvals(A)
         result = s[..., 0] / s[..., -1] if p != -2 else s[..., -1] / s[..., 0]
