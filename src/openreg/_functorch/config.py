@@ -18,6 +18,7 @@ AttributeError: openreg._functorch.config.no_such_setting does not exist
 """
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -54,7 +55,7 @@ _DEFAULTS: dict[str, Any] = {
     'enable_autograd_cache': True,
     'enable_complex_wrapper': False,
     'enable_remote_autograd_cache': None,
-    'error_on_custom_op_aliasing': False,
+    'error_on_custom_op_aliasing': bool(os.getenv("CI")),     # PyTorch's default: on in CI
     'fake_tensor_allow_meta': True,
     'fake_tensor_allow_unsafe_data_ptr_access': True,
     'fake_tensor_crossref': False,
